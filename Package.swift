@@ -1,0 +1,93 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 language mode comes from the tools version;
+/// `ExistentialAny` makes every existential spelled `any P`, as the packages we model on do.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Trawl",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Trawl", targets: ["Trawl"]),
+        .library(name: "TrawlCore", targets: ["TrawlCore"]),
+        .executable(name: "trawl", targets: ["trawl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Vocabulary: pure Swift, no C.
+        .target(name: "TrawlCore", swiftSettings: swiftSettings),
+
+        // C at the edges: system libraries with typed shims for variadic calls.
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]),
+
+        .target(
+            name: "TrawlFetch",
+            dependencies: ["TrawlCore", "CCurl", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "TrawlHTML",
+            dependencies: ["TrawlCore", "CLibXML2"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "TrawlParsers",
+            dependencies: ["TrawlCore"],
+            path: "Parsers",
+            swiftSettings: swiftSettings),
+        .target(
+            name: "Trawl",
+            dependencies: [
+                "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "trawl",
+            dependencies: [
+                "Trawl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+
+        // Test support: the misbehaving loopback server and corpus helpers.
+        .target(
+            name: "TrawlTesting",
+            dependencies: ["TrawlCore", "CZlib"],
+            swiftSettings: swiftSettings),
+
+        // Benchmarks: run with `swift run -c release trawl-bench …` (see Benchmarks/README.md).
+        .executableTarget(
+            name: "trawl-bench",
+            dependencies: ["Trawl", "TrawlHTML", "TrawlParsers", "TrawlTesting", "CLibXML2"],
+            path: "Benchmarks/trawl-bench",
+            swiftSettings: swiftSettings),
+
+        .testTarget(name: "TrawlCoreTests", dependencies: ["TrawlCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlFetchTests", dependencies: ["TrawlFetch", "TrawlTesting"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlHTMLTests", dependencies: ["TrawlHTML", "TrawlTesting"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlParsersTests", dependencies: ["TrawlParsers", "TrawlHTML", "TrawlTesting"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlTests", dependencies: ["Trawl", "TrawlTesting"],
+            swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,29 @@
+/// The one spelling of a media URL that two sightings of the same file share.
+///
+/// Pages write one URL many ways: with HTML entities (`&amp;`), JSON escapes (`\/`, `\u0026`),
+/// protocol-relative (`//i.imgur.com/x.gif`), upper-case hosts. ``key(_:)`` folds them so that
+/// merged results hold each file once.
+public enum CanonicalURL {
+    /// Decodes escapes and normalises scheme and host; keeps path and query as they are.
+    public static func normalize(_ raw: String) -> String {
+        var s = Unescape.jsonEscapes(Unescape.htmlEntities(raw.trimmingCharacters(in: .whitespacesAndNewlines)))
+        if s.hasPrefix("//") { s = "https:" + s }
+        guard let schemeEnd = s.range(of: "://") else { return s }
+        let scheme = s[..<schemeEnd.lowerBound].lowercased()
+        let rest = s[schemeEnd.upperBound...]
+        let hostEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        var host = rest[..<hostEnd].lowercased()
+        if scheme == "https", host.hasSuffix(":443") { host.removeLast(4) }
+        if scheme == "http", host.hasSuffix(":80") { host.removeLast(3) }
+        var tail = String(rest[hostEnd...])
+        if let hash = tail.firstIndex(of: "#") { tail = String(tail[..<hash]) }
+        if tail.isEmpty { tail = "/" }
+        return "\(scheme)://\(host)\(tail)"
+    }
+
+    /// The dedupe key: ``normalize(_:)`` with `http` and `https` folded together.
+    public static func key(_ raw: String) -> String {
+        let n = normalize(raw)
+        return n.hasPrefix("http://") ? "https://" + n.dropFirst(7) : n
+    }
+}

@@ -1,0 +1,108 @@
+/// What the one-pass HTML scanner found in a document: the parts parsers read.
+///
+/// Values are plain Swift: no parser touches libxml2. URLs are as written in the page
+/// (entities decoded); resolve them with ``resolve(_:)``.
+public struct DocumentSummary: Sendable, Hashable {
+    public var title: String?
+    /// The `<base href>` if the page has one.
+    public var baseHref: String?
+    public var metaTags: [MetaTag]
+    public var links: [LinkTag]
+    public var mediaElements: [MediaElement]
+    /// The charset the document was read in.
+    public var charset: String
+    /// The page URL (after redirects).
+    public var url: String
+
+    public init(
+        url: String, title: String? = nil, baseHref: String? = nil, metaTags: [MetaTag] = [],
+        links: [LinkTag] = [], mediaElements: [MediaElement] = [], charset: String = "utf-8"
+    ) {
+        self.url = url
+        self.title = title
+        self.baseHref = baseHref
+        self.metaTags = metaTags
+        self.links = links
+        self.mediaElements = mediaElements
+        self.charset = charset
+    }
+
+    /// Values of the meta tags whose key is `key` (lower-case), in document order.
+    public func meta(_ key: String) -> [String] {
+        metaTags.lazy.filter { $0.key == key }.map(\.value)
+    }
+
+    /// The first value of the meta tag `key`.
+    public func firstMeta(_ key: String) -> String? {
+        metaTags.first { $0.key == key }?.value
+    }
+
+    /// Resolves a URL as written in the page against `<base href>` and the page URL.
+    public func resolve(_ reference: String) -> String? {
+        URLResolver.resolve(reference, base: baseHref.flatMap { URLResolver.resolve($0, base: url) } ?? url)
+    }
+}
+
+/// `<meta>`: the key is `property`, `name` or `itemprop`, lower-cased; the value is `content`
+/// (or `value`, which old Twitter-card pages use).
+public struct MetaTag: Sendable, Hashable {
+    public var key: String
+    public var value: String
+    public init(key: String, value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// `<link>`: rel tokens lower-cased.
+public struct LinkTag: Sendable, Hashable {
+    public var rel: [String]
+    public var href: String
+    public var type: String?
+    public var `as`: String?
+    public var title: String?
+
+    public init(rel: [String], href: String, type: String? = nil, as: String? = nil, title: String? = nil) {
+        self.rel = rel
+        self.href = href
+        self.type = type
+        self.as = `as`
+        self.title = title
+    }
+}
+
+/// A `<video>`, `<audio>`, `<img>`, `<source>` or `<embed>`: what it shows.
+public struct MediaElement: Sendable, Hashable {
+    public enum Tag: String, Sendable, Hashable { case video, audio, img, source, embed }
+    public var tag: Tag
+    /// `src`, or `data-src` and friends for lazy images.
+    public var src: String?
+    /// `srcset` candidates, best (largest) last.
+    public var srcset: [String]
+    public var poster: String?
+    public var type: String?
+    public var width: Int?
+    public var height: Int?
+    public var alt: String?
+    /// For `<source>`: the index (in ``DocumentSummary/mediaElements``) of its `<video>`,
+    /// `<audio>` or `<picture>` element's first source.
+    public var parent: Int?
+    /// For `<source>` inside `<picture>`.
+    public var inPicture: Bool
+
+    public init(
+        tag: Tag, src: String? = nil, srcset: [String] = [], poster: String? = nil, type: String? = nil,
+        width: Int? = nil, height: Int? = nil, alt: String? = nil, parent: Int? = nil, inPicture: Bool = false
+    ) {
+        self.tag = tag
+        self.src = src
+        self.srcset = srcset
+        self.poster = poster
+        self.type = type
+        self.width = width
+        self.height = height
+        self.alt = alt
+        self.parent = parent
+        self.inPicture = inPicture
+    }
+}

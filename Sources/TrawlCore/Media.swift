@@ -1,0 +1,78 @@
+/// One result: a GIF, or a GIF-like clip, with everything known about it.
+public struct Media: Sendable, Hashable, Codable {
+    /// The primary URL: the best GIF-like rendition.
+    public var url: String
+    public var kind: MediaKind
+    public var width: Int?
+    public var height: Int?
+    /// Size of the primary file in bytes, where the source says.
+    public var byteSize: Int?
+    public var title: String?
+    /// A still picture of the media (poster, thumbnail).
+    public var still: String?
+    /// Other files of the same media (another size or format), primary excluded.
+    public var renditions: [Rendition]
+    /// The page the media came from.
+    public var page: String?
+    /// Which parser found it, in which payload.
+    public var provenance: Provenance
+
+    public init(
+        url: String, kind: MediaKind, width: Int? = nil, height: Int? = nil, byteSize: Int? = nil,
+        title: String? = nil, still: String? = nil, renditions: [Rendition] = [], page: String? = nil,
+        provenance: Provenance
+    ) {
+        self.url = url
+        self.kind = kind
+        self.width = width
+        self.height = height
+        self.byteSize = byteSize
+        self.title = title
+        self.still = still
+        self.renditions = renditions
+        self.page = page
+        self.provenance = provenance
+    }
+
+    /// The primary URL and every rendition's URL.
+    public var allURLs: [String] { [url] + renditions.map(\.url) }
+
+    /// The key two results share when they are the same file.
+    public var canonicalKey: String { CanonicalURL.key(url) }
+}
+
+/// Another file of the same media: a size or a format.
+public struct Rendition: Sendable, Hashable, Codable {
+    public var url: String
+    public var kind: MediaKind
+    public var width: Int?
+    public var height: Int?
+    public var byteSize: Int?
+    /// The source's own name for it (`fixed_height`, `tinygif`), if it has one.
+    public var name: String?
+
+    public init(url: String, kind: MediaKind, width: Int? = nil, height: Int? = nil, byteSize: Int? = nil, name: String? = nil) {
+        self.url = url
+        self.kind = kind
+        self.width = width
+        self.height = height
+        self.byteSize = byteSize
+        self.name = name
+    }
+}
+
+/// Where a result came from.
+public struct Provenance: Sendable, Hashable, Codable {
+    /// The parser's name (`opengraph`, `regex-fallback`, `giphy`).
+    public var parser: String
+    /// The payload the parser read.
+    public var origin: PayloadOrigin
+    /// The URL of that payload.
+    public var payloadURL: String?
+
+    public init(parser: String, origin: PayloadOrigin, payloadURL: String? = nil) {
+        self.parser = parser
+        self.origin = origin
+        self.payloadURL = payloadURL
+    }
+}

@@ -1,0 +1,78 @@
+/// A list of media that holds each file once.
+///
+/// Two sightings are the same media when any of their URLs share a ``CanonicalURL/key(_:)``:
+/// the second fills the first's missing fields and adds its new renditions.
+public struct MediaCollection: Sendable {
+    public private(set) var media: [Media] = []
+    private var indexByKey: [String: Int] = [:]
+
+    public init() {}
+
+    public init(_ media: some Sequence<Media>) {
+        insert(contentsOf: media)
+    }
+
+    public var count: Int { media.count }
+
+    /// Inserts or merges; returns whether `item` was new.
+    @discardableResult
+    public mutating func insert(_ item: Media) -> Bool {
+        let keys = item.allURLs.map(CanonicalURL.key)
+        guard let existing = keys.first(where: { indexByKey[$0] != nil }).flatMap({ indexByKey[$0] }) else {
+            media.append(item)
+            for key in keys { indexByKey[key] = media.count - 1 }
+            return true
+        }
+        media[existing].absorb(item)
+        for key in media[existing].allURLs.map(CanonicalURL.key) { indexByKey[key] = existing }
+        return false
+    }
+
+    /// Inserts each; returns how many were new.
+    @discardableResult
+    public mutating func insert(contentsOf items: some Sequence<Media>) -> Int {
+        var added = 0
+        for item in items where insert(item) { added += 1 }
+        return added
+    }
+}
+
+extension Media {
+    /// Fills what `self` lacks from `other`, a sighting of the same media.
+    mutating func absorb(_ other: Media) {
+        width = width ?? other.width
+        height = height ?? other.height
+        byteSize = byteSize ?? other.byteSize
+        title = title ?? other.title
+        still = still ?? other.still
+        page = page ?? other.page
+        var known = Set(allURLs.map(CanonicalURL.key))
+        let candidates = [Rendition(url: other.url, kind: other.kind, width: other.width, height: other.height, byteSize: other.byteSize)]
+            + other.renditions
+        for rendition in candidates where known.insert(CanonicalURL.key(rendition.url)).inserted {
+            renditions.append(rendition)
+        }
+    }
+}
+
+extension AsyncSequence where Element == ResultSet, Self: Sendable {
+    /// One growing list: after each result set, every media seen so far, each file once.
+    public func mergedMedia() -> AsyncThrowingStream<[Media], any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                var collection = MediaCollection()
+                do {
+                    for try await set in self {
+                        if collection.insert(contentsOf: set.media) > 0 || set.media.isEmpty == false {
+                            continuation.yield(collection.media)
+                        }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

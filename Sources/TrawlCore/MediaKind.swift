@@ -1,0 +1,59 @@
+/// What a media file is, as far as Trawl can tell from its URL or declared type.
+public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable {
+    case gif, mp4, webm, webp, apng
+    /// A video of another or unknown container (HLS excluded).
+    case video
+    /// A still picture (JPEG, PNG, …): used as a poster, never a result of its own.
+    case still
+    case unknown
+
+    /// Whether a person would call this "a GIF": it moves.
+    public var isAnimated: Bool {
+        switch self {
+        case .gif, .mp4, .webm, .webp, .apng, .video: true
+        case .still, .unknown: false
+        }
+    }
+
+    /// The kind a MIME type names (`image/gif`, `video/mp4; codecs=…`), if any.
+    public init?(mimeType: String) {
+        let type = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        switch type {
+        case "image/gif": self = .gif
+        case "video/mp4", "video/quicktime": self = .mp4
+        case "video/webm": self = .webm
+        case "image/webp": self = .webp
+        case "image/apng": self = .apng
+        case "image/jpeg", "image/jpg", "image/png", "image/avif", "image/bmp", "image/svg+xml": self = .still
+        case "application/x-mpegurl", "application/vnd.apple.mpegurl", "application/dash+xml": return nil
+        default:
+            if type.hasPrefix("video/") { self = .video } else { return nil }
+        }
+    }
+
+    /// The kind a URL's path extension names, if any (`.gifv` is Imgur's MP4 page: `.mp4`).
+    public init?(urlString: String) {
+        guard let ext = MediaKind.pathExtension(of: urlString) else { return nil }
+        switch ext {
+        case "gif": self = .gif
+        case "gifv", "mp4", "m4v", "mov": self = .mp4
+        case "webm": self = .webm
+        case "webp": self = .webp
+        case "apng": self = .apng
+        case "jpg", "jpeg", "png", "avif", "bmp": self = .still
+        default: return nil
+        }
+    }
+
+    /// The lower-cased extension of a URL's path: no query, no fragment.
+    public static func pathExtension(of urlString: String) -> String? {
+        var path = Substring(urlString)
+        if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<cut] }
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        let last = path[path.index(after: slash)...]
+        guard let dot = last.lastIndex(of: ".") else { return nil }
+        let ext = last[last.index(after: dot)...]
+        guard !ext.isEmpty, ext.count <= 5 else { return nil }
+        return ext.lowercased()
+    }
+}

@@ -1,0 +1,72 @@
+/// One batch of results: what one parser found in one payload, or one page of a search.
+public struct ResultSet: Sendable, Hashable, Codable {
+    public var media: [Media]
+    /// How many results the source says there are in all, when it says.
+    public var total: Int?
+    /// Where the next page starts; `nil` on the last page.
+    public var next: Pagination?
+    /// Which parser produced the set, from which payload.
+    public var provenance: Provenance?
+    /// Set when the site parser failed and a fallback answered.
+    public var degradation: Degradation?
+    /// Notes worth showing a person: parsers that threw, payloads skipped.
+    public var diagnostics: [Diagnostic]
+
+    public init(
+        media: [Media] = [], total: Int? = nil, next: Pagination? = nil, provenance: Provenance? = nil,
+        degradation: Degradation? = nil, diagnostics: [Diagnostic] = []
+    ) {
+        self.media = media
+        self.total = total
+        self.next = next
+        self.provenance = provenance
+        self.degradation = degradation
+        self.diagnostics = diagnostics
+    }
+
+    public var isDegraded: Bool { degradation != nil }
+}
+
+/// Why a result set came from a fallback: which parsers claimed the payload and what went wrong.
+public struct Degradation: Sendable, Hashable, Codable, CustomStringConvertible {
+    public struct Failure: Sendable, Hashable, Codable {
+        public var parser: String
+        /// `found nothing`, or the error's description.
+        public var reason: String
+        public init(parser: String, reason: String) {
+            self.parser = parser
+            self.reason = reason
+        }
+    }
+
+    public var failures: [Failure]
+    /// The parser that answered instead.
+    public var answeredBy: String
+
+    public init(failures: [Failure], answeredBy: String) {
+        self.failures = failures
+        self.answeredBy = answeredBy
+    }
+
+    public var description: String {
+        let failed = failures.map { "\($0.parser): \($0.reason)" }.joined(separator: "; ")
+        return "degraded (\(failed)); answered by \(answeredBy)"
+    }
+}
+
+/// A note about the work behind a result set.
+public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
+    public enum Level: String, Sendable, Hashable, Codable { case info, warning, error }
+    public var level: Level
+    public var message: String
+    /// The parser or component the note is about.
+    public var source: String?
+
+    public init(_ level: Level, _ message: String, source: String? = nil) {
+        self.level = level
+        self.message = message
+        self.source = source
+    }
+
+    public var description: String { "\(level.rawValue): \(source.map { "\($0): " } ?? "")\(message)" }
+}

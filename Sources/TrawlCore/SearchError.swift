@@ -1,0 +1,37 @@
+/// Why the ``SearchProvider`` could not start a search.
+public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure; compare with the static members (`error.code == .unknownEngine`).
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable {
+            case unknownEngine, noDefaultEngine, emptyQuery, missingConfiguration, invalidRequest
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        public static let unknownEngine = Code(.unknownEngine)
+        public static let noDefaultEngine = Code(.noDefaultEngine)
+        public static let emptyQuery = Code(.emptyQuery)
+        /// An API key or setting the engine needs is not set.
+        public static let missingConfiguration = Code(.missingConfiguration)
+        public static let invalidRequest = Code(.invalidRequest)
+        public var description: String { base.rawValue }
+    }
+
+    public var code: Code
+    /// A sentence for a person, naming the input.
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+extension SearchError.Code {
+    /// Lets `catch SearchError.Code.unknownEngine` read well.
+    public static func ~= (code: SearchError.Code, error: any Error) -> Bool {
+        (error as? SearchError)?.code == code
+    }
+}

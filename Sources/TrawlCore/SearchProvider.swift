@@ -1,0 +1,79 @@
+/// The one entry point: picks the engine for a request, runs it in the environment and streams
+/// its result sets.
+///
+/// - A query whose term is a URL goes to the web engine.
+/// - `!name …` goes to the engine called `name` (an unknown name is an error listing the engines).
+/// - Anything else goes to the default search engine.
+///
+/// ```swift
+/// for try await set in await provider.results(for: Request("https://giphy.com/gifs/…")) {
+///     print(set.media.map(\.url))
+/// }
+/// ```
+public actor SearchProvider {
+    public let environment: Environment
+    private let webEngine: any Engine
+    private var engines: [String: any Engine] = [:]
+    private var defaultEngineName: String?
+
+    public init(environment: Environment, webEngine: any Engine, engines: [any Engine] = [], defaultEngine: String? = nil) {
+        self.environment = environment
+        self.webEngine = webEngine
+        self.defaultEngineName = defaultEngine
+        for engine in [webEngine] + engines {
+            for name in [engine.name] + engine.aliases { self.engines[name.lowercased()] = engine }
+        }
+    }
+
+    /// Adds an engine (or replaces one of the same name).
+    public func register(_ engine: any Engine) {
+        for name in [engine.name] + engine.aliases { engines[name.lowercased()] = engine }
+    }
+
+    public func setDefaultEngine(_ name: String?) { defaultEngineName = name }
+
+    /// The names `!name` accepts, sorted.
+    public var engineNames: [String] { Set(engines.values.map(\.name)).sorted() }
+
+    /// The engine that serves `query`.
+    /// - Throws: ``SearchError`` for an unknown `!name`, an empty query, or no default engine.
+    public func engine(for query: Query) throws -> any Engine {
+        if let command = query.command {
+            guard let engine = engines[command] else {
+                throw SearchError(.unknownEngine, "unknown engine '!\(command)' in '\(query.raw)'; engines: \(engineNames.map { "!\($0)" }.joined(separator: ", "))")
+            }
+            return engine
+        }
+        if query.url != nil { return webEngine }
+        guard !query.term.isEmpty || !query.parameters.isEmpty else {
+            throw SearchError(.emptyQuery, "nothing to search for in '\(query.raw)'")
+        }
+        guard let name = defaultEngineName, let engine = engines[name] else {
+            throw SearchError(.noDefaultEngine, "'\(query.raw)' is not a URL and no default search engine is set; use !name with one of: \(engineNames.map { "!\($0)" }.joined(separator: ", "))")
+        }
+        return engine
+    }
+
+    /// The result sets for `request`, as they arrive. Cancelling the consuming task cancels the
+    /// work underneath, down to the transfers.
+    public func results(for request: Request) -> AsyncThrowingStream<ResultSet, any Error> {
+        let environment = self.environment
+        let handler: Handler
+        do {
+            handler = try engine(for: request.query).handler(for: request)
+        } catch {
+            return AsyncThrowingStream { $0.finish(throwing: error) }
+        }
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    try await handler(environment, continuation)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Resolves references the way a browser does, for the cases pages really contain.
+public enum URLResolver {
+    /// Resolves `reference` against `base`. Protocol-relative references take the base's scheme
+    /// (https when the base has none). Returns `nil` for `javascript:`, `blob:`, `data:` and
+    /// anything unparseable.
+    public static func resolve(_ reference: String, base: String?) -> String? {
+        let trimmed = reference.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return nil }
+        let lower = trimmed.prefix(11).lowercased()
+        if lower.hasPrefix("javascript:") || lower.hasPrefix("blob:") || lower.hasPrefix("data:") || lower.hasPrefix("about:") {
+            return nil
+        }
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return trimmed }
+        if trimmed.hasPrefix("//") {
+            let scheme = base.flatMap { URL(string: $0)?.scheme } ?? "https"
+            return "\(scheme == "http" ? "http" : "https"):\(trimmed)"
+        }
+        guard let base, let baseURL = URL(string: base) else { return nil }
+        let escaped = trimmed.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(CharacterSet(charactersIn: "%#"))) ?? trimmed
+        return URL(string: escaped, relativeTo: baseURL)?.absoluteURL.absoluteString
+    }
+}
