@@ -1,0 +1,189 @@
+import CCurl
+import Foundation
+import TrawlCore
+
+/// What the caller hands the event loop: everything needed to start one transfer.
+struct TransferSpec: Sendable {
+    var request: FetchRequest
+    var configuration: LoaderConfiguration
+}
+
+/// One transfer in flight: its easy handle and the stream it feeds.
+///
+/// Created, used and dropped on the event loop's thread only; libcurl's callbacks reach it
+/// through an unretained `Unmanaged` pointer while the loop's table keeps it alive.
+final class CurlTransfer {
+    let id: Int
+    let easy: EasyHandle
+    let url: String
+    private let continuation: AsyncThrowingStream<FetchEvent, any Error>.Continuation
+    private let maxBodySize: Int
+    private var headerFields: [HTTPHeaders.Field] = []
+    private var headSent = false
+    private var received = 0
+    private var responses = 0
+    /// Why a callback stopped the transfer, if one did.
+    private(set) var abortReason: FetchError?
+
+    init(id: Int, easy: EasyHandle, spec: TransferSpec, continuation: AsyncThrowingStream<FetchEvent, any Error>.Continuation) {
+        self.id = id
+        self.easy = easy
+        self.url = spec.request.url.absoluteString
+        self.continuation = continuation
+        self.maxBodySize = spec.configuration.maxBodySize
+    }
+
+    /// Applies the request and configuration to the easy handle.
+    func configure(_ spec: TransferSpec, share: UnsafeMutableRawPointer?) {
+        let config = spec.configuration
+        let request = spec.request
+        easy.set(CURLOPT_URL, url)
+        easy.set(CURLOPT_NOSIGNAL, 1)
+        easy.set(CURLOPT_FOLLOWLOCATION, 1)
+        easy.set(CURLOPT_MAXREDIRS, config.maxRedirects)
+        easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        // "" asks for every encoding this libcurl decodes (gzip, deflate, br, zstd here).
+        easy.set(CURLOPT_ACCEPT_ENCODING, "")
+        easy.set(CURLOPT_USERAGENT, config.userAgent)
+        easy.set(CURLOPT_CONNECTTIMEOUT_MS, config.connectTimeout.milliseconds)
+        easy.set(CURLOPT_TIMEOUT_MS, (request.timeout ?? config.timeout).milliseconds)
+        easy.set(CURLOPT_LOW_SPEED_LIMIT, config.lowSpeedLimit)
+        easy.set(CURLOPT_LOW_SPEED_TIME, max(1, config.lowSpeedTime.milliseconds / 1000))
+        // Refuses a declared Content-Length over the cap before any byte arrives.
+        easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(config.maxBodySize))
+        easy.set(CURLOPT_HTTP_VERSION, config.http2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
+        easy.set(CURLOPT_SSL_VERIFYPEER, config.verifyTLS ? 1 : 0)
+        easy.set(CURLOPT_SSL_VERIFYHOST, config.verifyTLS ? 2 : 0)
+        if config.cookies {
+            easy.set(CURLOPT_COOKIEFILE, "")
+            if let share { trawl_easy_setopt_share(easy.raw, share) }
+        }
+        if !config.connectTo.isEmpty { easy.setConnectTo(config.connectTo) }
+        let lines = request.headers.map { "\($0.name): \($0.value)" }
+        if !lines.isEmpty { easy.setHeaders(lines) }
+        switch request.method.uppercased() {
+        case "GET": break
+        case "HEAD": easy.set(CURLOPT_NOBODY, 1)
+        case "POST": easy.set(CURLOPT_POST, 1)
+        default: easy.set(CURLOPT_CUSTOMREQUEST, request.method)
+        }
+        if let body = request.body {
+            easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
+            body.withUnsafeBytes { bytes in
+                // COPYPOSTFIELDS copies, so the bytes need not outlive this call.
+                _ = trawl_easy_setopt_ptr(easy.raw, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            }
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        easy.set(CURLOPT_WRITEFUNCTION, callback: curlWriteCallback)
+        easy.set(CURLOPT_WRITEDATA, pointer: context)
+        easy.set(CURLOPT_HEADERFUNCTION, callback: curlHeaderCallback)
+        easy.set(CURLOPT_HEADERDATA, pointer: context)
+    }
+
+    /// A header line arrived. A status line starts a new response (after a redirect or a 100).
+    fileprivate func receiveHeader(_ line: UnsafeBufferPointer<UInt8>) {
+        var end = line.count
+        while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
+        guard end > 0 else { return }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: line[0..<end]), as: UTF8.self)
+        if text.hasPrefix("HTTP/") {
+            headerFields.removeAll(keepingCapacity: true)
+            responses += 1
+            return
+        }
+        guard let colon = text.firstIndex(of: ":") else { return }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        headerFields.append(.init(name: name, value: value))
+    }
+
+    /// Body bytes arrived. Returns false to make libcurl stop the transfer.
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        sendHeadIfNeeded()
+        received += bytes.count
+        if received > maxBodySize {
+            abortReason = FetchError(.bodyTooLarge, url: url, message: "body passed \(maxBodySize) bytes (after decompression)")
+            return false
+        }
+        if case .terminated = continuation.yield(.body(Data(bytes))) {
+            abortReason = FetchError(.cancelled, url: url, message: "the consumer went away")
+            return false
+        }
+        return true
+    }
+
+    private func sendHeadIfNeeded() {
+        guard !headSent else { return }
+        headSent = true
+        let finalURL = easy.info(string: CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? URL(string: url)!
+        let head = ResponseHead(
+            url: finalURL, status: easy.info(long: CURLINFO_RESPONSE_CODE), headers: HTTPHeaders(headerFields),
+            redirects: easy.info(long: CURLINFO_REDIRECT_COUNT))
+        continuation.yield(.head(head))
+    }
+
+    /// libcurl is done with the transfer.
+    func complete(_ code: CURLcode) {
+        if let abortReason {
+            continuation.finish(throwing: abortReason)
+        } else if code == CURLE_OK {
+            sendHeadIfNeeded()
+            continuation.finish()
+        } else {
+            continuation.finish(throwing: FetchError(code: code, url: url, message: easy.message(for: code)))
+        }
+    }
+
+    /// The loop dropped the transfer before libcurl finished it.
+    func cancel(_ error: FetchError) {
+        continuation.finish(throwing: error)
+    }
+}
+
+@available(*, unavailable)
+extension CurlTransfer: Sendable {}
+
+private let curlWriteCallback: trawl_curl_data_callback = { pointer, size, count, context in
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
+    return transfer.receiveBody(bytes) ? length : trawl_curl_writefunc_error()
+}
+
+private let curlHeaderCallback: trawl_curl_data_callback = { pointer, size, count, context in
+    guard let context, let pointer else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+        transfer.receiveHeader(UnsafeBufferPointer(start: $0, count: length))
+    }
+    return length
+}
+
+extension FetchError {
+    /// Maps a libcurl result to a code.
+    init(code: CURLcode, url: String, message: String) {
+        let kind: Code
+        switch code {
+        case CURLE_UNSUPPORTED_PROTOCOL: kind = .unsupportedScheme
+        case CURLE_URL_MALFORMAT: kind = .invalidURL
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: kind = .hostNotFound
+        case CURLE_COULDNT_CONNECT: kind = .connectionFailed
+        case CURLE_OPERATION_TIMEDOUT: kind = .timedOut
+        case CURLE_TOO_MANY_REDIRECTS: kind = .tooManyRedirects
+        case CURLE_FILESIZE_EXCEEDED: kind = .bodyTooLarge
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            kind = .connectionLost
+        case CURLE_BAD_CONTENT_ENCODING: kind = .badContentEncoding
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            kind = .tls
+        case CURLE_ABORTED_BY_CALLBACK: kind = .cancelled
+        default: kind = .transferFailed
+        }
+        self.init(kind, url: url, message: message, curlCode: Int(code.rawValue))
+    }
+}

@@ -1,0 +1,26 @@
+import TrawlCore
+
+/// `http:` and `https:` through libcurl's multi interface, on one thread of its own.
+///
+/// Every transfer of one handler shares a connection cache, a DNS cache and a cookie jar. The
+/// thread stops when the handler is released.
+public final class HTTPSchemeHandler: SchemeHandler {
+    public let schemes = ["http", "https"]
+    private let loop = CurlEventLoop()
+
+    public init() {}
+
+    deinit { loop.shutdown() }
+
+    public func load(_ request: FetchRequest, configuration: LoaderConfiguration) -> AsyncThrowingStream<FetchEvent, any Error> {
+        guard let host = request.url.host, !host.isEmpty else {
+            return AsyncThrowingStream {
+                $0.finish(throwing: FetchError(.invalidURL, url: request.url.absoluteString, message: "the URL has no host"))
+            }
+        }
+        return loop.start(TransferSpec(request: request, configuration: configuration))
+    }
+
+    /// The libcurl version string.
+    public static var curlVersion: String { CurlGlobal.version }
+}

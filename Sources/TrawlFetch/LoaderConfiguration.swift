@@ -1,0 +1,59 @@
+/// How a ``Loader`` behaves. Defaults suit resolving one pasted URL.
+public struct LoaderConfiguration: Sendable, Hashable {
+    public var userAgent: String
+    /// Time to establish a connection.
+    public var connectTimeout: Duration
+    /// Time for a whole request, redirects included; a request's own ``FetchRequest/timeout`` wins.
+    public var timeout: Duration
+    /// A transfer slower than ``lowSpeedLimit`` bytes per second for this long is abandoned.
+    public var lowSpeedTime: Duration
+    public var lowSpeedLimit: Int
+    /// Bodies larger than this (after decompression) fail with ``FetchError/Code/bodyTooLarge``.
+    public var maxBodySize: Int
+    public var maxRedirects: Int
+    /// Use HTTP/2 where the server offers it (over TLS).
+    public var http2: Bool
+    /// Keep cookies across this loader's requests, in memory.
+    public var cookies: Bool
+    /// Verify TLS certificates.
+    public var verifyTLS: Bool
+    /// `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` entries, as curl's `--connect-to`.
+    public var connectTo: [String]
+
+    public init(
+        userAgent: String = LoaderConfiguration.defaultUserAgent,
+        connectTimeout: Duration = .seconds(10),
+        timeout: Duration = .seconds(30),
+        lowSpeedTime: Duration = .seconds(15),
+        lowSpeedLimit: Int = 1,
+        maxBodySize: Int = 32 << 20,
+        maxRedirects: Int = 10,
+        http2: Bool = true,
+        cookies: Bool = true,
+        verifyTLS: Bool = true,
+        connectTo: [String] = []
+    ) {
+        self.userAgent = userAgent
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+        self.lowSpeedTime = lowSpeedTime
+        self.lowSpeedLimit = lowSpeedLimit
+        self.maxBodySize = maxBodySize
+        self.maxRedirects = maxRedirects
+        self.http2 = http2
+        self.cookies = cookies
+        self.verifyTLS = verifyTLS
+        self.connectTo = connectTo
+    }
+
+    public static let defaultUserAgent = "Trawl/0.1 (+https://github.com/trawl; GIF resolver)"
+}
+
+extension Duration {
+    /// Whole milliseconds, at least 1 for any positive duration.
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        let ms = Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+        return self > .zero ? max(ms, 1) : 0
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// An HTTP/1.1 server on 127.0.0.1 for tests: real sockets, one thread per connection, and
+/// responses that may misbehave on purpose (see ``TestResponse``).
+///
+/// ```swift
+/// let server = try LoopbackServer { request in
+///     request.path == "/slow" ? .drip(chunks: [...], interval: .seconds(1)) : .html("<p>hi</p>")
+/// }
+/// defer { server.shutdown() }
+/// let url = server.url("/slow")
+/// ```
+///
+/// Every connection gets `Connection: close`. The server binds to the loopback address only.
+public final class LoopbackServer: Sendable {
+    public typealias Handler = @Sendable (TestRequest) -> TestResponse
+
+    /// The port the kernel gave.
+    public let port: Int
+    public let host: String
+    private let listener: Int32
+    private let handler: Handler
+    private let state = Mutex(State())
+
+    private struct State {
+        var requests: [TestRequest] = []
+        var open = 0
+        var stopped = false
+    }
+
+    /// Starts listening on `host` (a 127.x address) and an ephemeral port.
+    public init(host: String = "127.0.0.1", handler: @escaping Handler) throws {
+        precondition(host.hasPrefix("127."), "tests bind to loopback only")
+        self.host = host
+        self.handler = handler
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        inet_pton(AF_INET, host, &address.sin_addr)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 512) == 0 else {
+            let code = errno
+            close(fd)
+            throw POSIXError(.init(rawValue: code) ?? .EIO)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+        self.listener = fd
+        let thread = Thread { [self] in self.acceptLoop() }
+        thread.name = "trawl.test-server"
+        thread.start()
+    }
+
+    /// `http://127.0.0.1:PORT` + `path`.
+    public func url(_ path: String = "/") -> URL {
+        URL(string: "http://\(host):\(port)\(path.hasPrefix("/") ? path : "/" + path)")!
+    }
+
+    /// Requests seen so far, in arrival order.
+    public var requests: [TestRequest] { state.withLock { $0.requests } }
+
+    /// Stops accepting; connections in progress finish on their own.
+    public func shutdown() {
+        let first = state.withLock { state -> Bool in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        guard first else { return }
+        Glibc.shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    deinit { shutdown() }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            let thread = Thread { [self] in self.serve(client) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard let request = readRequest(fd) else { return }
+        state.withLock { $0.requests.append(request) }
+        let connection = Connection(fd: fd)
+        switch handler(request) {
+        case .ok(let status, let headers, let body):
+            let head = Self.head(status: status, headers: headers + [("Content-Length", String(body.count))])
+            _ = connection.send(head) && (request.method == "HEAD" || connection.send(body))
+        case .drip(let headers, let chunks, let interval):
+            guard connection.send(Self.head(status: 200, headers: headers)) else { return }
+            for chunk in chunks {
+                Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+                guard connection.send(chunk) else { return }
+            }
+        case .endless(let headers):
+            guard connection.send(Self.head(status: 200, headers: headers)) else { return }
+            let block = Data(count: 64 << 10)
+            while connection.send(block) {}
+        case .truncated(let headers, let declaredLength, let body):
+            _ = connection.send(Self.head(status: 200, headers: headers + [("Content-Length", String(declaredLength))]))
+            _ = connection.send(body)
+            // SO_LINGER with zero time turns close() into a reset.
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        case .raw(let bytes):
+            _ = connection.send(bytes)
+        case .hangUp:
+            return
+        }
+    }
+
+    private func readRequest(_ fd: Int32) -> TestRequest? {
+        var buffer = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let terminator: [UInt8] = [13, 10, 13, 10]
+        while buffer.count < 64 << 10 {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            guard n > 0 else { return nil }
+            buffer += chunk[0..<n]
+            if let end = buffer.firstRange(of: terminator) {
+                let text = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+                var lines = text.components(separatedBy: "\r\n")
+                let requestLine = lines.removeFirst().split(separator: " ")
+                guard requestLine.count >= 2 else { return nil }
+                var headers: [String: String] = [:]
+                for line in lines {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                // Drain a request body we do not use, so the client is not reset mid-send.
+                if let length = headers["content-length"].flatMap(Int.init) {
+                    var remaining = length - (buffer.count - end.upperBound)
+                    while remaining > 0 {
+                        let n = recv(fd, &chunk, min(chunk.count, remaining), 0)
+                        guard n > 0 else { break }
+                        remaining -= n
+                    }
+                }
+                return TestRequest(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers)
+            }
+        }
+        return nil
+    }
+
+    static func head(status: Int, headers: [(String, String)]) -> Data {
+        var text = "HTTP/1.1 \(status) \(reason(status))\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        text += "Connection: close\r\n\r\n"
+        return Data(text.utf8)
+    }
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 304: "Not Modified"
+        case 404: "Not Found"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 503: "Service Unavailable"
+        default: "Status"
+        }
+    }
+}
+
+/// A connected socket that writes without raising SIGPIPE.
+struct Connection {
+    let fd: Int32
+
+    /// Writes everything; false once the peer is gone.
+    func send(_ data: Data) -> Bool {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                offset += n
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+import TrawlCore
+import TrawlTesting
+
+@testable import TrawlFetch
+
+/// Real libcurl against a real loopback server that misbehaves on purpose.
+@Suite("Loader over HTTP")
+struct LoaderHTTPTests {
+    let server: LoopbackServer
+
+    init() throws {
+        server = try LoopbackServer { request in
+            switch request.path {
+            case "/page": .html("<html><head><title>t</title></head><body>hello</body></html>")
+            case "/missing": .status(404)
+            case "/limited": .status(429, headers: [("Retry-After", "7")])
+            case "/slow": .drip(chunks: Array(repeating: Data("x".utf8), count: 50), interval: .milliseconds(300))
+            case "/endless": .endless(headers: [("Content-Type", "text/html")])
+            case "/bomb": .ok(headers: [("Content-Type", "text/html"), ("Content-Encoding", "gzip")], body: Self.bomb)
+            case "/gzipped": .ok(headers: [("Content-Type", "text/html"), ("Content-Encoding", "gzip")], body: Gzip.compress(Data("<p>compressed</p>".utf8)))
+            case "/loop": .redirect("/loop2")
+            case "/loop2": .redirect("/loop")
+            case "/hop": .redirect("/page", status: 301)
+            case "/truncated": .truncated(headers: [("Content-Type", "text/html")], declaredLength: 100_000, body: Data(repeating: 0x41, count: 1000))
+            case "/big-declared": .raw(Data("HTTP/1.1 200 OK\r\nContent-Length: 2147483648\r\nContent-Type: text/html\r\n\r\n<html>".utf8))
+            case "/set-cookie": .ok(headers: [("Set-Cookie", "session=abc; Path=/")], body: Data("ok".utf8))
+            case "/echo-cookie": .ok(body: Data((request.header("cookie") ?? "none").utf8))
+            case "/hangup": .hangUp
+            default: .status(404)
+            }
+        }
+    }
+
+    /// 256 MiB of zeros, gzip-compressed (~256 KB): far past the 32 MiB cap once inflated.
+    static let bomb = Gzip.compressedZeros(count: 256 << 20)
+
+    func fetch(_ path: String, _ configuration: LoaderConfiguration = .init()) async throws -> Payload {
+        try await Loader(configuration: configuration).fetch(FetchRequest(url: server.url(path)))
+    }
+
+    @Test func readsAPage() async throws {
+        let payload = try await fetch("/page")
+        #expect(payload.info.status == 200)
+        #expect(payload.info.contentType == "text/html")
+        #expect(payload.info.charset == "utf-8")
+        #expect(payload.text.contains("hello"))
+    }
+
+    @Test func errorStatusIsAPayload() async throws {
+        let payload = try await fetch("/missing")
+        #expect(payload.info.status == 404)
+        #expect(payload.text.contains("404"))
+    }
+
+    @Test func tooManyRequestsKeepsRetryAfter() async throws {
+        let payload = try await fetch("/limited")
+        #expect(payload.info.status == 429)
+        #expect(payload.info.headers["retry-after"] == "7")
+    }
+
+    @Test func slowDripTimesOut() async throws {
+        let started = ContinuousClock.now
+        await #expect { try await fetch("/slow", .init(timeout: .seconds(1))) } throws: { error in
+            (error as? FetchError)?.code == .timedOut
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func endlessBodyHitsTheCap() async throws {
+        await #expect { try await fetch("/endless", .init(maxBodySize: 1 << 20)) } throws: { error in
+            guard let error = error as? FetchError else { return false }
+            return error.code == .bodyTooLarge && error.url.hasSuffix("/endless")
+        }
+    }
+
+    @Test func gzipBombHitsTheCapAfterDecompression() async throws {
+        #expect(Self.bomb.count < 1 << 20)
+        await #expect { try await fetch("/bomb") } throws: { ($0 as? FetchError)?.code == .bodyTooLarge }
+    }
+
+    @Test func declaredHugeBodyIsRefusedUpFront() async throws {
+        await #expect { try await fetch("/big-declared") } throws: { ($0 as? FetchError)?.code == .bodyTooLarge }
+    }
+
+    @Test func gzipIsDecoded() async throws {
+        #expect(try await fetch("/gzipped").text == "<p>compressed</p>")
+    }
+
+    @Test func redirectLoopStops() async throws {
+        await #expect { try await fetch("/loop") } throws: { ($0 as? FetchError)?.code == .tooManyRedirects }
+    }
+
+    @Test func redirectsAreFollowed() async throws {
+        let payload = try await fetch("/hop")
+        #expect(payload.info.url == server.url("/page"))
+        #expect(payload.info.requestURL == server.url("/hop"))
+        #expect(payload.text.contains("hello"))
+    }
+
+    @Test func truncatedBodyIsAnError() async throws {
+        await #expect { try await fetch("/truncated") } throws: { ($0 as? FetchError)?.code == .connectionLost }
+    }
+
+    @Test func hangUpIsAnError() async throws {
+        await #expect { try await fetch("/hangup") } throws: { ($0 as? FetchError)?.code == .connectionLost }
+    }
+
+    @Test func cookiesPersistWithinALoader() async throws {
+        let loader = Loader()
+        _ = try await loader.fetch(FetchRequest(url: server.url("/set-cookie")))
+        let echoed = try await loader.fetch(FetchRequest(url: server.url("/echo-cookie")))
+        #expect(echoed.text == "session=abc")
+        let fresh = try await Loader().fetch(FetchRequest(url: server.url("/echo-cookie")))
+        #expect(fresh.text == "none")
+    }
+
+    @Test func cancellationReachesTheTransfer() async throws {
+        let loader = Loader()
+        let task = Task { try await loader.fetch(FetchRequest(url: server.url("/slow"))) }
+        try await Task.sleep(for: .milliseconds(400))
+        let started = ContinuousClock.now
+        task.cancel()
+        await #expect { try await task.value } throws: { ($0 as? FetchError)?.code == .cancelled }
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
+    @Test func manyTransfersAtOnce() async throws {
+        let loader = Loader()
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<40 { group.addTask { try await loader.fetch(FetchRequest(url: server.url("/page"))).info.status } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 40))
+    }
+}
+
+@Suite("Loader failures and other schemes")
+struct LoaderSchemeTests {
+    @Test func connectionRefused() async throws {
+        // Bind and close to find a port nobody listens on.
+        let server = try LoopbackServer { _ in .hangUp }
+        let url = server.url("/")
+        server.shutdown()
+        await #expect { try await Loader().fetch(FetchRequest(url: url)) } throws: { ($0 as? FetchError)?.code == .connectionFailed }
+    }
+
+    @Test func unsupportedSchemeNamesTheURL() async throws {
+        await #expect { try await Loader().fetch(FetchRequest(url: URL(string: "gopher://example.com/x")!)) } throws: { error in
+            guard let error = error as? FetchError else { return false }
+            return error.code == .unsupportedScheme && error.description.contains("gopher://example.com/x")
+        }
+    }
+
+    @Test func fileScheme() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-\(UUID()).html")
+        try Data("<p>file</p>".utf8).write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let payload = try await Loader().fetch(FetchRequest(url: path))
+        #expect(payload.text == "<p>file</p>")
+        #expect(payload.info.contentType == "text/html")
+        await #expect { try await Loader().fetch(FetchRequest(url: URL(fileURLWithPath: "/nonexistent/x.html"))) } throws: {
+            ($0 as? FetchError)?.code == .fileNotFound
+        }
+    }
+
+    @Test func dataScheme() async throws {
+        let plain = try await Loader().fetch(FetchRequest(url: URL(string: "data:text/html,%3Cp%3Ehi%3C%2Fp%3E")!))
+        #expect(plain.text == "<p>hi</p>")
+        #expect(plain.info.contentType == "text/html")
+        let encoded = try await Loader().fetch(FetchRequest(url: URL(string: "data:application/json;base64,eyJhIjoxfQ==")!))
+        #expect(encoded.text == #"{"a":1}"#)
+        #expect(encoded.info.isJSON)
+    }
+
+    @Test func secretsStayOutOfErrors() {
+        let error = FetchError(.timedOut, url: "https://api.giphy.com/v1/gifs/search?api_key=SECRET&q=cats", message: "slow")
+        #expect(!error.description.contains("SECRET"))
+        #expect(error.description.contains("q=cats"))
+    }
+}
