@@ -15,6 +15,7 @@
 #include <libxml/xpathInternals.h>
 #include <libxml/encoding.h>
 #include <libxml/xmlerror.h>
+#include <libxml/parserInternals.h>
 
 /* xmlFree is a global function-pointer variable, which Swift 6 rejects as unsafe shared state. */
 static inline void trawl_xml_free(void *p) { xmlFree(p); }

@@ -1,0 +1,186 @@
+import Foundation
+import TrawlCore
+
+/// The one-pass HTML scanner: meta tags, links, media elements and every JSON payload in the
+/// document's scripts, read by libxml2's push parser with SAX callbacks (no tree is built).
+///
+/// ```swift
+/// let scanned = try HTMLScanner().scan(payload)
+/// scanned.summary.firstMeta("og:video")   // "https://…/giphy.mp4"
+/// scanned.embedded                        // [Payload] of application/json, origin .embedded
+/// ```
+public struct HTMLScanner: DocumentScanner {
+    /// Scripts longer than this are cut (their start still counts).
+    public var maxScriptBytes: Int
+    /// At most this many embedded payloads per document.
+    public var maxEmbeddedPayloads: Int
+
+    public init(maxScriptBytes: Int = 16 << 20, maxEmbeddedPayloads: Int = 64) {
+        self.maxScriptBytes = maxScriptBytes
+        self.maxEmbeddedPayloads = maxEmbeddedPayloads
+    }
+
+    public func scan(_ payload: Payload) throws -> ScannedDocument {
+        let stream = HTMLStreamScanner(url: payload.info.url.absoluteString, declaredCharset: payload.info.charset, configuration: self)
+        stream.feed(payload.body)
+        var scanned = try stream.finish()
+        for index in scanned.embedded.indices {
+            scanned.embedded[index].info.requestURL = payload.info.requestURL
+            scanned.embedded[index].info.status = payload.info.status
+        }
+        return scanned
+    }
+
+    /// Scans bytes in one piece.
+    public func scan(_ body: Data, url: String, declaredCharset: String? = nil) throws -> ScannedDocument {
+        let stream = HTMLStreamScanner(url: url, declaredCharset: declaredCharset, configuration: self)
+        stream.feed(body)
+        return try stream.finish()
+    }
+}
+
+/// Scans a document fed in pieces as they arrive; the result equals a one-piece scan.
+///
+/// libxml2's push parser does not always read a document the same way when its chunk
+/// boundaries move (a boundary inside a script's end tag can change what it counts), so the
+/// scanner re-blocks its input: libxml2 always gets ``blockSize``-byte blocks cut at the same
+/// document offsets, however the caller splits the bytes. At most one block waits in memory.
+public final class HTMLStreamScanner {
+    /// Bytes handed to libxml2 per call.
+    public static let blockSize = 64 << 10
+
+    private let url: String
+    private let declaredCharset: String?
+    private let configuration: HTMLScanner
+    private var pending: [UInt8] = []
+    private var parser: PushParser?
+    private var charset: Charset?
+    /// Pending size at the last undecided charset attempt: retries wait for 4 KiB more, so a
+    /// document fed in tiny pieces is not re-examined once per piece.
+    private var lastAttempt = -1
+    /// How many leading bytes are known to be ASCII: past the `<meta>` window only a
+    /// non-ASCII byte can decide the charset, so until one arrives there is nothing to retry.
+    private var asciiPrefix = 0
+
+    public init(url: String, declaredCharset: String?, configuration: HTMLScanner = HTMLScanner()) {
+        self.url = url
+        self.declaredCharset = declaredCharset
+        self.configuration = configuration
+    }
+
+    /// Feeds the next piece of the document.
+    public func feed(_ bytes: Data) {
+        pending.append(contentsOf: bytes)
+        if parser == nil {
+            while asciiPrefix < pending.count, pending[asciiPrefix] < 0x80 { asciiPrefix += 1 }
+            let mayDecide = pending.count <= 2 * Charset.metaWindow || asciiPrefix < pending.count
+            if mayDecide, pending.count >= lastAttempt + 4096 {
+                lastAttempt = pending.count
+                startIfDecided(isComplete: false)
+            }
+        }
+        if parser != nil { flush(all: false) }
+    }
+
+    /// Hands whole blocks (or, at the end, everything) to libxml2.
+    private func flush(all: Bool) {
+        guard let parser else { return }
+        let whole = all ? pending.count : pending.count - pending.count % Self.blockSize
+        guard whole > 0 else { return }
+        pending.withUnsafeBufferPointer { bytes in
+            var offset = 0
+            while offset < whole {
+                let end = min(offset + Self.blockSize, whole)
+                parser.feed(UnsafeBufferPointer(rebasing: bytes[offset..<end]))
+                offset = end
+            }
+        }
+        pending.removeFirst(whole)
+    }
+
+    /// Ends the document and returns what the scan found.
+    /// - Throws: ``HTMLError`` when libxml2 cannot start a parser (out of memory).
+    public func finish() throws -> ScannedDocument {
+        if parser == nil { startIfDecided(isComplete: true) }
+        flush(all: true)
+        guard let parser, let charset else { throw HTMLError(url: url, reason: "libxml2 could not create a parser") }
+        parser.finish()
+        return Self.result(parser.state, charset: charset, configuration: configuration)
+    }
+
+    private func startIfDecided(isComplete: Bool) {
+        let decided = pending.withUnsafeBufferPointer { Charset.detect($0, declared: declaredCharset, isComplete: isComplete) }
+        guard let decided else { return }
+        charset = decided
+        let state = ScanState(url: url, charset: decided.name, maxScriptBytes: configuration.maxScriptBytes)
+        guard let parser = PushParser(state: state, encoding: decided.name) else { return }
+        self.parser = parser
+        pending.removeFirst(min(decided.skip, pending.count))
+    }
+
+    static func result(_ state: ScanState, charset: Charset, configuration: HTMLScanner) -> ScannedDocument {
+        var embedded: [Payload] = []
+        let documentURL = URL(string: state.summary.url) ?? URL(string: "about:blank")!
+        func add(_ json: [UInt8], _ locator: EmbeddedLocator) {
+            guard embedded.count < configuration.maxEmbeddedPayloads else { return }
+            let info = PayloadInfo(url: documentURL, contentType: "application/json", charset: "utf-8", origin: .embedded(locator))
+            embedded.append(Payload(body: Data(json), info: info))
+        }
+        for script in state.scripts where !script.body.isEmpty {
+            let type = script.type.map { String($0.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces) } ?? ""
+            if script.id == "__NEXT_DATA__" {
+                add(trimmedJSON(script.body), EmbeddedLocator(kind: .nextData, scriptIndex: script.index, name: script.id))
+            } else if type == "application/ld+json" {
+                add(trimmedJSON(script.body), EmbeddedLocator(kind: .linkedData, scriptIndex: script.index, name: script.id))
+            } else if type == "application/json" || type.hasSuffix("+json") {
+                add(trimmedJSON(script.body), EmbeddedLocator(kind: .jsonScript, scriptIndex: script.index, name: script.id))
+            } else if type.isEmpty || type.contains("javascript") || type == "module" || type.contains("ecmascript") {
+                script.body.withUnsafeBufferPointer { bytes in
+                    for found in ScriptJSONExtractor.extract(from: bytes) {
+                        add(found.json, EmbeddedLocator(kind: found.kind, scriptIndex: script.index, name: found.name))
+                    }
+                }
+            } else {
+                // Templates and vendor types sometimes hold plain JSON.
+                let body = trimmedJSON(script.body)
+                if let first = body.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+                   body.withUnsafeBufferPointer(JSONSyntax.isValid) {
+                    add(body, EmbeddedLocator(kind: .jsonScript, scriptIndex: script.index, name: script.id))
+                }
+            }
+        }
+        var summary = state.summary
+        summary.charset = charset.name
+        return ScannedDocument(summary: summary, embedded: embedded)
+    }
+
+    /// Strips whitespace and the `<!-- -->` / `<![CDATA[ ]]>` wrappers old pages put around JSON.
+    static func trimmedJSON(_ body: [UInt8]) -> [UInt8] {
+        var slice = body[...]
+        func trim() {
+            while let c = slice.first, c <= 0x20 { slice.removeFirst() }
+            while let c = slice.last, c <= 0x20 { slice.removeLast() }
+        }
+        trim()
+        for (open, close) in [("<!--", "-->"), ("//<![CDATA[", "//]]>"), ("<![CDATA[", "]]>")] {
+            let o = Array(open.utf8), c = Array(close.utf8)
+            if slice.starts(with: o) { slice.removeFirst(o.count); trim() }
+            if slice.reversed().starts(with: c.reversed()) { slice.removeLast(c.count); trim() }
+        }
+        return Array(slice)
+    }
+}
+
+@available(*, unavailable)
+extension HTMLStreamScanner: Sendable {}
+
+/// libxml2 could not read a document.
+public struct HTMLError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var url: String
+    public var reason: String
+    public init(url: String, reason: String) {
+        self.url = url
+        self.reason = reason
+    }
+    public var description: String { "could not parse HTML of \(Redaction.url(url)): \(reason)" }
+}

@@ -1,0 +1,104 @@
+/// A linear JSON syntax check over bytes, with no allocation: used to tell a JSON literal cut
+/// out of a script from a JavaScript object literal (unquoted keys, functions) before making
+/// it a payload.
+enum JSONSyntax {
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var parser = Validator(bytes: bytes)
+        parser.skipSpace()
+        guard parser.value(depth: 0) else { return false }
+        parser.skipSpace()
+        return parser.index == bytes.count
+    }
+
+    private struct Validator {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+        mutating func skipSpace() {
+            while let c = current, c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { index += 1 }
+        }
+
+        mutating func value(depth: Int) -> Bool {
+            guard depth < 512, let c = current else { return false }
+            switch c {
+            case UInt8(ascii: "{"): return object(depth: depth)
+            case UInt8(ascii: "["): return array(depth: depth)
+            case UInt8(ascii: "\""): return string()
+            case UInt8(ascii: "t"): return literal("true")
+            case UInt8(ascii: "f"): return literal("false")
+            case UInt8(ascii: "n"): return literal("null")
+            default: return number()
+            }
+        }
+
+        mutating func object(depth: Int) -> Bool {
+            index += 1
+            skipSpace()
+            if current == UInt8(ascii: "}") { index += 1; return true }
+            while true {
+                skipSpace()
+                guard current == UInt8(ascii: "\""), string() else { return false }
+                skipSpace()
+                guard current == UInt8(ascii: ":") else { return false }
+                index += 1
+                skipSpace()
+                guard value(depth: depth + 1) else { return false }
+                skipSpace()
+                if current == UInt8(ascii: ",") { index += 1; continue }
+                if current == UInt8(ascii: "}") { index += 1; return true }
+                return false
+            }
+        }
+
+        mutating func array(depth: Int) -> Bool {
+            index += 1
+            skipSpace()
+            if current == UInt8(ascii: "]") { index += 1; return true }
+            while true {
+                skipSpace()
+                guard value(depth: depth + 1) else { return false }
+                skipSpace()
+                if current == UInt8(ascii: ",") { index += 1; continue }
+                if current == UInt8(ascii: "]") { index += 1; return true }
+                return false
+            }
+        }
+
+        mutating func string() -> Bool {
+            index += 1
+            while let c = current {
+                index += 1
+                if c == UInt8(ascii: "\"") { return true }
+                if c == UInt8(ascii: "\\") {
+                    guard current != nil else { return false }
+                    index += 1
+                } else if c < 0x20 {
+                    return false
+                }
+            }
+            return false
+        }
+
+        mutating func literal(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            for i in 0..<count where bytes[index + i] != word.utf8Start[i] { return false }
+            index += count
+            return true
+        }
+
+        mutating func number() -> Bool {
+            let start = index
+            if current == UInt8(ascii: "-") { index += 1 }
+            var digits = 0
+            while let c = current, (c >= 0x30 && c <= 0x39) || c == UInt8(ascii: ".") || c == UInt8(ascii: "e")
+                || c == UInt8(ascii: "E") || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") {
+                index += 1
+                digits += 1
+            }
+            return digits > 0 && index > start
+        }
+    }
+}
