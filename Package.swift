@@ -58,6 +58,8 @@ let package = Package(
             name: "trawl",
             dependencies: [
                 "Trawl",
+                // The loopback server behind `trawl demo`.
+                "TrawlTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -2,8 +2,9 @@ import Foundation
 
 /// Resolves references the way a browser does, for the cases pages really contain.
 public enum URLResolver {
-    /// Resolves `reference` against `base`. Protocol-relative references take the base's scheme
-    /// (https when the base has none). Returns `nil` for `javascript:`, `blob:`, `data:` and
+    /// Resolves `reference` against `base`. Protocol-relative references (`//i.imgur.com/x.gif`)
+    /// become https whatever the page's scheme: media CDNs serve https, and a result handed to
+    /// an app should not downgrade. Returns `nil` for `javascript:`, `blob:`, `data:` and
     /// anything unparseable.
     public static func resolve(_ reference: String, base: String?) -> String? {
         let trimmed = reference.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -13,10 +14,7 @@ public enum URLResolver {
             return nil
         }
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return trimmed }
-        if trimmed.hasPrefix("//") {
-            let scheme = base.flatMap { URL(string: $0)?.scheme } ?? "https"
-            return "\(scheme == "http" ? "http" : "https"):\(trimmed)"
-        }
+        if trimmed.hasPrefix("//") { return "https:" + trimmed }
         guard let base, let baseURL = URL(string: base) else { return nil }
         let escaped = trimmed.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(CharacterSet(charactersIn: "%#"))) ?? trimmed
         return URL(string: escaped, relativeTo: baseURL)?.absoluteURL.absoluteString

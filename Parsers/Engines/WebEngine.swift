@@ -1,0 +1,99 @@
+import Foundation
+import TrawlCore
+
+/// Resolves a page URL: fetches it, runs each payload (the document, then every JSON payload
+/// cut out of it) through the parser chain as it arrives, follows the page's oEmbed link when
+/// nothing structured answered, and falls back to scanning the raw text last.
+public struct WebEngine: Engine {
+    public let name = "web"
+    public var aliases: [String] { ["url"] }
+
+    public init() {}
+
+    public func handler(for request: Request) throws -> Handler {
+        guard let url = request.query.url ?? Query.url(fromLoose: request.query.term) else {
+            throw SearchError(.invalidRequest, "'\(request.query.raw)' is not a URL with a scheme and a host")
+        }
+        return Handler { environment, continuation in
+            try await Self.resolve(url, request: request, environment: environment, continuation: continuation)
+        }
+    }
+
+    static func resolve(_ url: URL, request: Request, environment: Environment, continuation: Handler.Continuation) async throws {
+        var seen = MediaCollection()
+        var kept: [Payload] = []
+        var oEmbedLinks: [URL] = []
+        var documentStatus: Int?
+        var documentURL = url
+
+        func emit(_ set: ResultSet, page: URL) {
+            var set = set
+            // Every result of a page belongs to that page, whichever payload it came from.
+            for index in set.media.indices { set.media[index].page = page.absoluteString }
+            let fresh = set.media.filter { seen.insert($0) }
+            guard !fresh.isEmpty else { return }
+            set.media = fresh
+            continuation.yield(set)
+        }
+
+        for try await payload in environment.payloads(for: FetchRequest(url: url), from: request) {
+            if payload.info.origin == .document {
+                documentStatus = payload.info.status
+                documentURL = payload.info.url
+                if let summary = payload.document {
+                    oEmbedLinks += summary.links
+                        .filter { $0.rel.contains("alternate") && $0.type == "application/json+oembed" }
+                        .compactMap { summary.resolve($0.href).flatMap(URL.init(string:)) }
+                }
+            }
+            kept.append(payload)
+            emit(environment.parsers.parse(payload, stages: .structured), page: documentURL)
+        }
+
+        if seen.count == 0 {
+            for link in oEmbedLinks.prefix(environment.maxFollowUps) where link.scheme == "http" || link.scheme == "https" {
+                do {
+                    for try await var payload in environment.payloads(for: FetchRequest(url: link), from: request) {
+                        payload.info.origin = .followUp(reason: "oembed")
+                        guard payload.info.isSuccess else { continue }
+                        kept.append(payload)
+                        emit(environment.parsers.parse(payload, stages: .structured), page: documentURL)
+                    }
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    continuation.yield(ResultSet(diagnostics: [Diagnostic(.warning, "oEmbed follow-up failed: \(error)", source: "web")]))
+                }
+            }
+        }
+
+        if seen.count == 0 {
+            // Nothing structured: scan the text of every payload, the document first.
+            for payload in kept {
+                emit(environment.parsers.parse(payload, stages: .fallback), page: documentURL)
+            }
+        }
+
+        if seen.count == 0, let status = documentStatus, !(200..<300).contains(status) {
+            throw WebError(url: url.absoluteString, status: status)
+        }
+    }
+}
+
+/// The page answered with an HTTP error and had no media.
+public struct WebError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var url: String
+    public var status: Int
+    public var description: String { "HTTP \(status) from \(Redaction.url(url))" }
+}
+
+extension Query {
+    /// A bare `example.com/path` as an https URL, for people who paste without a scheme.
+    static func url(fromLoose term: String) -> URL? {
+        guard !term.contains(" "), term.contains("."), !term.contains("://"),
+              let first = term.split(separator: "/").first, first.contains("."),
+              first.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":" })
+        else { return nil }
+        return URL(string: "https://" + term)
+    }
+}

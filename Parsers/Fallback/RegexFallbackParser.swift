@@ -1,0 +1,134 @@
+import Foundation
+import TrawlCore
+
+/// The last resort: finds media-looking URLs in any text — HTML, JSON, JavaScript — escaped or
+/// not (`https:\/\/…`, `\u0026`, `&amp;`, protocol-relative `//host/…`).
+///
+/// A URL counts when its path ends in `.gif`, `.gifv`, `.mp4`, `.webm`, `.webp` or `.apng`, or
+/// when it is on a host that serves only media (`v.redd.it`, `video.twimg.com`, …). The scan is
+/// one pass over the bytes with no backtracking, so a 30 MB single-line page costs one read.
+public struct RegexFallbackParser: Parser {
+    public let name = "regex-fallback"
+    public let stage = ParserStage.fallback
+    /// At most this many results per payload.
+    public var limit: Int
+
+    public init(limit: Int = 500) { self.limit = limit }
+
+    public func canParse(_ info: PayloadInfo) -> Bool {
+        guard let type = info.contentType else { return true }
+        return !(type.hasPrefix("image/") || type.hasPrefix("video/") || type.hasPrefix("audio/") || type == "application/octet-stream")
+    }
+
+    public func parse(_ payload: Payload) throws -> ResultSet {
+        let found = payload.body.withUnsafeBytes { Self.scan($0.bindMemory(to: UInt8.self), limit: limit) }
+        let media = found.map { url -> Media in
+            MediaHints(url: url).media(parser: name, payload: payload)
+        }
+        return ResultSet(media: media)
+    }
+
+    /// Media URLs in `text`, normalised, each once, in order of first appearance.
+    static func scan(_ text: UnsafeBufferPointer<UInt8>, limit: Int) -> [String] {
+        var results: [String] = []
+        var seen = Set<String>()
+        let n = text.count
+        var i = 0
+        while i < n && results.count < limit {
+            let c = text[i]
+            var start = -1
+            var hostStart = -1
+            if c == UInt8(ascii: ":") {
+                // "://" or the JSON-escaped ":\/\/".
+                if i + 2 < n, text[i + 1] == UInt8(ascii: "/"), text[i + 2] == UInt8(ascii: "/") {
+                    hostStart = i + 3
+                } else if i + 4 < n, text[i + 1] == UInt8(ascii: "\\"), text[i + 2] == UInt8(ascii: "/"),
+                          text[i + 3] == UInt8(ascii: "\\"), text[i + 4] == UInt8(ascii: "/") {
+                    hostStart = i + 5
+                }
+                if hostStart > 0 {
+                    var s = i
+                    while s > 0, i - s < 5, isLetter(text[s - 1]) { s -= 1 }
+                    let scheme = String(decoding: UnsafeBufferPointer(rebasing: text[s..<i]), as: UTF8.self).lowercased()
+                    if scheme == "http" || scheme == "https" { start = s } else { hostStart = -1 }
+                }
+            } else if c == UInt8(ascii: "/"), i > 0, i + 2 < n, text[i + 1] == UInt8(ascii: "/"),
+                      text[i - 1] == UInt8(ascii: "\"") || text[i - 1] == UInt8(ascii: "'") || text[i - 1] == UInt8(ascii: "(")
+                        || text[i - 1] == UInt8(ascii: "="),
+                      isHostByte(text[i + 2]) {
+                start = i
+                hostStart = i + 2
+            }
+            guard start >= 0 else { i += 1; continue }
+            let end = urlEnd(text, from: hostStart)
+            i = max(end, i + 1)
+            guard end - start < 4096 else { continue }
+            let raw = String(decoding: UnsafeBufferPointer(rebasing: text[start..<end]), as: UTF8.self)
+            guard let url = mediaURL(raw), seen.insert(CanonicalURL.key(url)).inserted else { continue }
+            results.append(url)
+        }
+        return results
+    }
+
+    /// The end of a URL that starts before `from`: the first byte no URL holds unescaped.
+    static func urlEnd(_ text: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
+        var j = from
+        let n = text.count
+        while j < n {
+            let c = text[j]
+            if c <= 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") || c == UInt8(ascii: "<") || c == UInt8(ascii: ">")
+                || c == UInt8(ascii: "`") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == UInt8(ascii: "|")
+                || c == UInt8(ascii: "^") {
+                return j
+            }
+            if c == UInt8(ascii: "\\") {
+                // Keep JSON escapes that belong to the URL (\/ and \u0026); end at any other.
+                if j + 1 < n, text[j + 1] == UInt8(ascii: "/") { j += 2; continue }
+                if j + 5 < n, text[j + 1] == UInt8(ascii: "u"), text[j + 2] == UInt8(ascii: "0"), text[j + 3] == UInt8(ascii: "0") {
+                    // \u0022 is a quote and \u003c a '<': both end the URL.
+                    let a = text[j + 4], b = text[j + 5] | 0x20
+                    if (a == UInt8(ascii: "2") && b == UInt8(ascii: "2")) || (a == UInt8(ascii: "3") && (b == UInt8(ascii: "c") || b == UInt8(ascii: "e"))) {
+                        return j
+                    }
+                    j += 6
+                    continue
+                }
+                return j
+            }
+            if c == UInt8(ascii: "&"), j + 5 < n, text[j + 1] == UInt8(ascii: "q"), text[j + 2] == UInt8(ascii: "u"),
+               text[j + 3] == UInt8(ascii: "o"), text[j + 4] == UInt8(ascii: "t"), text[j + 5] == UInt8(ascii: ";") {
+                return j
+            }
+            if c == UInt8(ascii: ")") || c == UInt8(ascii: "]") { return j }
+            j += 1
+        }
+        return n
+    }
+
+    /// The normalised URL if it names a media file, else nil.
+    static func mediaURL(_ raw: String) -> String? {
+        var url = CanonicalURL.normalize(raw)
+        while let last = url.last, ".,;:!".contains(last) { url.removeLast() }
+        guard let host = KnownMediaHosts.host(of: url), host.contains(".") else { return nil }
+        if MediaKind.pathExtension(of: url) == "gifv" {
+            // Imgur's .gifv is an HTML page around the .mp4 of the same name.
+            if let dot = url.range(of: ".gifv", options: .backwards) { url.replaceSubrange(dot, with: ".mp4") }
+        }
+        let hints = MediaHints(url: url)
+        if let kind = MediaKind(urlString: url) {
+            guard kind.isAnimated, kind != .video || hints.isAnimatedMedia else { return nil }
+        } else {
+            guard KnownMediaHosts.isMediaHost(url), hints.isAnimatedMedia || KnownMediaHosts.kind(of: url) != nil else { return nil }
+            // Extensionless URLs on media hosts: only video hosts mean a file.
+            guard KnownMediaHosts.kind(of: url) != nil else { return nil }
+        }
+        guard hints.isAnimatedMedia, !Decorations.isDecoration(url, width: nil, height: nil) else { return nil }
+        return url
+    }
+
+    static func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") }
+
+    static func isHostByte(_ c: UInt8) -> Bool {
+        isLetter(c) || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+    }
+}

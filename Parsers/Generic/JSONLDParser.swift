@@ -1,0 +1,85 @@
+import TrawlCore
+
+/// JSON-LD (`<script type="application/ld+json">`): `VideoObject`, `ImageObject` and other
+/// media objects (`contentUrl`, `embedUrl` when it is a file, `thumbnailUrl` as the still,
+/// `width`/`height` as numbers, strings or `QuantitativeValue`s, `name`), anywhere in the tree
+/// (`@graph` included); and an animated `image` of any object (an article about one GIF).
+public struct JSONLDParser: Parser {
+    public let name = "json-ld"
+    public let stage = ParserStage.generic
+
+    public init() {}
+
+    public func canParse(_ info: PayloadInfo) -> Bool {
+        if case .embedded(let locator) = info.origin { return locator.kind == .linkedData }
+        return info.contentType == "application/ld+json"
+    }
+
+    static let mediaTypes: Set<String> = ["videoobject", "imageobject", "mediaobject", "clip", "movie", "3dmodel"]
+
+    public func parse(_ payload: Payload) throws -> ResultSet {
+        let root: JSONValue
+        do {
+            root = try JSONValue(parsing: payload.body)
+        } catch {
+            throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "ld+json is not JSON (\(error))")
+        }
+        let base = payload.info.url.absoluteString
+        var collection = MediaCollection()
+        root.walk { value in
+            guard let object = value.object else { return }
+            let types = Self.types(of: object)
+            let title = object["name"]?.string ?? object["headline"]?.string
+            if !types.isDisjoint(with: Self.mediaTypes) {
+                let still = Self.urls(object["thumbnailUrl"] ?? object["thumbnail"]).first.flatMap { URLResolver.resolve($0, base: base) }
+                let width = Self.dimension(object["width"]), height = Self.dimension(object["height"])
+                var files = Self.urls(object["contentUrl"] ?? object["contentURL"])
+                files += Self.urls(object["embedUrl"]).filter { MediaKind(urlString: $0)?.isAnimated == true }
+                if types.contains("imageobject") { files += Self.urls(object["url"]) }
+                let hints = files.compactMap { URLResolver.resolve($0, base: base) }
+                    .map { MediaHints(url: $0, mimeType: object["encodingFormat"]?.string, width: width, height: height) }
+                    .filter(\.isAnimatedMedia)
+                if let primary = hints.first {
+                    var media = primary.media(parser: name, payload: payload, title: title, still: still)
+                    media.renditions = hints.dropFirst().map { $0.rendition() }
+                    collection.insert(media)
+                }
+            }
+            for image in Self.urls(object["image"]).compactMap({ URLResolver.resolve($0, base: base) }) {
+                let hints = MediaHints(url: image)
+                if hints.isAnimatedMedia, !Decorations.isDecoration(image, width: nil, height: nil) {
+                    collection.insert(hints.media(parser: name, payload: payload, title: title))
+                }
+            }
+        }
+        return ResultSet(media: collection.media)
+    }
+
+    static func types(of object: [String: JSONValue]) -> Set<String> {
+        switch object["@type"] {
+        case .string(let s)?: [s.lowercased()]
+        case .array(let a)?: Set(a.compactMap { $0.string?.lowercased() })
+        default: []
+        }
+    }
+
+    /// URLs in a value that may be a string, an object with `url`/`contentUrl`, or an array of either.
+    static func urls(_ value: JSONValue?) -> [String] {
+        switch value {
+        case .string(let s)?: [s]
+        case .array(let a)?: a.flatMap { urls($0) }
+        case .object(let o)?: urls(o["url"] ?? o["contentUrl"] ?? o["@id"])
+        default: []
+        }
+    }
+
+    /// `480`, `"480"`, `"480 px"` or `{"@type": "QuantitativeValue", "value": 480}`.
+    static func dimension(_ value: JSONValue?) -> Int? {
+        switch value {
+        case .number(let n)?: Int(exactly: n.rounded())
+        case .string(let s)?: Int(s.prefix { $0.isNumber })
+        case .object(let o)?: dimension(o["value"])
+        default: nil
+        }
+    }
+}

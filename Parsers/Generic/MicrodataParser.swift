@@ -1,0 +1,29 @@
+import TrawlCore
+
+/// schema.org microdata in `<meta itemprop>`: `contentURL` / `embedURL` when they name a
+/// media file, `thumbnailURL` as the still, `width` / `height`, `name`.
+public struct MicrodataParser: Parser {
+    public let name = "microdata"
+    public let stage = ParserStage.generic
+
+    public init() {}
+
+    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTML && info.origin == .document || info.origin == .domSnapshot }
+
+    public func parse(_ payload: Payload) throws -> ResultSet {
+        guard let document = payload.document else { return ResultSet() }
+        let still = document.firstMeta("thumbnailurl").flatMap(document.resolve)
+        let title = document.firstMeta("name") ?? document.firstMeta("og:title") ?? document.title
+        var collection = MediaCollection()
+        for key in ["contenturl", "embedurl"] {
+            for value in document.meta(key) {
+                guard let url = document.resolve(value) else { continue }
+                let hints = MediaHints(
+                    url: url, width: document.firstMeta("width").flatMap { Int($0) }, height: document.firstMeta("height").flatMap { Int($0) })
+                guard hints.isAnimatedMedia else { continue }
+                collection.insert(hints.media(parser: name, payload: payload, title: title, still: still))
+            }
+        }
+        return ResultSet(media: collection.media)
+    }
+}

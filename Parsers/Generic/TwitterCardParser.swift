@@ -1,0 +1,38 @@
+import TrawlCore
+
+/// Twitter (X) cards: `twitter:player:stream` (the raw video of a player card) and an animated
+/// `twitter:image`; a still `twitter:image` becomes the still of the stream.
+public struct TwitterCardParser: Parser {
+    public let name = "twitter-card"
+    public let stage = ParserStage.generic
+
+    public init() {}
+
+    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTML && info.origin == .document || info.origin == .domSnapshot }
+
+    public func parse(_ payload: Payload) throws -> ResultSet {
+        guard let document = payload.document else { return ResultSet() }
+        let title = document.firstMeta("twitter:title") ?? document.firstMeta("og:title") ?? document.title
+        let images = (document.meta("twitter:image") + document.meta("twitter:image:src")).compactMap(document.resolve)
+        let stillImage = images.first { MediaKind(urlString: $0) == .still || MediaKind(urlString: $0) == nil }
+        var collection = MediaCollection()
+        for stream in document.meta("twitter:player:stream").compactMap(document.resolve) {
+            let hints = MediaHints(
+                url: stream, mimeType: document.firstMeta("twitter:player:stream:content_type"),
+                width: document.firstMeta("twitter:player:width").flatMap { Int($0) },
+                height: document.firstMeta("twitter:player:height").flatMap { Int($0) })
+            if hints.isAnimatedMedia || hints.kind == nil {
+                var media = hints.media(parser: name, payload: payload, title: title, still: stillImage)
+                if hints.kind == nil { media.kind = .video }
+                collection.insert(media)
+            }
+        }
+        for image in images {
+            let hints = MediaHints(
+                url: image, width: document.firstMeta("twitter:image:width").flatMap { Int($0) },
+                height: document.firstMeta("twitter:image:height").flatMap { Int($0) })
+            if hints.isAnimatedMedia { collection.insert(hints.media(parser: name, payload: payload, title: title)) }
+        }
+        return ResultSet(media: collection.media)
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import Trawl
+import TrawlCore
+import TrawlTesting
+
+/// `trawl demo`: the main job with no network. Serves the sample pages the repository ships
+/// (`Recordings/samples`) on 127.0.0.1 and resolves each of them.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Resolve the bundled sample pages from a loopback server (no network needed).")
+
+    @Option(help: "The folder of sample pages and their manifest.json.")
+    var samples: String = "Recordings/samples"
+
+    @Flag(help: "One JSON object per media instead of tables.")
+    var json = false
+
+    struct Sample: Decodable {
+        var path: String
+        var file: String
+        var contentType: String
+        var expect: [String]
+    }
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: samples)
+        let manifest = folder.appendingPathComponent("manifest.json")
+        guard let data = try? Data(contentsOf: manifest) else {
+            throw ValidationError("no sample manifest at \(manifest.path); run from the repository's top folder or pass --samples")
+        }
+        let list = try JSONDecoder().decode([Sample].self, from: data)
+        var bodies: [String: (String, Data)] = [:]
+        for sample in list {
+            bodies[sample.path] = (sample.contentType, try Data(contentsOf: folder.appendingPathComponent(sample.file)))
+        }
+        let table = bodies
+        let server = try LoopbackServer { request in
+            guard let (type, body) = table[request.path] else { return .status(404) }
+            return .ok(headers: [("Content-Type", type)], body: body)
+        }
+        defer { server.shutdown() }
+
+        let provider = Trawl.makeProvider()
+        let output = OutputWriter(mode: json ? .jsonLines : .table)
+        var missing = 0
+        for sample in list where sample.contentType.hasPrefix("text/html") {
+            let url = server.url(sample.path).absoluteString
+            var found: [Media] = []
+            do {
+                for try await set in await provider.results(for: Request(url)) {
+                    found += set.media
+                    output.write(set, input: url)
+                }
+            } catch {
+                FileHandle.standardError.write(Data("trawl: \(url): \(error)\n".utf8))
+            }
+            output.flush(input: url, next: nil)
+            let urls = Set(found.flatMap(\.allURLs))
+            let expected = sample.expect.map { $0.hasPrefix("/") ? server.url($0).absoluteString : $0 }
+            let absent = expected.filter { !urls.contains($0) }
+            missing += absent.count
+            if !json {
+                print(absent.isEmpty ? "  ✓ \(sample.expect.count) expected media found\n" : "  ✗ missing: \(absent.joined(separator: ", "))\n")
+            }
+        }
+        throw ExitCode(missing == 0 ? 0 : 1)
+    }
+}
