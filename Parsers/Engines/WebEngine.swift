@@ -47,7 +47,13 @@ public struct WebEngine: Engine {
                 }
             }
             kept.append(payload)
-            emit(environment.parsers.parse(payload, stages: .structured), page: documentURL)
+            var set = environment.parsers.parse(payload, stages: .structured)
+            if payload.info.origin == .document, !set.media.isEmpty {
+                set.media = payload.body.withUnsafeBytes {
+                    SiblingRenditions.attach(to: set.media, from: $0.bindMemory(to: UInt8.self))
+                }
+            }
+            emit(set, page: documentURL)
         }
 
         if seen.count == 0 {

@@ -1,0 +1,36 @@
+# Trawl — the two commands a fresh machine needs (see README.md).
+#   make demo   resolve the bundled sample pages from a loopback server (no network)
+#   make test   the whole test suite
+SWIFT ?= swift
+APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev pkg-config
+
+.PHONY: deps build demo test bench clean
+
+# Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
+deps:
+	@missing=""; \
+	[ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || missing="$$missing libcurl4-openssl-dev"; \
+	[ -f /usr/include/libxml2/libxml/HTMLparser.h ] || missing="$$missing libxml2-dev"; \
+	[ -f /usr/include/zlib.h ] || missing="$$missing zlib1g-dev"; \
+	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+demo: deps
+	$(SWIFT) build --product trawl
+	$$($(SWIFT) build --show-bin-path)/trawl demo
+
+test: deps
+	$(SWIFT) test
+
+bench: deps
+	$(SWIFT) run -c release trawl-bench
+
+clean:
+	rm -rf .build

@@ -1,0 +1,53 @@
+import TrawlCore
+
+/// Finds the other formats of media a page is about: files named like a found media but with
+/// another extension, in the same folder (`…/ID/giphy.mp4` → `…/ID/giphy.webp`,
+/// `i.imgur.com/ID.gif` → `i.imgur.com/ID.mp4`). Sites list these formats in scripts that no
+/// metadata parser reads.
+public enum SiblingRenditions {
+    /// `media` with renditions added from media URLs in `text`.
+    public static func attach(to media: [Media], from text: UnsafeBufferPointer<UInt8>) -> [Media] {
+        guard !media.isEmpty else { return media }
+        let merged = mergeByStem(media)
+        var byStem: [String: [Int]] = [:]
+        for (index, item) in merged.enumerated() {
+            for url in item.allURLs { byStem[stem(url), default: []].append(index) }
+        }
+        var result = merged
+        var known = Set(media.flatMap(\.allURLs).map(CanonicalURL.key))
+        for url in RegexFallbackParser.scan(text, limit: 2000) where known.insert(CanonicalURL.key(url)).inserted {
+            guard let owners = byStem[stem(url)], let owner = owners.first else { continue }
+            result[owner].renditions.append(Rendition(url: url, kind: MediaKind(urlString: url) ?? .unknown))
+        }
+        return result
+    }
+
+    /// Media whose files share a stem are one media in several formats: the first found keeps
+    /// its primary, the others become its renditions.
+    static func mergeByStem(_ media: [Media]) -> [Media] {
+        var result: [Media] = []
+        var ownerOfStem: [String: Int] = [:]
+        for item in media {
+            if let owner = item.allURLs.lazy.compactMap({ ownerOfStem[stem($0)] }).first {
+                var known = Set(result[owner].allURLs.map(CanonicalURL.key))
+                let files = [Rendition(url: item.url, kind: item.kind, width: item.width, height: item.height, byteSize: item.byteSize)] + item.renditions
+                for file in files where known.insert(CanonicalURL.key(file.url)).inserted { result[owner].renditions.append(file) }
+                result[owner].still = result[owner].still ?? item.still
+                result[owner].title = result[owner].title ?? item.title
+            } else {
+                result.append(item)
+                for url in item.allURLs { ownerOfStem[stem(url)] = result.count - 1 }
+            }
+        }
+        return result
+    }
+
+    /// Scheme-less URL without query and extension: `media1.giphy.com/media/ID/giphy`.
+    static func stem(_ url: String) -> String {
+        var s = Substring(CanonicalURL.key(url))
+        if let q = s.firstIndex(where: { $0 == "?" || $0 == "#" }) { s = s[..<q] }
+        if let scheme = s.range(of: "://") { s = s[scheme.upperBound...] }
+        if let slash = s.lastIndex(of: "/"), let dot = s[slash...].lastIndex(of: ".") { s = s[..<dot] }
+        return String(s)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+@testable import TrawlCore
+
+@Suite("Query and pagination")
+struct QueryTests {
+    @Test func commandParametersAndTerm() {
+        let query = Query(parsing: #"!GIPHY hello world rating:g lang:"en us" rating:pg"#)
+        #expect(query.command == "giphy")
+        #expect(query.parameters == ["rating": "g", "lang": "en us"])
+        #expect(query.term == "hello world")
+        #expect(query.url == nil)
+    }
+
+    @Test func plainSearch() {
+        let query = Query(parsing: "cats rating:g")
+        #expect(query.command == nil)
+        #expect(query.term == "cats")
+        #expect(query.parameters["rating"] == "g")
+    }
+
+    @Test func urlNeedsSchemeAndHost() {
+        let url = Query(parsing: "https://giphy.com/gifs/cat-123?utm=x")
+        #expect(url.url?.host == "giphy.com")
+        #expect(url.parameters.isEmpty)
+        #expect(url.term == "https://giphy.com/gifs/cat-123?utm=x")
+        #expect(Query(parsing: "mailto:someone@example.com").url == nil)
+        #expect(Query(parsing: "giphy.com/gifs").url == nil)
+        #expect(Query(parsing: "http://").url == nil)
+    }
+
+    @Test func quotedTermStaysTerm() {
+        let query = Query(parsing: #""time:10" !tenor"#)
+        #expect(query.term == "time:10")
+        #expect(query.command == "tenor")
+    }
+
+    @Test func paginationTokensRoundTrip() {
+        for value in [Pagination.offset(25), .cursor("CAgQ1w"), .cursor("25"), .start] {
+            #expect(Pagination(token: value.token) == value)
+        }
+        #expect(Pagination(token: "7") == .offset(7))
+        #expect(Pagination(token: "cursor:") == nil)
+        #expect(Pagination(token: "nonsense") == nil)
+    }
+}
+
+@Suite("Canonical URLs and merging")
+struct CanonicalURLTests {
+    @Test func escapesFold() {
+        let forms = [
+            "https://i.imgur.com/a.gif?x=1&y=2",
+            "https://i.imgur.com/a.gif?x=1&amp;y=2",
+            #"https:\/\/i.imgur.com\/a.gif?x=1\u0026y=2"#,
+            "//I.IMGUR.COM/a.gif?x=1&#38;y=2",
+            "http://i.imgur.com:80/a.gif?x=1&y=2#frag",
+        ]
+        #expect(Set(forms.map(CanonicalURL.key)).count == 1)
+    }
+
+    @Test func mergeKeepsEachFileOnceAndFillsFields() {
+        let origin = Provenance(parser: "a", origin: .document)
+        var collection = MediaCollection()
+        collection.insert(Media(url: "https://x.example/a.mp4", kind: .mp4, provenance: origin))
+        collection.insert(Media(url: "https:\\/\\/x.example\\/a.mp4", kind: .mp4, width: 480, title: "A", provenance: origin))
+        collection.insert(Media(url: "https://x.example/b.gif", kind: .gif, renditions: [Rendition(url: "https://x.example/a.mp4", kind: .mp4)], provenance: origin))
+        #expect(collection.count == 1)
+        #expect(collection.media[0].width == 480)
+        #expect(collection.media[0].title == "A")
+        #expect(collection.media[0].renditions.map(\.url) == ["https://x.example/b.gif"])
+    }
+
+    @Test func redactionHidesSecrets() {
+        let url = Redaction.url("https://user:pw@api.example/v1?q=cats&api_key=SECRET&Token=T2#x")
+        #expect(!url.contains("SECRET") && !url.contains("T2") && !url.contains("pw"))
+        #expect(url.contains("q=cats"))
+    }
+
+    @Test func unescapeSurrogatePairs() {
+        #expect(Unescape.jsonEscapes(#"\ud83d\ude00 \u00e9"#) == "😀 é")
+        #expect(Unescape.htmlEntities("&lt;a&gt; &#x41;&#66; &bogus; &") == "<a> AB &bogus; &")
+    }
+}
