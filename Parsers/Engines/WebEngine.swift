@@ -11,7 +11,9 @@ public struct WebEngine: Engine {
     public init() {}
 
     public func handler(for request: Request) throws -> Handler {
-        guard let url = request.query.url ?? Query.url(fromLoose: request.query.term) else {
+        // `!web file:///page.html` names the engine outright: any URL with a scheme will do.
+        let explicit = URL(string: request.query.term).flatMap { $0.scheme == nil ? nil : $0 }
+        guard let url = request.query.url ?? explicit ?? Query.url(fromLoose: request.query.term) else {
             throw SearchError(.invalidRequest, "'\(request.query.raw)' is not a URL with a scheme and a host")
         }
         return Handler { environment, continuation in
