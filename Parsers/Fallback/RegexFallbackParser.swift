@@ -114,15 +114,8 @@ public struct RegexFallbackParser: Parser {
             // Imgur's .gifv is an HTML page around the .mp4 of the same name.
             if let dot = url.range(of: ".gifv", options: .backwards) { url.replaceSubrange(dot, with: ".mp4") }
         }
-        let hints = MediaHints(url: url)
-        if let kind = MediaKind(urlString: url) {
-            guard kind.isAnimated, kind != .video || hints.isAnimatedMedia else { return nil }
-        } else {
-            guard KnownMediaHosts.isMediaHost(url), hints.isAnimatedMedia || KnownMediaHosts.kind(of: url) != nil else { return nil }
-            // Extensionless URLs on media hosts: only video hosts mean a file.
-            guard KnownMediaHosts.kind(of: url) != nil else { return nil }
-        }
-        guard hints.isAnimatedMedia, !Decorations.isDecoration(url, width: nil, height: nil) else { return nil }
+        // The kind comes from the extension, or (extensionless) from a video-only host.
+        guard MediaHints(url: url).isAnimatedMedia, !Decorations.isDecoration(url, width: nil, height: nil) else { return nil }
         return url
     }
 

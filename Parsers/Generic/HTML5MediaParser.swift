@@ -9,7 +9,7 @@ public struct HTML5MediaParser: Parser {
 
     public init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTML && info.origin == .document || info.origin == .domSnapshot }
+    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument }
 
     public func parse(_ payload: Payload) throws -> ResultSet {
         guard let document = payload.document else { return ResultSet() }

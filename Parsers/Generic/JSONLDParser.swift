@@ -18,12 +18,7 @@ public struct JSONLDParser: Parser {
     static let mediaTypes: Set<String> = ["videoobject", "imageobject", "mediaobject", "clip", "movie", "3dmodel"]
 
     public func parse(_ payload: Payload) throws -> ResultSet {
-        let root: JSONValue
-        do {
-            root = try JSONValue(parsing: payload.body)
-        } catch {
-            throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "ld+json is not JSON (\(error))")
-        }
+        let root = try payload.json(parser: name, what: "ld+json")
         let base = payload.info.url.absoluteString
         var collection = MediaCollection()
         root.walk { value in

@@ -49,14 +49,6 @@ enum KnownMediaHosts {
         if host == "video.twimg.com" { return .mp4 }
         return nil
     }
-
-    /// Whether `url` is on a host that only serves media (used by the fallback to accept
-    /// extensionless URLs).
-    static func isMediaHost(_ url: String) -> Bool {
-        guard let host = host(of: url)?.lowercased() else { return false }
-        return host == "v.redd.it" || host == "video.twimg.com" || host == "i.imgur.com"
-            || host.hasSuffix(".giphy.com") && host.hasPrefix("media") || host == "media.tenor.com" || host == "c.tenor.com"
-    }
 }
 
 /// Tracking pixels and spinners: GIFs that are not what a page is about.

@@ -15,12 +15,7 @@ public struct OEmbedParser: Parser {
     }
 
     public func parse(_ payload: Payload) throws -> ResultSet {
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsing: payload.body)
-        } catch {
-            throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "oEmbed response is not JSON")
-        }
+        let json = try payload.json(parser: name, what: "oEmbed response")
         guard json["type"]?.string != nil || json["version"] != nil else {
             throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no oEmbed 'type' or 'version'")
         }

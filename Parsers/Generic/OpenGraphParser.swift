@@ -12,7 +12,7 @@ public struct OpenGraphParser: Parser {
 
     public init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTML && info.origin == .document || info.origin == .domSnapshot }
+    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument }
 
     struct Object {
         var hints: MediaHints

@@ -57,6 +57,9 @@ public struct PayloadInfo: Sendable, Hashable {
     }
 
     public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// A whole HTML page (fetched, or serialized by a browser): what metadata parsers read.
+    public var isHTMLDocument: Bool { isHTML && origin == .document || origin == .domSnapshot }
 }
 
 /// A `Content-Type` value split into its media type and charset.
