@@ -17,35 +17,18 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "One JSON object per media instead of tables.")
     var json = false
 
-    struct Sample: Decodable {
-        var path: String
-        var file: String
-        var contentType: String
-        var expect: [String]
-    }
-
     func run() async throws {
         let folder = URL(fileURLWithPath: samples)
-        let manifest = folder.appendingPathComponent("manifest.json")
-        guard let data = try? Data(contentsOf: manifest) else {
-            throw ValidationError("no sample manifest at \(manifest.path); run from the repository's top folder or pass --samples")
+        guard let list = try? SamplePage.load(from: folder) else {
+            throw ValidationError("no readable sample manifest at \(folder.appendingPathComponent("manifest.json").path); run from the repository's top folder or pass --samples")
         }
-        let list = try JSONDecoder().decode([Sample].self, from: data)
-        var bodies: [String: (String, Data)] = [:]
-        for sample in list {
-            bodies[sample.path] = (sample.contentType, try Data(contentsOf: folder.appendingPathComponent(sample.file)))
-        }
-        let table = bodies
-        let server = try LoopbackServer { request in
-            guard let (type, body) = table[request.path] else { return .status(404) }
-            return .ok(headers: [("Content-Type", type)], body: body)
-        }
+        let server = try SamplePage.server(for: list, in: folder)
         defer { server.shutdown() }
 
         let provider = Trawl.makeProvider()
         let output = OutputWriter(mode: json ? .jsonLines : .table)
         var missing = 0
-        for sample in list where sample.contentType.hasPrefix("text/html") {
+        for sample in list where sample.isHTML {
             let url = server.url(sample.path).absoluteString
             var found: [Media] = []
             do {
@@ -58,7 +41,7 @@ struct DemoCommand: AsyncParsableCommand {
             }
             output.flush(input: url, next: nil)
             let urls = Set(found.flatMap(\.allURLs))
-            let expected = sample.expect.map { $0.hasPrefix("/") ? server.url($0).absoluteString : $0 }
+            let expected = sample.expectedURLs(base: "http://\(server.host):\(server.port)")
             let absent = expected.filter { !urls.contains($0) }
             missing += absent.count
             if !json {

@@ -25,18 +25,15 @@ func overHTTP(_ url: String) -> String {
 struct CorpusRecallTests {
     @Test func genericParsersRecallOnRealSitePages() async throws {
         let entries = try Corpus.siteEntries()
-        var bodies: [String: (String, Data)] = [:]
+        var files: [String: TestResponse] = [:]
         for entry in entries {
             // The path and query exactly as written (URL.path drops a trailing slash).
             let afterScheme = entry.url.split(separator: "://", maxSplits: 1).last ?? ""
             let target = afterScheme.firstIndex(of: "/").map { String(afterScheme[$0...]) } ?? "/"
-            bodies[target] = (entry.kind == "json" ? "application/json" : "text/html; charset=utf-8", try Data(contentsOf: entry.path))
+            let type = entry.kind == "json" ? "application/json" : "text/html; charset=utf-8"
+            files[target] = .ok(headers: [("Content-Type", type)], body: try Data(contentsOf: entry.path))
         }
-        let table = bodies
-        let server = try LoopbackServer { request in
-            guard let (type, body) = table[request.target] else { return .status(404) }
-            return .ok(headers: [("Content-Type", type)], body: body)
-        }
+        let server = try LoopbackServer(files: files)
         defer { server.shutdown() }
 
         var expectedTotal = 0
@@ -144,29 +141,16 @@ struct MisbehavingServerTests {
 
 @Suite("Bundled samples")
 struct SampleTests {
-    struct Sample: Decodable {
-        var path: String
-        var file: String
-        var contentType: String
-        var expect: [String]
-    }
-
     @Test func everySampleYieldsItsMedia() async throws {
         let folder = Corpus.repositoryRoot.appendingPathComponent("Recordings/samples")
-        let samples = try JSONDecoder().decode([Sample].self, from: Data(contentsOf: folder.appendingPathComponent("manifest.json")))
-        var table: [String: (String, Data)] = [:]
-        for sample in samples { table[sample.path] = (sample.contentType, try Data(contentsOf: folder.appendingPathComponent(sample.file))) }
-        let bodies = table
-        let server = try LoopbackServer { request in
-            guard let (type, body) = bodies[request.path] else { return .status(404) }
-            return .ok(headers: [("Content-Type", type)], body: body)
-        }
+        let samples = try SamplePage.load(from: folder)
+        let server = try SamplePage.server(for: samples, in: folder)
         defer { server.shutdown() }
-        for sample in samples where sample.contentType.hasPrefix("text/html") {
+        for sample in samples where sample.isHTML {
             let base = "http://sample.example"
             let sets = try await resolveAll(base + sample.path, server: server)
             let urls = Set(sets.flatMap(\.media).flatMap(\.allURLs))
-            for expected in sample.expect.map({ $0.hasPrefix("/") ? base + $0 : $0 }) {
+            for expected in sample.expectedURLs(base: base) {
                 #expect(urls.contains(expected), "\(sample.file): \(expected)")
             }
             if sample.expect.isEmpty { #expect(urls.isEmpty, "\(sample.file) should have no media: \(urls)") }
