@@ -62,7 +62,7 @@ public struct RegexFallbackParser: Parser {
             guard start >= 0 else { i += 1; continue }
             let end = urlEnd(text, from: hostStart)
             i = max(end, i + 1)
-            guard end - start < 4096 else { continue }
+            guard end - start < 4096, mayBeMedia(text, hostStart: hostStart, end: end) else { continue }
             let raw = String(decoding: UnsafeBufferPointer(rebasing: text[start..<end]), as: UTF8.self)
             guard let url = mediaURL(raw), seen.insert(CanonicalURL.key(url)).inserted else { continue }
             results.append(url)
@@ -117,6 +117,37 @@ public struct RegexFallbackParser: Parser {
         // The kind comes from the extension, or (extensionless) from a video-only host.
         guard MediaHints(url: url).isAnimatedMedia, !Decorations.isDecoration(url, width: nil, height: nil) else { return nil }
         return url
+    }
+
+    /// A byte-level pre-check that ``mediaURL(_:)`` could accept the URL: its path ends in an
+    /// animated-media extension or its host serves only video. Most URLs on a page are links
+    /// and scripts; rejecting them here skips building, unescaping and normalising a String.
+    static func mayBeMedia(_ text: UnsafeBufferPointer<UInt8>, hostStart: Int, end: Int) -> Bool {
+        var hostEnd = hostStart
+        while hostEnd < end, text[hostEnd] != UInt8(ascii: "/"), text[hostEnd] != UInt8(ascii: "\\"),
+              text[hostEnd] != UInt8(ascii: "?"), text[hostEnd] != UInt8(ascii: "#"), text[hostEnd] != UInt8(ascii: ":") {
+            hostEnd += 1
+        }
+        if matches(text, hostStart..<hostEnd, "v.redd.it") || matches(text, hostStart..<hostEnd, "video.twimg.com") { return true }
+        var pathEnd = hostEnd
+        while pathEnd < end, text[pathEnd] != UInt8(ascii: "?"), text[pathEnd] != UInt8(ascii: "#") { pathEnd += 1 }
+        // mediaURL strips trailing punctuation before it reads the extension.
+        while pathEnd > hostEnd, trailingPunctuation.contains(text[pathEnd - 1]) { pathEnd -= 1 }
+        var dot = pathEnd
+        while dot > hostEnd, text[dot - 1] != UInt8(ascii: "."), text[dot - 1] != UInt8(ascii: "/"), pathEnd - dot <= 5 { dot -= 1 }
+        guard dot > hostEnd, text[dot - 1] == UInt8(ascii: ".") else { return false }
+        return animatedExtensions.contains { matches(text, dot..<pathEnd, $0) }
+    }
+
+    private static let trailingPunctuation: [UInt8] = Array(".,;:!".utf8)
+    private static let animatedExtensions: [StaticString] = ["gif", "gifv", "mp4", "m4v", "mov", "webm", "webp", "apng"]
+
+    /// Whether `text[range]` equals the ASCII `word`, ignoring case.
+    private static func matches(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ word: StaticString) -> Bool {
+        guard range.count == word.utf8CodeUnitCount else { return false }
+        let w = word.utf8Start
+        for k in 0..<range.count where text[range.lowerBound + k] | 0x20 != w[k] | 0x20 { return false }
+        return true
     }
 
     static func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") }

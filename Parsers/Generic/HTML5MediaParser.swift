@@ -48,7 +48,7 @@ public struct HTML5MediaParser: Parser {
                 references += element.srcset.reversed()
                 references += sources
                 let candidates: [MediaHints] = references.compactMap { reference in
-                    guard let url = document.resolve(reference) else { return nil }
+                    guard Self.mayNameAnimatedImage(reference), let url = document.resolve(reference) else { return nil }
                     let hints = MediaHints(url: url, width: element.width, height: element.height)
                     return hints.isAnimatedMedia && Self.imageKinds.contains(hints.kind ?? .unknown) ? hints : nil
                 }
@@ -71,6 +71,28 @@ public struct HTML5MediaParser: Parser {
     }
 
     static let imageKinds: Set<MediaKind> = [.gif, .webp, .apng]
+
+    /// Whether a reference can name a GIF, WebP or APNG at all (its extension is one of
+    /// them): most `<img>`s on a page are JPEGs and PNGs, not worth resolving.
+    static func mayNameAnimatedImage(_ reference: String) -> Bool {
+        var reference = reference
+        return reference.withUTF8 { bytes in
+            var i = 0
+            while i + 4 <= bytes.count {
+                if bytes[i] == UInt8(ascii: ".") {
+                    let a = bytes[i + 1] | 0x20, b = bytes[i + 2] | 0x20, c = bytes[i + 3] | 0x20
+                    if a == UInt8(ascii: "g") && b == UInt8(ascii: "i") && c == UInt8(ascii: "f") { return true }
+                    if i + 5 <= bytes.count {
+                        let d = bytes[i + 4] | 0x20
+                        if a == UInt8(ascii: "w") && b == UInt8(ascii: "e") && c == UInt8(ascii: "b") && d == UInt8(ascii: "p") { return true }
+                        if a == UInt8(ascii: "a") && b == UInt8(ascii: "p") && c == UInt8(ascii: "n") && d == UInt8(ascii: "g") { return true }
+                    }
+                }
+                i += 1
+            }
+            return false
+        }
+    }
 
     /// MP4 plays everywhere; then WebM; then anything else.
     static func best(_ files: [MediaHints]) -> MediaHints? {

@@ -19,7 +19,7 @@ struct MediaHints {
     var isAnimatedMedia: Bool {
         guard let kind, kind.isAnimated else { return false }
         let lower = url.lowercased()
-        return !lower.hasPrefix("blob:") && !lower.contains(".m3u8") && !lower.contains(".mpd")
+        return !lower.hasPrefix("blob:") && lower.utf8.firstRange(of: ".m3u8".utf8) == nil && lower.utf8.firstRange(of: ".mpd".utf8) == nil
     }
 
     func media(parser: String, payload: Payload, title: String? = nil, still: String? = nil) -> Media {
@@ -37,7 +37,7 @@ struct MediaHints {
 /// Hosts that serve GIF-like media without telling by extension.
 enum KnownMediaHosts {
     static func host(of url: String) -> Substring? {
-        guard let schemeEnd = url.range(of: "://") else { return nil }
+        guard let schemeEnd = url.utf8.firstRange(of: "://".utf8) else { return nil }
         let rest = url[schemeEnd.upperBound...]
         return rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != ":" }
     }

@@ -17,7 +17,7 @@ public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// The kind a MIME type names (`image/gif`, `video/mp4; codecs=…`), if any.
     public init?(mimeType: String) {
-        let type = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let type = mimeType.split(separator: ";").first.map { $0.trimmedWhitespace.lowercased() } ?? ""
         switch type {
         case "image/gif": self = .gif
         case "video/mp4", "video/quicktime": self = .mp4
@@ -47,13 +47,16 @@ public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// The lower-cased extension of a URL's path: no query, no fragment.
     public static func pathExtension(of urlString: String) -> String? {
-        var path = Substring(urlString)
-        if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<cut] }
-        guard let slash = path.lastIndex(of: "/") else { return nil }
+        // Read as UTF-8 bytes: every delimiter is ASCII, and Character indexing cost more than
+        // the rest of a parser's work on image-heavy pages.
+        let utf8 = urlString.utf8
+        var path = utf8[...]
+        if let cut = path.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { path = path[..<cut] }
+        guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return nil }
         let last = path[path.index(after: slash)...]
-        guard let dot = last.lastIndex(of: ".") else { return nil }
+        guard let dot = last.lastIndex(of: UInt8(ascii: ".")) else { return nil }
         let ext = last[last.index(after: dot)...]
         guard !ext.isEmpty, ext.count <= 5 else { return nil }
-        return ext.lowercased()
+        return String(decoding: ext, as: UTF8.self).lowercased()
     }
 }

@@ -7,7 +7,7 @@ public enum URLResolver {
     /// an app should not downgrade. Returns `nil` for `javascript:`, `blob:`, `data:` and
     /// anything unparseable.
     public static func resolve(_ reference: String, base: String?) -> String? {
-        let trimmed = reference.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = reference.trimmedWhitespace
         guard !trimmed.isEmpty else { return nil }
         let lower = trimmed.prefix(11).lowercased()
         if lower.hasPrefix("javascript:") || lower.hasPrefix("blob:") || lower.hasPrefix("data:") || lower.hasPrefix("about:") {

@@ -2,7 +2,7 @@
 public enum Unescape {
     /// Decodes `&amp;`, `&quot;`, `&lt;`, `&gt;`, `&apos;`, `&#NN;` and `&#xNN;`.
     public static func htmlEntities(_ s: String) -> String {
-        guard s.contains("&") else { return s }
+        guard s.utf8.contains(UInt8(ascii: "&")) else { return s }
         var out = ""
         out.reserveCapacity(s.utf8.count)
         var i = s.startIndex
@@ -45,7 +45,7 @@ public enum Unescape {
 
     /// Decodes JSON string escapes left in text: `\/`, `\\`, `\"`, `\uXXXX` (surrogate pairs too).
     public static func jsonEscapes(_ s: String) -> String {
-        guard s.contains("\\") else { return s }
+        guard s.utf8.contains(UInt8(ascii: "\\")) else { return s }
         var scalars = String.UnicodeScalarView()
         var it = Array(s.unicodeScalars)[...]
         while let c = it.popFirst() {

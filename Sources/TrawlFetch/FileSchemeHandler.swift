@@ -33,6 +33,12 @@ public struct FileSchemeHandler: SchemeHandler {
                     if let size { headers.add(name: "Content-Length", value: String(size)) }
                     continuation.yield(.head(ResponseHead(url: url, status: 200, headers: headers)))
                     var total = 0
+                    if let size, size > 0 {
+                        // Known size within the cap: one read, one buffer, no pieces to join.
+                        let body = try handle.read(upToCount: size) ?? Data()
+                        total = body.count
+                        if !body.isEmpty { continuation.yield(.body(body)) }
+                    }
                     while true {
                         try Task.checkCancellation()
                         guard let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty else { break }

@@ -52,7 +52,18 @@ public final class Loader: PayloadTransport {
             for try await event in stream(request) {
                 switch event {
                 case .head(let h): head = h
-                case .body(let piece): body.append(piece)
+                case .body(let piece):
+                    if body.isEmpty {
+                        // The first piece is kept as it is (a file arrives in one piece).
+                        body = piece
+                    } else {
+                        if body.count == piece.count, let length = head?.headers["content-length"].flatMap({ Int($0) }) {
+                            // Grown by doubling, a body briefly needs twice its size; the
+                            // declared length (within the cap) lets it be allocated once.
+                            body.reserveCapacity(min(length, configuration.maxBodySize))
+                        }
+                        body.append(piece)
+                    }
                 }
             }
         } catch let error as FetchError {

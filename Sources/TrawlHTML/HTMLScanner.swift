@@ -22,8 +22,7 @@ public struct HTMLScanner: DocumentScanner {
 
     public func scan(_ payload: Payload) throws -> ScannedDocument {
         let stream = HTMLStreamScanner(url: payload.info.url.absoluteString, declaredCharset: payload.info.charset, configuration: self)
-        stream.feed(payload.body)
-        var scanned = try stream.finish()
+        var scanned = try stream.finish(last: payload.body)
         for index in scanned.embedded.indices {
             scanned.embedded[index].info.requestURL = payload.info.requestURL
             scanned.embedded[index].info.status = payload.info.status
@@ -34,8 +33,7 @@ public struct HTMLScanner: DocumentScanner {
     /// Scans bytes in one piece.
     public func scan(_ body: Data, url: String, declaredCharset: String? = nil) throws -> ScannedDocument {
         let stream = HTMLStreamScanner(url: url, declaredCharset: declaredCharset, configuration: self)
-        stream.feed(body)
-        return try stream.finish()
+        return try stream.finish(last: body)
     }
 }
 
@@ -70,16 +68,50 @@ public final class HTMLStreamScanner {
 
     /// Feeds the next piece of the document.
     public func feed(_ bytes: Data) {
+        if parser == nil, pending.isEmpty, bytes.count >= 2 * Charset.metaWindow {
+            // Enough bytes to decide the charset from them alone: no need to copy them first.
+            bytes.withUnsafeBytes { startIfDecided($0.bindMemory(to: UInt8.self), isComplete: false) }
+            if let charset, parser != nil {
+                feedDirect(bytes.dropFirst(charset.skip))
+                return
+            }
+        }
+        if parser != nil, pending.isEmpty {
+            feedDirect(bytes)
+            return
+        }
         pending.append(contentsOf: bytes)
         if parser == nil {
             while asciiPrefix < pending.count, pending[asciiPrefix] < 0x80 { asciiPrefix += 1 }
             let mayDecide = pending.count <= 2 * Charset.metaWindow || asciiPrefix < pending.count
             if mayDecide, pending.count >= lastAttempt + 4096 {
                 lastAttempt = pending.count
-                startIfDecided(isComplete: false)
+                startPendingIfDecided(isComplete: false)
             }
         }
         if parser != nil { flush(all: false) }
+    }
+
+    /// Nothing waits: hands whole blocks straight from the caller's bytes and keeps only the
+    /// tail, so a document scanned in one piece is never copied.
+    private func feedDirect(_ bytes: Data) {
+        guard let parser else { return }
+        feedBlocks(bytes, to: parser, tail: false)
+    }
+
+    /// Feeds `bytes` in whole blocks; the remainder goes to `pending`, or, when `tail`, to libxml2.
+    private func feedBlocks(_ bytes: Data, to parser: PushParser, tail: Bool) {
+        let whole = tail ? bytes.count : bytes.count - bytes.count % Self.blockSize
+        bytes.withUnsafeBytes { raw in
+            let all = raw.bindMemory(to: UInt8.self)
+            var offset = 0
+            while offset < whole {
+                let end = min(offset + Self.blockSize, whole)
+                parser.feed(UnsafeBufferPointer(rebasing: all[offset..<end]))
+                offset = end
+            }
+            pending.append(contentsOf: all[whole...])
+        }
     }
 
     /// Hands whole blocks (or, at the end, everything) to libxml2.
@@ -98,24 +130,44 @@ public final class HTMLStreamScanner {
         pending.removeFirst(whole)
     }
 
+    /// Feeds the last piece and ends the document: a document handed over in one piece this
+    /// way goes to libxml2 straight from `bytes`, never copied.
+    public func finish(last bytes: Data) throws -> ScannedDocument {
+        if parser == nil, pending.isEmpty {
+            bytes.withUnsafeBytes { startIfDecided($0.bindMemory(to: UInt8.self), isComplete: true) }
+            if let parser, let charset {
+                feedBlocks(bytes.dropFirst(charset.skip), to: parser, tail: true)
+                parser.finish()
+                return Self.result(parser.state, charset: charset, configuration: configuration)
+            }
+        }
+        feed(bytes)
+        return try finish()
+    }
+
     /// Ends the document and returns what the scan found.
     /// - Throws: ``HTMLError`` when libxml2 cannot start a parser (out of memory).
     public func finish() throws -> ScannedDocument {
-        if parser == nil { startIfDecided(isComplete: true) }
+        if parser == nil { startPendingIfDecided(isComplete: true) }
         flush(all: true)
         guard let parser, let charset else { throw HTMLError(url: url, reason: "libxml2 could not create a parser") }
         parser.finish()
         return Self.result(parser.state, charset: charset, configuration: configuration)
     }
 
-    private func startIfDecided(isComplete: Bool) {
-        let decided = pending.withUnsafeBufferPointer { Charset.detect($0, declared: declaredCharset, isComplete: isComplete) }
-        guard let decided else { return }
+    private func startPendingIfDecided(isComplete: Bool) {
+        pending.withUnsafeBufferPointer { startIfDecided($0, isComplete: isComplete) }
+        if let charset, parser != nil { pending.removeFirst(min(charset.skip, pending.count)) }
+    }
+
+    /// Decides the charset from `bytes` (the document's first bytes) and starts libxml2 once
+    /// it is known; the caller drops ``Charset/skip`` bytes (a BOM) before feeding.
+    private func startIfDecided(_ bytes: UnsafeBufferPointer<UInt8>, isComplete: Bool) {
+        guard let decided = Charset.detect(bytes, declared: declaredCharset, isComplete: isComplete) else { return }
         charset = decided
         let state = ScanState(url: url, charset: decided.name, maxScriptBytes: configuration.maxScriptBytes)
         guard let parser = PushParser(state: state, encoding: decided.name) else { return }
         self.parser = parser
-        pending.removeFirst(min(decided.skip, pending.count))
     }
 
     static func result(_ state: ScanState, charset: Charset, configuration: HTMLScanner) -> ScannedDocument {

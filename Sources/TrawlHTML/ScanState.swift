@@ -38,7 +38,7 @@ final class ScanState {
         case .link:
             guard let href = attributes["href"], let rel = attributes["rel"] ?? attributes["itemprop"] else { return }
             summary.links.append(LinkTag(
-                rel: rel.lowercased().split(whereSeparator: \.isWhitespace).map(String.init), href: href,
+                rel: rel.lowercased().utf8.split(whereSeparator: { $0 <= 0x20 }).map { String(decoding: $0, as: UTF8.self) }, href: href,
                 type: attributes["type"]?.lowercased(), as: attributes["as"]?.lowercased(), title: attributes["title"]))
         case .base:
             if summary.baseHref == nil { summary.baseHref = attributes["href"] }
@@ -87,7 +87,7 @@ final class ScanState {
             guard capture == .title else { return }
             capture = .none
             sawTitle = true
-            let title = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let title = String(decoding: text, as: UTF8.self).trimmedWhitespace
             if !title.isEmpty { summary.title = title }
         case .video, .audio:
             _ = mediaParents.popLast()
@@ -110,13 +110,14 @@ final class ScanState {
 
     /// `srcset` candidates ordered by their descriptor, largest last.
     static func parseSrcset(_ value: String) -> [String] {
+        // UTF-8 bytes, split on ASCII commas and spaces (the only separators srcset has).
         var candidates: [(url: String, weight: Double)] = []
-        for part in value.split(separator: ",") {
-            let fields = part.split(whereSeparator: \.isWhitespace)
+        for part in value.utf8.split(separator: UInt8(ascii: ",")) {
+            let fields = part.split(whereSeparator: { $0 <= 0x20 })
             guard let url = fields.first else { continue }
             var weight = 1.0
-            if fields.count > 1, let d = Double(fields[1].dropLast()) { weight = d }
-            candidates.append((String(url), weight))
+            if fields.count > 1, let d = Double(String(decoding: fields[1].dropLast(), as: UTF8.self)) { weight = d }
+            candidates.append((String(decoding: url, as: UTF8.self), weight))
         }
         return candidates.sorted { $0.weight < $1.weight }.map(\.url)
     }
@@ -174,6 +175,6 @@ struct Attributes {
     }
 
     func int(_ name: StaticString) -> Int? {
-        self[name].flatMap { Int($0.trimmingCharacters(in: .whitespaces).prefix { $0.isNumber }) }
+        self[name].flatMap { Int($0.trimmedWhitespace.prefix { $0.isNumber }) }
     }
 }

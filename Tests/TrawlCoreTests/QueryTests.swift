@@ -82,3 +82,15 @@ struct CanonicalURLTests {
         #expect(Unescape.htmlEntities("&lt;a&gt; &#x41;&#66; &bogus; &") == "<a> AB &bogus; &")
     }
 }
+
+@Suite("Whitespace")
+struct WhitespaceTests {
+    /// The fast trim drops what Foundation's `.whitespacesAndNewlines` drops, no more, no less.
+    @Test(arguments: [
+        "", " ", "  a b  ", "\t\n\r\u{0B}\u{0C}x\u{85}", "\u{A0}nbsp\u{A0}", "\u{3000}ideographic\u{2003}", "\u{2028}line\u{2029}",
+        "é ", " 😀 ", "\u{200B}zero-width\u{200B}", "a\u{1680}", "\u{FEFF}bom",
+    ])
+    func matchesFoundation(_ text: String) {
+        #expect(text.trimmedWhitespace == text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}

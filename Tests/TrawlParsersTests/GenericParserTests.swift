@@ -99,6 +99,25 @@ struct RegexFallbackTests {
         ])
     }
 
+    /// The byte pre-check may only skip URLs the full check rejects too.
+    @Test(arguments: [
+        ("https://m.example/a.GIF", true), ("https://m.example/a.gif.", true), ("https://m.example/a.mp4?x=1#y", true),
+        ("https://V.REDD.IT/abc", true), (#"https:\/\/m.example\/a.webm"#, true), ("https://m.example/a.gifv", true),
+        ("https://m.example/a.apng,", true), ("//m.example/x/y.webp", true), ("https://video.twimg.com/tweet_video/x", true),
+        ("https://m.example/a.MOV;", true), ("https://m.example:8080/a.m4v", true),
+        ("https://m.example/a.jpg", false), ("https://m.example/page", false), ("https://m.example/a.gif/", false),
+        ("https://m.example/?f=a.gif", false),
+    ])
+    func preCheckNeverSkipsMedia(_ url: String, isMedia: Bool) {
+        let bytes = Array(url.utf8)
+        // The host starts after "//", or after its JSON-escaped form.
+        let marker = url.range(of: #"\/\/"#) ?? url.range(of: "//")!
+        let hostStart = url.utf8.distance(from: url.startIndex, to: marker.upperBound)
+        let mayBe = bytes.withUnsafeBufferPointer { RegexFallbackParser.mayBeMedia($0, hostStart: hostStart, end: $0.count) }
+        #expect((RegexFallbackParser.mediaURL(url) != nil) == isMedia)
+        if isMedia { #expect(mayBe, "pre-check rejected \(url)") }
+    }
+
     @Test func thirtyMegabyteSingleLine() {
         // One line of 30 MB: URL-ish noise with few matches; one pass must get through it.
         var line = [UInt8]()
