@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "Trawl", targets: ["Trawl"]),
         .library(name: "TrawlCore", targets: ["TrawlCore"]),
+        .library(name: "TrawlRecordings", targets: ["TrawlRecordings"]),
         .executable(name: "trawl", targets: ["trawl"]),
     ],
     dependencies: [
@@ -47,10 +48,15 @@ let package = Package(
             dependencies: ["TrawlCore"],
             path: "Parsers",
             swiftSettings: swiftSettings),
+        // HAR 1.2 recording and replay, case files and their verdicts.
+        .target(
+            name: "TrawlRecordings",
+            dependencies: ["TrawlCore"],
+            swiftSettings: swiftSettings),
         .target(
             name: "Trawl",
             dependencies: [
-                "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers",
+                "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlRecordings",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
@@ -89,7 +95,10 @@ let package = Package(
             name: "TrawlParsersTests", dependencies: ["TrawlParsers", "TrawlHTML", "TrawlTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlTests", dependencies: ["Trawl", "TrawlTesting"],
+            name: "TrawlRecordingsTests", dependencies: ["TrawlRecordings", "Trawl", "TrawlTesting"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlTests", dependencies: ["Trawl", "TrawlRecordings", "TrawlTesting"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -1,8 +1,10 @@
+import Foundation
 import Logging
 import TrawlCore
 import TrawlFetch
 import TrawlHTML
 import TrawlParsers
+import TrawlRecordings
 
 /// The composition root: the default environment and provider, assembled from libcurl,
 /// libxml2 and the parser chain.
@@ -21,19 +23,65 @@ public enum Trawl {
         public var schemeHandlers: [any SchemeHandler]
         /// Follow-up fetches one page may cause.
         public var maxFollowUps: Int
+        /// Serve requests from recordings instead of the network.
+        public var replay: Replay?
+        /// Record every payload of the run (scrubbed) here.
+        public var recorder: HARRecorder?
 
-        public init(loader: LoaderConfiguration = .init(), schemeHandlers: [any SchemeHandler] = [], maxFollowUps: Int = 2) {
+        public init(
+            loader: LoaderConfiguration = .init(), schemeHandlers: [any SchemeHandler] = [], maxFollowUps: Int = 2,
+            replay: Replay? = nil, recorder: HARRecorder? = nil
+        ) {
             self.loader = loader
             self.schemeHandlers = schemeHandlers
             self.maxFollowUps = maxFollowUps
+            self.replay = replay
+            self.recorder = recorder
+        }
+    }
+
+    /// Where a replay reads and what it does with requests it has no recording for.
+    public struct Replay: Sendable {
+        public enum Fallback: String, Sendable, CaseIterable {
+            /// An unrecorded request is an error naming it (the default: tests never go online).
+            case none
+            /// An unrecorded request goes to the network.
+            case network
+        }
+
+        public var entries: [HAREntry]
+        public var sources: [String]
+        public var fallback: Fallback
+        public var matcher: ReplayMatcher
+
+        public init(entries: [HAREntry], sources: [String] = [], fallback: Fallback = .none, matcher: ReplayMatcher = ReplayMatcher()) {
+            self.entries = entries
+            self.sources = sources
+            self.fallback = fallback
+            self.matcher = matcher
+        }
+
+        /// Every entry of a `.har` file, or of every `.har` under a folder.
+        public init(path: URL, fallback: Fallback = .none, matcher: ReplayMatcher = ReplayMatcher()) throws {
+            let files = try ReplayTransport.archives(at: path)
+            var entries: [HAREntry] = []
+            for file in files { entries += try HAR.read(from: file).log.entries }
+            self.init(entries: entries, sources: files.map(\.path), fallback: fallback, matcher: matcher)
         }
     }
 
     /// The production environment: libcurl transport, libxml2 scanner, every parser.
     public static func makeEnvironment(_ configuration: Configuration = .init(), logger: Logger = Logger(label: "trawl")) -> Environment {
-        Environment(
-            transport: Loader(configuration: configuration.loader, handlers: configuration.schemeHandlers, logger: logger),
-            scanner: HTMLScanner(), parsers: GenericParsers.chain(), maxFollowUps: configuration.maxFollowUps)
+        var transport: any PayloadTransport = Loader(configuration: configuration.loader, handlers: configuration.schemeHandlers, logger: logger)
+        if let replay = configuration.replay {
+            transport = ReplayTransport(
+                entries: replay.entries, sources: replay.sources, matcher: replay.matcher,
+                fallback: replay.fallback == .network ? transport : nil)
+        }
+        if let recorder = configuration.recorder {
+            transport = RecordingTransport(base: transport, recorder: recorder)
+        }
+        return Environment(transport: transport, scanner: HTMLScanner(), parsers: GenericParsers.chain(), maxFollowUps: configuration.maxFollowUps)
     }
 
     /// A provider over `environment` with the web engine.

@@ -202,3 +202,11 @@ struct Connection {
         }
     }
 }
+
+extension LoopbackServer {
+    /// A server that answers fixed responses by request target (`/path?query`), else by path,
+    /// and 404 for anything else.
+    public convenience init(host: String = "127.0.0.1", files: [String: TestResponse]) throws {
+        try self.init(host: host) { request in files[request.target] ?? files[request.path] ?? .status(404) }
+    }
+}

@@ -2,52 +2,53 @@ import ArgumentParser
 import Foundation
 import Trawl
 import TrawlCore
-import TrawlTesting
+import TrawlRecordings
 
-/// `trawl demo`: the main job with no network. Serves the sample pages the repository ships
-/// (`Recordings/samples`) on 127.0.0.1 and resolves each of them.
+/// `trawl demo`: the main job with no network. Replays every case in `Recordings/` through
+/// the whole pipeline, prints each GIF list, and checks it against the case.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Resolve the bundled sample pages from a loopback server (no network needed).")
+        abstract: "Resolve every recorded case in Recordings/ from its recording (no network needed).")
 
-    @Option(help: "The folder of sample pages and their manifest.json.")
-    var samples: String = "Recordings/samples"
+    @Option(help: "The recordings folder.")
+    var recordings: String = "Recordings"
 
     @Flag(help: "One JSON object per media instead of tables.")
     var json = false
 
     func run() async throws {
-        let folder = URL(fileURLWithPath: samples)
-        guard let list = try? SamplePage.load(from: folder) else {
-            throw ValidationError("no readable sample manifest at \(folder.appendingPathComponent("manifest.json").path); run from the repository's top folder or pass --samples")
+        let folder = URL(fileURLWithPath: recordings)
+        let cases: [RecordedCase]
+        do {
+            cases = try RecordedCase.all(in: folder)
+        } catch {
+            throw ValidationError("\(error)")
         }
-        let server = try SamplePage.server(for: list, in: folder)
-        defer { server.shutdown() }
-
-        let provider = Trawl.makeProvider()
+        guard !cases.isEmpty else {
+            throw ValidationError("no cases in \(folder.path); run from the repository's top folder or pass --recordings")
+        }
         let output = OutputWriter(mode: json ? .jsonLines : .table)
-        var missing = 0
-        for sample in list where sample.isHTML {
-            let url = server.url(sample.path).absoluteString
-            var found: [Media] = []
-            do {
-                for try await set in await provider.results(for: Request(url)) {
-                    found += set.media
-                    output.write(set, input: url)
-                }
-            } catch {
-                FileHandle.standardError.write(Data("trawl: \(url): \(error)\n".utf8))
-            }
-            output.flush(input: url, next: nil)
-            let urls = Set(found.flatMap(\.allURLs))
-            let expected = sample.expectedURLs(base: "http://\(server.host):\(server.port)")
-            let absent = expected.filter { !urls.contains($0) }
-            missing += absent.count
-            if !json {
-                print(absent.isEmpty ? "  ✓ \(sample.expect.count) expected media found\n" : "  ✗ missing: \(absent.joined(separator: ", "))\n")
-            }
+        var failed: [String] = []
+        for recorded in cases {
+            let run = await Trawl.run(recorded)
+            let input = recorded.recordingCase.input
+            for set in run.sets { output.write(set, input: input) }
+            output.flush(input: input, next: run.sets.compactMap(\.next).last)
+            if run.verdict.outcome == .fail { failed.append(recorded.name) }
+            if !json { print("  \(symbol(run.verdict.outcome)) \(recorded.name): \(run.verdict)\n") }
         }
-        throw ExitCode(missing == 0 ? 0 : 1)
+        if !json {
+            print("\(cases.count - failed.count) of \(cases.count) cases as expected" + (failed.isEmpty ? "" : "; failing: " + failed.joined(separator: ", ")))
+        }
+        throw ExitCode(failed.isEmpty ? 0 : 1)
+    }
+
+    func symbol(_ outcome: CaseVerdict.Outcome) -> String {
+        switch outcome {
+        case .pass: "✓"
+        case .degraded: "~"
+        case .fail: "✗"
+        }
     }
 }

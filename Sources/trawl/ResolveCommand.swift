@@ -3,6 +3,7 @@ import Foundation
 import Trawl
 import TrawlCore
 import TrawlFetch
+import TrawlRecordings
 
 /// `trawl resolve URL-OR-QUERY…`
 struct ResolveCommand: AsyncParsableCommand {
@@ -36,16 +37,36 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(help: "Where the next page starts (a token printed as 'next').")
     var page: String?
 
+    @Option(help: "Serve requests from this HAR file, or every HAR under this folder, instead of the network.")
+    var replay: String?
+
+    @Option(help: "With --replay, what a request with no recording does: none (an error naming it) or network.")
+    var fallback: Trawl.Replay.Fallback = .none
+
+    @Option(help: "Write every payload of the run, secrets scrubbed, to this HAR file.")
+    var record: String?
+
     func validate() throws {
         if json && stream { throw ValidationError("--json and --stream are exclusive") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if let page, Pagination(token: page) == nil { throw ValidationError("--page '\(page)' is not an offset or cursor token") }
+        if fallback == .network && replay == nil { throw ValidationError("--fallback needs --replay") }
     }
 
     func run() async throws {
         let loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)))
-        let provider = Trawl.makeProvider(.init(loader: loader))
+        var configuration = Trawl.Configuration(loader: loader)
+        if let replay {
+            do {
+                configuration.replay = try Trawl.Replay(path: URL(fileURLWithPath: replay), fallback: fallback)
+            } catch {
+                throw ValidationError("--replay: \(error)")
+            }
+        }
+        let recorder = record.map { _ in HARRecorder() }
+        configuration.recorder = recorder
+        let provider = Trawl.makeProvider(configuration)
         let output = OutputWriter(mode: json ? .jsonLines : stream ? .stream : .table)
         var status = ExitStatus.found
         for input in inputs {
@@ -55,6 +76,11 @@ struct ResolveCommand: AsyncParsableCommand {
             case .nothing where status == .found: status = .nothingFound
             default: break
             }
+        }
+        if let recorder, let record {
+            let file = URL(fileURLWithPath: record)
+            try await recorder.write(to: file, comment: "trawl resolve " + inputs.joined(separator: " "))
+            FileHandle.standardError.write(Data("trawl: recorded \(await recorder.recorded.count) payloads to \(file.path)\n".utf8))
         }
         throw ExitCode(status.rawValue)
     }
@@ -89,3 +115,5 @@ struct ResolveCommand: AsyncParsableCommand {
         return .found
     }
 }
+
+extension Trawl.Replay.Fallback: ExpressibleByArgument {}

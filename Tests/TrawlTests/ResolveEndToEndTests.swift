@@ -138,23 +138,3 @@ struct MisbehavingServerTests {
         #expect(try await urls("/plain") == ["https://m.example/v.mp4"])
     }
 }
-
-@Suite("Bundled samples")
-struct SampleTests {
-    @Test func everySampleYieldsItsMedia() async throws {
-        let folder = Corpus.repositoryRoot.appendingPathComponent("Recordings/samples")
-        let samples = try SamplePage.load(from: folder)
-        let server = try SamplePage.server(for: samples, in: folder)
-        defer { server.shutdown() }
-        for sample in samples where sample.isHTML {
-            let base = "http://sample.example"
-            let sets = try await resolveAll(base + sample.path, server: server)
-            let urls = Set(sets.flatMap(\.media).flatMap(\.allURLs))
-            for expected in sample.expectedURLs(base: base) {
-                #expect(urls.contains(expected), "\(sample.file): \(expected)")
-            }
-            if sample.expect.isEmpty { #expect(urls.isEmpty, "\(sample.file) should have no media: \(urls)") }
-            #expect(sets.flatMap(\.media).allSatisfy { $0.kind.isAnimated }, "\(sample.file): stills are not results")
-        }
-    }
-}

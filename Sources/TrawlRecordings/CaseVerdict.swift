@@ -1,0 +1,51 @@
+import TrawlCore
+
+/// How a run of a case went: the result the smoke test reports per site.
+public struct CaseVerdict: Sendable, Hashable, CustomStringConvertible {
+    public enum Outcome: String, Sendable, Hashable, Codable {
+        /// Every expectation met, by the parser that should meet them.
+        case pass
+        /// Expectations met, but only because a fallback answered after the site parser failed.
+        case degraded
+        /// An expectation not met, or the run failed.
+        case fail
+    }
+
+    public var outcome: Outcome
+    /// What was wrong (for `fail`) or what degraded (for `degraded`).
+    public var reasons: [String]
+    /// How many results the run produced.
+    public var resultCount: Int
+
+    public init(outcome: Outcome, reasons: [String] = [], resultCount: Int = 0) {
+        self.outcome = outcome
+        self.reasons = reasons
+        self.resultCount = resultCount
+    }
+
+    public var description: String {
+        reasons.isEmpty ? "\(outcome) (\(resultCount) results)" : "\(outcome) (\(resultCount) results): " + reasons.joined(separator: "; ")
+    }
+
+    /// Judges the result sets a case's run produced (`error` if it threw) against its expectation.
+    public static func judge(_ sets: [ResultSet], error: (any Error)? = nil, against expect: RecordingCase.Expectation) -> CaseVerdict {
+        let media = MediaCollection(sets.flatMap(\.media)).media
+        var problems: [String] = []
+        if let error { problems.append("the run failed: \(error)") }
+        if media.count < expect.minResults { problems.append("\(media.count) results, at least \(expect.minResults) expected") }
+        if let max = expect.maxResults, media.count > max { problems.append("\(media.count) results, at most \(max) expected") }
+        let urls = media.flatMap(\.allURLs)
+        for match in expect.media where !match.matches(any: urls) { problems.append("missing \(match)") }
+        for field in expect.fields {
+            let lacking = media.filter { !field.isPresent(in: $0) }
+            if !lacking.isEmpty { problems.append("\(lacking.count) of \(media.count) results lack \(field.rawValue)") }
+        }
+        let degradations = sets.compactMap(\.degradation)
+        if !problems.isEmpty { return CaseVerdict(outcome: .fail, reasons: problems, resultCount: media.count) }
+        guard degradations.isEmpty else {
+            let why = degradations.map { "\($0)" }
+            return CaseVerdict(outcome: expect.status == .pass ? .fail : .degraded, reasons: (expect.status == .pass ? ["degraded where the site parser must answer"] : []) + why, resultCount: media.count)
+        }
+        return CaseVerdict(outcome: .pass, resultCount: media.count)
+    }
+}

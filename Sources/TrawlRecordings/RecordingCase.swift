@@ -1,0 +1,149 @@
+import Foundation
+import TrawlCore
+
+/// What a recording must resolve to: `Recordings/<site>/<case>.case.json`, beside
+/// `<case>.har`. The format is described in `Recordings/README.md`.
+///
+/// ```json
+/// {
+///   "input": "https://giphy.com/gifs/dancing-cat-Trawl0Cat1Demo",
+///   "expect": {
+///     "status": "pass",
+///     "minResults": 1, "maxResults": 1,
+///     "media": ["https://media2.giphy.com/…/giphy.mp4", {"pattern": "giphy\\.gif$"}],
+///     "fields": ["width", "height", "title"]
+///   }
+/// }
+/// ```
+public struct RecordingCase: Sendable, Codable, Hashable {
+    /// The pasted URL or the query, exactly as a person would type it.
+    public var input: String
+    public var description: String?
+    public var expect: Expectation
+
+    public init(input: String, description: String? = nil, expect: Expectation) {
+        self.input = input
+        self.description = description
+        self.expect = expect
+    }
+
+    /// What the results must be.
+    public struct Expectation: Sendable, Codable, Hashable {
+        /// `pass`: the results must not be degraded (the site parser, or for sites without one
+        /// the generic parsers, must produce them). `degraded`: a fallback may produce them.
+        public var status: Status
+        public var minResults: Int
+        public var maxResults: Int?
+        /// Each must be a result's URL or one of its renditions.
+        public var media: [MediaMatch]
+        /// Fields every result must have.
+        public var fields: [Field]
+
+        public init(status: Status = .pass, minResults: Int = 1, maxResults: Int? = nil, media: [MediaMatch] = [], fields: [Field] = []) {
+            self.status = status
+            self.minResults = minResults
+            self.maxResults = maxResults
+            self.media = media
+            self.fields = fields
+        }
+
+        private enum CodingKeys: String, CodingKey { case status, minResults, maxResults, media, fields }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            status = try c.decodeIfPresent(Status.self, forKey: .status) ?? .pass
+            minResults = try c.decodeIfPresent(Int.self, forKey: .minResults) ?? 0
+            maxResults = try c.decodeIfPresent(Int.self, forKey: .maxResults)
+            media = try c.decodeIfPresent([MediaMatch].self, forKey: .media) ?? []
+            fields = try c.decodeIfPresent([Field].self, forKey: .fields) ?? []
+        }
+    }
+
+    public enum Status: String, Sendable, Codable, Hashable {
+        case pass, degraded
+    }
+
+    /// A media URL that must appear: exactly (after canonical folding), or matching a regular expression.
+    public enum MediaMatch: Sendable, Codable, Hashable, CustomStringConvertible {
+        case exact(String)
+        case pattern(String)
+
+        public init(from decoder: any Decoder) throws {
+            if let url = try? decoder.singleValueContainer().decode(String.self) {
+                self = .exact(url)
+                return
+            }
+            let object = try decoder.singleValueContainer().decode([String: String].self)
+            guard let pattern = object["pattern"] else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a media match is a URL string or {\"pattern\": …}"))
+            }
+            self = .pattern(pattern)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .exact(let url): try container.encode(url)
+            case .pattern(let pattern): try container.encode(["pattern": pattern])
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .exact(let url): url
+            case .pattern(let pattern): "/\(pattern)/"
+            }
+        }
+
+        /// Whether one of `urls` satisfies this match.
+        public func matches(any urls: [String]) -> Bool {
+            switch self {
+            case .exact(let url):
+                let key = CanonicalURL.key(url)
+                return urls.contains { CanonicalURL.key($0) == key }
+            case .pattern(let pattern):
+                guard let regex = try? NSRegularExpression(pattern: pattern) else { return false }
+                return urls.contains { regex.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil }
+            }
+        }
+    }
+
+    /// A field of ``Media`` a case can require.
+    public enum Field: String, Sendable, Codable, Hashable, CaseIterable {
+        case width, height, title, still, renditions, byteSize, page
+
+        public func isPresent(in media: Media) -> Bool {
+            switch self {
+            case .width: media.width != nil
+            case .height: media.height != nil
+            case .title: !(media.title ?? "").isEmpty
+            case .still: media.still != nil
+            case .renditions: !media.renditions.isEmpty
+            case .byteSize: media.byteSize != nil
+            case .page: !(media.page ?? "").isEmpty
+            }
+        }
+    }
+}
+
+extension RecordingCase {
+    /// Reads a `.case.json`.
+    public static func read(from file: URL) throws -> RecordingCase {
+        do {
+            return try JSONDecoder().decode(RecordingCase.self, from: Data(contentsOf: file))
+        } catch let error as DecodingError {
+            throw RecordingError(.invalidCase, file: file.path, RecordingError.describe(error))
+        } catch {
+            throw RecordingError(.invalidCase, file: file.path, "\(error)")
+        }
+    }
+
+    public func write(to file: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(self)
+        data.append(0x0A)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: file, options: .atomic)
+    }
+}

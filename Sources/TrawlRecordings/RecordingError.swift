@@ -1,0 +1,55 @@
+import Foundation
+
+/// A recording that cannot be read, a replay with no matching entry, or a case that is not
+/// well formed. Modelled on AsyncHTTPClient's errors: one struct, a code to switch on, and a
+/// message that names the file or request.
+public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        let name: String
+        public var description: String { name }
+
+        /// The file could not be read.
+        public static let unreadable = Code(name: "unreadable")
+        /// The file is not a HAR 1.2 archive.
+        public static let invalidHAR = Code(name: "invalid HAR")
+        /// A replay had no entry for a request.
+        public static let noMatchingEntry = Code(name: "no matching entry")
+        /// A recorded entry's body cannot be decoded (bad base64).
+        public static let badEntry = Code(name: "bad entry")
+        /// A `.case.json` file is malformed.
+        public static let invalidCase = Code(name: "invalid case")
+    }
+
+    public var code: Code
+    /// The file, or for a replay miss the request (`GET https://…`).
+    public var subject: String
+    public var message: String
+    /// For a replay miss: the recorded URLs closest to the request.
+    public var closest: [String]
+
+    public init(_ code: Code, file subject: String, _ message: String, closest: [String] = []) {
+        self.code = code
+        self.subject = subject
+        self.message = message
+        self.closest = closest
+    }
+
+    public var description: String {
+        var text = "\(subject): \(code): \(message)"
+        if !closest.isEmpty { text += "; closest recorded: " + closest.joined(separator: ", ") }
+        return text
+    }
+
+    /// A decoding error as a path and a reason (`log.entries[3].response.status: missing`).
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])): missing"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context.codingPath)): \(context.debugDescription)"
+        case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import Trawl
+import TrawlCore
+import TrawlRecordings
+
+/// `trawl record`: makes recordings, live or from a saved response, and the case beside them.
+struct RecordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record a live case, or import a saved response as a recording.",
+        discussion: """
+            trawl record URL --case SITE/NAME
+                resolves URL live, writes every payload (secrets scrubbed) to
+                Recordings/SITE/NAME.har, and writes NAME.case.json from the results
+                unless it exists (--force rewrites it).
+            trawl record --import FILE --url ORIGINAL-URL [--content-type T] (--output F.har | --case SITE/NAME)
+                makes a one-entry recording serving FILE at ORIGINAL-URL.
+            """)
+
+    @Argument(help: "The page URL or query to record live.")
+    var input: String?
+
+    @Option(help: "Write the case as Recordings/SITE/NAME.har and .case.json.")
+    var `case`: String?
+
+    @Option(name: .customLong("import"), help: "A saved response to turn into a recording.")
+    var importFile: String?
+
+    @Option(help: "With --import: the URL the saved response was served from.")
+    var url: String?
+
+    @Option(help: "With --import: the response's Content-Type (else guessed from the file).")
+    var contentType: String?
+
+    @Option(help: "With --import: the HAR file to write (instead of --case).")
+    var output: String?
+
+    @Option(help: "The recordings folder.")
+    var recordings: String = "Recordings"
+
+    @Flag(help: "Rewrite an existing .case.json from this run's results.")
+    var force = false
+
+    func validate() throws {
+        if let importFile {
+            if input != nil { throw ValidationError("give either a URL to record live or --import FILE, not both") }
+            guard url != nil else { throw ValidationError("--import \(importFile) needs --url ORIGINAL-URL") }
+            guard (output == nil) != (`case` == nil) else { throw ValidationError("--import needs exactly one of --output or --case") }
+        } else {
+            guard input != nil else { throw ValidationError("give a URL to record, or --import FILE --url URL") }
+            guard `case` != nil else { throw ValidationError("a live recording needs --case SITE/NAME") }
+        }
+        if let name = `case`, name.split(separator: "/").count != 2 { throw ValidationError("--case '\(name)' is not SITE/NAME") }
+    }
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: recordings)
+        if let importFile, let url {
+            let har = try HARImporter.har(file: URL(fileURLWithPath: importFile), url: url, contentType: contentType)
+            if let output {
+                try har.write(to: URL(fileURLWithPath: output))
+                print("wrote \(output)")
+                return
+            }
+            let files = RecordedCase.files(named: `case`!, in: folder)
+            try har.write(to: files.archive)
+            print("wrote \(files.archive.path)")
+            try await writeCase(input: url, files: files, live: false)
+            return
+        }
+        let files = RecordedCase.files(named: `case`!, in: folder)
+        let recorder = HARRecorder()
+        let provider = Trawl.makeProvider(.init(recorder: recorder))
+        var sets: [ResultSet] = []
+        for try await set in await provider.results(for: Request(input!)) { sets.append(set) }
+        try await recorder.write(to: files.archive, comment: "trawl record \(input!)")
+        print("wrote \(files.archive.path) (\(await recorder.recorded.count) payloads)")
+        try writeCase(input: input!, sets: sets, files: files)
+    }
+
+    /// Replays the new recording and writes its case from what came out.
+    func writeCase(input: String, files: (caseFile: URL, archive: URL), live: Bool) async throws {
+        let replay = try Trawl.Replay(path: files.archive)
+        var sets: [ResultSet] = []
+        for try await set in await Trawl.makeProvider(.init(replay: replay)).results(for: Request(input)) { sets.append(set) }
+        try writeCase(input: input, sets: sets, files: files)
+    }
+
+    func writeCase(input: String, sets: [ResultSet], files: (caseFile: URL, archive: URL)) throws {
+        if FileManager.default.fileExists(atPath: files.caseFile.path), !force {
+            print("kept \(files.caseFile.path) (--force rewrites it)")
+            return
+        }
+        let media = MediaCollection(sets.flatMap(\.media)).media
+        let fields = RecordingCase.Field.allCases.filter { field in field != .page && !media.isEmpty && media.allSatisfy(field.isPresent) }
+        let expect = RecordingCase.Expectation(
+            status: sets.contains { $0.isDegraded } ? .degraded : .pass, minResults: media.count, maxResults: media.count,
+            media: media.prefix(10).map { .exact($0.url) }, fields: fields)
+        try RecordingCase(input: input, expect: expect).write(to: files.caseFile)
+        print("wrote \(files.caseFile.path): \(media.count) results; check its expectations before committing")
+    }
+}
