@@ -1,5 +1,5 @@
 # Trawl — the two commands a fresh machine needs (see README.md).
-#   make demo   resolve the bundled sample pages from a loopback server (no network)
+#   make demo   replay every recorded case in Recordings/ through the pipeline (no network)
 #   make test   the whole test suite
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev pkg-config

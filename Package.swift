@@ -63,9 +63,7 @@ let package = Package(
         .executableTarget(
             name: "trawl",
             dependencies: [
-                "Trawl",
-                // The loopback server behind `trawl demo`.
-                "TrawlTesting",
+                "Trawl", "TrawlRecordings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -80,7 +78,7 @@ let package = Package(
         // Benchmarks: run with `swift run -c release trawl-bench …` (see Benchmarks/README.md).
         .executableTarget(
             name: "trawl-bench",
-            dependencies: ["Trawl", "TrawlHTML", "TrawlParsers", "TrawlTesting", "CLibXML2"],
+            dependencies: ["Trawl", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlTesting", "CLibXML2"],
             path: "Benchmarks/trawl-bench",
             swiftSettings: swiftSettings),
 

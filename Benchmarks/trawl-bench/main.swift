@@ -3,6 +3,7 @@
 //
 //     swift run -c release trawl-bench            # both
 //     swift run -c release trawl-bench throughput
+//     swift run -c release trawl-bench replay        # every case and corpus response, replayed
 //     swift run -c release trawl-bench memory        # a 30 MB page of markup
 //     swift run -c release trawl-bench memory-text   # a 30 MB page that is one text node
 //
@@ -14,6 +15,8 @@ import Trawl
 import TrawlCore
 import TrawlHTML
 import TrawlParsers
+import TrawlRecordings
+import Synchronization
 import TrawlTesting
 
 let mode = CommandLine.arguments.dropFirst().first ?? "all"
@@ -167,6 +170,66 @@ func memory(_ kind: BigPage) async throws {
 }
 
 if mode == "all" || mode == "throughput" { try throughput() }
+/// Counts the payloads a transport serves.
+final class CountingTransport: PayloadTransport {
+    let base: any PayloadTransport
+    let count = Atomic<Int>(0)
+    init(base: any PayloadTransport) { self.base = base }
+
+    func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
+        let base = self.base
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for try await payload in base.payloads(for: request, context: context) {
+                        self.count.add(1, ordering: .relaxed)
+                        continuation.yield(payload)
+                    }
+                    continuation.finish()
+                } catch { continuation.finish(throwing: error) }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// The whole replay suite end to end: the repository's cases and every corpus response
+/// imported into a HAR, each resolved through provider → engine → payloads → parsers.
+func replay() async throws {
+    let cases = try RecordedCase.all(in: Corpus.repositoryRoot.appendingPathComponent("Recordings"))
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-replay-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var jobs: [(input: String, archive: URL)] = cases.map { ($0.recordingCase.input, $0.archive) }
+    for (index, entry) in ((try? Corpus.siteEntries()) ?? []).enumerated() {
+        let archive = folder.appendingPathComponent("\(index).har")
+        try HARImporter.har(file: entry.path, url: entry.url).write(to: archive)
+        jobs.append((entry.url, archive))
+    }
+    let clock = ContinuousClock()
+    var best = Duration.seconds(1_000_000)
+    var payloads = 0
+    var media = 0
+    for _ in 0..<5 {
+        payloads = 0
+        media = 0
+        let elapsed = try await clock.measure {
+            for job in jobs {
+                var environment = Trawl.makeEnvironment(.init(replay: try Trawl.Replay(path: job.archive)))
+                let counter = CountingTransport(base: environment.transport)
+                environment.transport = counter
+                for try await set in await Trawl.makeProvider(environment: environment).results(for: Request(job.input)) { media += set.media.count }
+                payloads += counter.count.load(ordering: .relaxed)
+            }
+        }
+        best = min(best, elapsed)
+    }
+    let wall = seconds(best)
+    print(String(format: "replay suite: %d cases (%d repository, %d corpus), %d fetched payloads, %d media", jobs.count, cases.count, jobs.count - cases.count, payloads, media))
+    print(String(format: "whole suite %.3f s (best of 5, HAR reading included; target < 5 s), %.0f payloads/s", wall, Double(payloads) / wall))
+}
+
+if mode == "all" || mode == "replay" { try await replay() }
+
 // Peak RSS is a high-water mark: each page needs a process of its own.
 if mode == "all" || mode == "memory" { try await memory(.markup) }
 if mode == "memory-text" { try await memory(.text) }

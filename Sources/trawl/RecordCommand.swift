@@ -66,7 +66,7 @@ struct RecordCommand: AsyncParsableCommand {
             let files = RecordedCase.files(named: `case`!, in: folder)
             try har.write(to: files.archive)
             print("wrote \(files.archive.path)")
-            try await writeCase(input: url, files: files, live: false)
+            try await writeCase(input: url, files: files)
             return
         }
         let files = RecordedCase.files(named: `case`!, in: folder)
@@ -80,7 +80,7 @@ struct RecordCommand: AsyncParsableCommand {
     }
 
     /// Replays the new recording and writes its case from what came out.
-    func writeCase(input: String, files: (caseFile: URL, archive: URL), live: Bool) async throws {
+    func writeCase(input: String, files: (caseFile: URL, archive: URL)) async throws {
         let replay = try Trawl.Replay(path: files.archive)
         var sets: [ResultSet] = []
         for try await set in await Trawl.makeProvider(.init(replay: replay)).results(for: Request(input)) { sets.append(set) }
