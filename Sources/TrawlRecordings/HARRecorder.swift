@@ -25,8 +25,9 @@ public actor HARRecorder {
     /// The entries so far, in the order they arrived.
     public var recorded: [HAREntry] { entries }
 
+    /// The archive so far; the comment is scrubbed like the entries (it often quotes a URL).
     public func har(comment: String? = nil) -> HAR {
-        HAR(log: HAR.Log(entries: entries, comment: comment))
+        HAR(log: HAR.Log(entries: entries, comment: comment.map(scrubber.scrubQuery(in:))))
     }
 
     public func write(to file: URL, comment: String? = nil) throws {

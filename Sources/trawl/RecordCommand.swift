@@ -97,7 +97,8 @@ struct RecordCommand: AsyncParsableCommand {
         let expect = RecordingCase.Expectation(
             status: sets.contains { $0.isDegraded } ? .degraded : .pass, minResults: media.count, maxResults: media.count,
             media: media.prefix(10).map { .exact($0.url) }, fields: fields)
-        try RecordingCase(input: input, expect: expect).write(to: files.caseFile)
+        // The case is committed too: a key in the pasted URL must not be.
+        try RecordingCase(input: Scrubber().scrubQuery(in: input), expect: expect).write(to: files.caseFile)
         print("wrote \(files.caseFile.path): \(media.count) results; check its expectations before committing")
     }
 }

@@ -48,6 +48,12 @@ struct ScrubberTests {
         #expect(entry.response.content.size == entry.response.content.text?.utf8.count)
     }
 
+    @Test func theArchiveCommentIsScrubbedToo() async throws {
+        let recorder = HARRecorder()
+        let har = await recorder.har(comment: "trawl resolve https://api.example/x?key=abcdef123456&q=1")
+        #expect(har.log.comment == "trawl resolve https://api.example/x?key=REDACTED&q=1")
+    }
+
     @Test func replayMatchesAScrubbedRecordingWithTheRealKey() throws {
         let scrubbed = Scrubber().scrubQuery(in: "https://api.giphy.com/v1/gifs/search?api_key=abcdef123456&q=cats&offset=0")
         let matcher = ReplayMatcher()
