@@ -6,6 +6,7 @@ public enum GenericParsers {
     public static var all: [any Parser] {
         [
             OpenGraphParser(), TwitterCardParser(), JSONLDParser(), OEmbedParser(), MicrodataParser(), HTML5MediaParser(),
+            DirectMediaParser(),
             RegexFallbackParser(),
         ]
     }

@@ -27,6 +27,8 @@ public struct WebEngine: Engine {
         var oEmbedLinks: [URL] = []
         var documentStatus: Int?
         var documentURL = url
+        /// A site parser said what the page holds: no guessing from its text afterwards.
+        var definitive = false
 
         func emit(_ set: ResultSet, page: URL) {
             var set = set
@@ -36,6 +38,27 @@ public struct WebEngine: Engine {
             guard !fresh.isEmpty else { return }
             set.media = fresh
             continuation.yield(set)
+        }
+
+        // A site with a better source than its page (a post's JSON): that first, the page only
+        // when it yields nothing.
+        if let site = Sites.site(for: url) {
+            for target in site.rewrite(url) {
+                do {
+                    for try await var payload in environment.payloads(for: FetchRequest(url: target), from: request) {
+                        guard payload.info.isSuccess else { continue }
+                        payload.info.origin = .followUp(reason: "\(site.name) source")
+                        let set = environment.parsers.parse(payload, stages: [.site])
+                        definitive = definitive || (set.isDefinitive && set.media.isEmpty)
+                        emit(set, page: url)
+                    }
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    continuation.yield(ResultSet(diagnostics: [Diagnostic(.info, "\(site.name) source \(Redaction.url(target.absoluteString)) failed, reading the page: \(error)", source: "web")]))
+                }
+            }
+            if seen.count > 0 || definitive { return }
         }
 
         for try await payload in environment.payloads(for: FetchRequest(url: url), from: request) {
@@ -49,7 +72,11 @@ public struct WebEngine: Engine {
                 }
             }
             kept.append(payload)
-            var set = environment.parsers.parse(payload, stages: .structured)
+            // Once a site parser has said what the page holds, the page's other payloads (its
+            // ld+json, its scripts' JSON) go to site parsers only: a generic reading of them
+            // finds logos and related items, not more of what the page is about.
+            var set = environment.parsers.parse(payload, stages: definitive ? [.site] : .structured)
+            definitive = definitive || set.isDefinitive
             if payload.info.origin == .document, !set.media.isEmpty {
                 set.media = payload.body.withUnsafeBytes {
                     SiblingRenditions.attach(to: set.media, from: $0.bindMemory(to: UInt8.self))
@@ -58,7 +85,7 @@ public struct WebEngine: Engine {
             emit(set, page: documentURL)
         }
 
-        if seen.count == 0 {
+        if seen.count == 0 && !definitive {
             for link in oEmbedLinks.prefix(environment.maxFollowUps) where link.scheme == "http" || link.scheme == "https" {
                 do {
                     for try await var payload in environment.payloads(for: FetchRequest(url: link), from: request) {
@@ -75,7 +102,7 @@ public struct WebEngine: Engine {
             }
         }
 
-        if seen.count == 0 {
+        if seen.count == 0 && !definitive {
             // Nothing structured: scan the text of every payload, the document first.
             for payload in kept {
                 emit(environment.parsers.parse(payload, stages: .fallback), page: documentURL)

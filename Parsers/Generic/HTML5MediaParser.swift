@@ -52,7 +52,8 @@ public struct HTML5MediaParser: Parser {
                     let hints = MediaHints(url: url, width: element.width, height: element.height)
                     return hints.isAnimatedMedia && Self.imageKinds.contains(hints.kind ?? .unknown) ? hints : nil
                 }
-                guard let primary = candidates.first, !Decorations.isDecoration(primary.url, width: element.width, height: element.height) else { continue }
+                guard let primary = candidates.first, !Decorations.isDecoration(primary.url, width: element.width, height: element.height),
+                      primary.kind != .webp || KnownMediaHosts.servesAnimatedWebP(primary.url) else { continue }
                 var media = primary.media(parser: name, payload: payload, title: element.alt.flatMap { $0.isEmpty ? nil : $0 })
                 // Other sizes of the same image: their dimensions are not the <img>'s.
                 media.renditions = candidates.dropFirst().filter { $0.url != primary.url }.map {

@@ -18,7 +18,8 @@ public struct JSONLDParser: Parser {
     static let mediaTypes: Set<String> = ["videoobject", "imageobject", "mediaobject", "clip", "movie", "3dmodel"]
 
     public func parse(_ payload: Payload) throws -> ResultSet {
-        let root = try payload.json(parser: name, what: "ld+json")
+        // Publishers, authors and brands carry logos and avatars, not what the page is about.
+        let root = Self.pruned(try payload.json(parser: name, what: "ld+json"))
         let base = payload.info.url.absoluteString
         var collection = MediaCollection()
         root.walk { value in
@@ -48,6 +49,19 @@ public struct JSONLDParser: Parser {
             }
         }
         return ResultSet(media: collection.media)
+    }
+
+    static let organisationKeys: Set<String> = ["publisher", "author", "creator", "brand", "logo", "provider", "sourceOrganization"]
+
+    static func pruned(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let object):
+            return .object(object.filter { !organisationKeys.contains($0.key) }.mapValues(pruned))
+        case .array(let array):
+            return .array(array.map(pruned))
+        default:
+            return value
+        }
     }
 
     static func types(of object: [String: JSONValue]) -> Set<String> {

@@ -42,6 +42,16 @@ enum KnownMediaHosts {
         return rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != ":" }
     }
 
+    /// Most WebP `<img>`s on the web are still thumbnails; these hosts serve animated ones (or
+    /// say so in the name).
+    static func servesAnimatedWebP(_ url: String) -> Bool {
+        guard let host = host(of: url)?.lowercased() else { return false }
+        let hosts = ["giphy.com", "tenor.com", "imgur.com", "redd.it", "9cache.com", "gfycat.com", "tumblr.com"]
+        if hosts.contains(where: { host == $0 || host.hasSuffix("." + $0) }) { return true }
+        let lower = url.lowercased()
+        return lower.contains("gif") || lower.contains("anim")
+    }
+
     /// `v.redd.it/ID` and `video.twimg.com/…` are videos even without `.mp4`.
     static func kind(of url: String) -> MediaKind? {
         guard let host = host(of: url)?.lowercased() else { return nil }
@@ -57,7 +67,7 @@ enum Decorations {
         if let width, width < 40 { return true }
         if let height, height < 40 { return true }
         let name = url.lowercased().split(separator: "?").first?.split(separator: "/").last ?? ""
-        let decorative = ["spacer", "blank", "pixel", "clear", "cleardot", "loading", "loader", "spinner", "transparent", "1x1", "trans", "ajax-loader"]
+        let decorative = ["spacer", "blank", "pixel", "clear", "cleardot", "loading", "loader", "spinner", "transparent", "1x1", "trans", "ajax-loader", "px", "beacon", "track", "tracking"]
         return decorative.contains { name.hasPrefix($0 + ".") || name == "\($0).gif" }
     }
 }

@@ -27,6 +27,8 @@ public enum Trawl {
         public var replay: Replay?
         /// Record every payload of the run (scrubbed) here.
         public var recorder: HARRecorder?
+        /// Search engine keys and the default engine.
+        public var search: Search = Search()
 
         public init(
             loader: LoaderConfiguration = .init(), schemeHandlers: [any SchemeHandler] = [], maxFollowUps: Int = 2,
@@ -81,16 +83,45 @@ public enum Trawl {
         if let recorder = configuration.recorder {
             transport = RecordingTransport(base: transport, recorder: recorder)
         }
-        return Environment(transport: transport, scanner: HTMLScanner(), parsers: GenericParsers.chain(), maxFollowUps: configuration.maxFollowUps)
+        return Environment(
+            transport: transport, scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers),
+            maxFollowUps: configuration.maxFollowUps)
     }
 
-    /// A provider over `environment` with the web engine.
-    public static func makeProvider(environment: Environment) -> SearchProvider {
-        SearchProvider(environment: environment, webEngine: WebEngine())
+    /// A provider over `environment`: the web engine for URLs, `!giphy` and `!tenor`, and
+    /// `defaultEngine` for plain text.
+    public static func makeProvider(environment: Environment, search: Search = Search()) -> SearchProvider {
+        SearchProvider(
+            environment: environment, webEngine: WebEngine(),
+            engines: [GiphySearchEngine(apiKey: search.giphyKey), TenorSearchEngine(apiKey: search.tenorKey)],
+            defaultEngine: search.defaultEngine)
     }
 
     /// A provider over the production environment.
     public static func makeProvider(_ configuration: Configuration = .init(), logger: Logger = Logger(label: "trawl")) -> SearchProvider {
-        makeProvider(environment: makeEnvironment(configuration, logger: logger))
+        var search = configuration.search
+        if configuration.replay != nil {
+            // Keys are scrubbed from recordings and ignored when matching: any key replays.
+            search.giphyKey = search.giphyKey ?? Scrubber.placeholder
+            search.tenorKey = search.tenorKey ?? Scrubber.placeholder
+        }
+        return makeProvider(environment: makeEnvironment(configuration, logger: logger), search: search)
+    }
+
+    /// The search engines' keys and which engine answers plain text.
+    public struct Search: Sendable {
+        public var giphyKey: String?
+        public var tenorKey: String?
+        public var defaultEngine: String
+
+        public init(
+            giphyKey: String? = ProcessInfo.processInfo.environment["TRAWL_GIPHY_KEY"],
+            tenorKey: String? = ProcessInfo.processInfo.environment["TRAWL_TENOR_KEY"],
+            defaultEngine: String = ProcessInfo.processInfo.environment["TRAWL_DEFAULT_ENGINE"] ?? "tenor"
+        ) {
+            self.giphyKey = giphyKey
+            self.tenorKey = tenorKey
+            self.defaultEngine = defaultEngine
+        }
     }
 }

@@ -40,7 +40,7 @@ public struct ParserChain: Sendable {
         if stages.contains(.site) {
             for parser in claimants(of: payload.info, stage: .site) {
                 switch run(parser, payload) {
-                case .success(let set) where !set.media.isEmpty:
+                case .success(let set) where !set.media.isEmpty || set.isDefinitive:
                     return set
                 case .success(var set):
                     failures.append(.init(parser: parser.name, reason: "found nothing"))

@@ -11,6 +11,11 @@ public struct ResultSet: Sendable, Hashable, Codable {
     public var degradation: Degradation?
     /// Notes worth showing a person: parsers that threw, payloads skipped.
     public var diagnostics: [Diagnostic]
+    /// Set by a site parser that understood the payload: what it found (maybe nothing: a photo
+    /// post, a tweet without video) is all there is, and no later parser should guess.
+    public var isDefinitive: Bool = false
+
+    private enum CodingKeys: String, CodingKey { case media, total, next, provenance, degradation, diagnostics }
 
     public init(
         media: [Media] = [], total: Int? = nil, next: Pagination? = nil, provenance: Provenance? = nil,

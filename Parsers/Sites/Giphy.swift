@@ -1,0 +1,94 @@
+import Foundation
+import TrawlCore
+
+/// Giphy: GIF pages (`giphy.com/gifs/slug-ID`), media hosts, and the v1 API.
+///
+/// A GIF page carries its whole renditions object inline (`renderDesktop(…, {gif: {…}})`);
+/// its `og:image` is a small copy and `twitter:image` a still, so metadata alone gets the
+/// wrong file. The API answers `{data: [item…]}` (search, trending) or `{data: item}` (random,
+/// by id), with `pagination`.
+public struct GiphySite: Site {
+    public let name = "giphy"
+    public let hosts = ["giphy.com", "gph.is"]
+    public var parsers: [any Parser] { [GiphyPageParser(), GiphyAPIParser()] }
+    public init() {}
+}
+
+/// The GIF a Giphy page is about, from the page's inline `gif` object.
+public struct GiphyPageParser: Parser {
+    public let name = "giphy-page"
+    public let stage = ParserStage.site
+    public init() {}
+
+    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument && info.belongs(to: GiphySite()) }
+
+    public func parse(_ payload: Payload) throws -> ResultSet {
+        let text = Array(payload.body)
+        guard let cut = JSONCut.object(after: "gif:", in: text) ?? JSONCut.object(after: "\"gif\":", in: text) else {
+            throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no inline gif object")
+        }
+        let item = try Payload(body: Data(cut), info: payload.info).json(parser: name, what: "the inline gif object")
+        var set = ResultSet(media: [GiphyItem.media(item, parser: name, payload: payload)].compactMap { $0 })
+        set.isDefinitive = true
+        return set
+    }
+}
+
+/// Items of Giphy's v1 API (`/v1/gifs/search`, `/trending`, `/random`, `/{id}`, stickers).
+public struct GiphyAPIParser: Parser {
+    public let name = "giphy-api"
+    public let stage = ParserStage.site
+    public init() {}
+
+    public func canParse(_ info: PayloadInfo) -> Bool {
+        info.isJSON && info.url.host?.lowercased() == "api.giphy.com"
+    }
+
+    public func parse(_ payload: Payload) throws -> ResultSet {
+        let json = try payload.json(parser: name, what: "the API response")
+        guard let data = json["data"] else { throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no data in the response") }
+        let items = data.array ?? [data]
+        let media = items.compactMap { GiphyItem.media($0, parser: name, payload: payload) }
+        var set = ResultSet(media: media)
+        set.isDefinitive = true
+        if let pagination = json["pagination"] {
+            set.total = pagination["total_count"]?.number
+            let offset = pagination["offset"]?.number ?? 0
+            let count = pagination["count"]?.number ?? items.count
+            if count > 0, set.total.map({ offset + count < $0 }) ?? false { set.next = .offset(offset + count) }
+        }
+        return set
+    }
+}
+
+/// One Giphy item (`{id, title, images: {original: {url, mp4, webp, …}, …}}`) as a media.
+enum GiphyItem {
+    static func media(_ item: JSONValue, parser: String, payload: Payload) -> Media? {
+        var files = SiteMedia()
+        files.title = item["title"]?.string ?? item["caption"]?.string
+        guard let images = item["images"]?.object else {
+            // The older flat shape (`random`): `image_original_url`, `image_mp4_url`,
+            // `fixed_height_small_url` with `…_width` / `…_height` beside each.
+            for (key, value) in (item.object ?? [:]).sorted(by: { $0.key < $1.key }) where key.hasSuffix("_url") && key != "url" {
+                let prefix = String(key.dropLast(4))
+                let base = prefix.replacingOccurrences(of: "_still", with: "").replacingOccurrences(of: "_mp4", with: "")
+                let width = item[base + "_width"]?.number ?? (base == "image" || base == "image_original" ? item["image_width"]?.number : nil)
+                let height = item[base + "_height"]?.number ?? (base == "image" || base == "image_original" ? item["image_height"]?.number : nil)
+                if prefix.hasSuffix("_still") { files.addStill(value.string, width: width, height: height); continue }
+                files.add(value.string, name: prefix, mimeType: prefix.hasSuffix("mp4") ? "video/mp4" : nil, width: width, height: height)
+            }
+            return files.media(parser: parser, payload: payload)
+        }
+        for (name, image) in images.sorted(by: { $0.key < $1.key }) {
+            let width = image["width"]?.number, height = image["height"]?.number
+            if name.hasSuffix("_still") || name == "480w_still" {
+                files.addStill(image["url"]?.string, width: width, height: height)
+                continue
+            }
+            files.add(image["url"]?.string, name: name, mimeType: "image/gif", width: width, height: height, byteSize: image["size"]?.number)
+            files.add(image["mp4"]?.string, name: name, mimeType: "video/mp4", width: width, height: height, byteSize: image["mp4_size"]?.number)
+            files.add(image["webp"]?.string, name: name, mimeType: "image/webp", width: width, height: height, byteSize: image["webp_size"]?.number)
+        }
+        return files.media(parser: parser, payload: payload)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import TrawlCore
+
+/// Reddit: a post's page is best read as its JSON (`/comments/ID/.json`): the post's
+/// `preview.images[].variants` (gif, mp4), `secure_media.reddit_video` (v.redd.it),
+/// `media_metadata` (AnimatedImage / RedditVideo, also in galleries, in `gallery_data` order),
+/// an `i.redd.it` or Imgur link, and a crosspost's parent. Comments are not the post: their
+/// media are not results.
+public struct RedditSite: Site {
+    public let name = "reddit"
+    public let hosts = ["reddit.com", "redd.it"]
+    public var parsers: [any Parser] { [RedditJSONParser()] }
+    public init() {}
+
+    /// `…/comments/ID/…`, `/gallery/ID`, `redd.it/ID` → `https://www.reddit.com/comments/ID/.json`.
+    public func rewrite(_ url: URL) -> [URL] {
+        let parts = url.path.split(separator: "/").map(String.init)
+        guard !url.path.hasSuffix(".json") else { return [] }
+        var id: String?
+        if let index = parts.firstIndex(of: "comments"), index + 1 < parts.count { id = parts[index + 1] }
+        if parts.first == "gallery", parts.count > 1 { id = parts[1] }
+        if url.host?.lowercased() == "redd.it", let first = parts.first { id = first }
+        guard let id, !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber }) else { return [] }
+        return [URL(string: "https://www.reddit.com/comments/\(id)/.json?raw_json=1")!]
+    }
+}
+
+public struct RedditJSONParser: Parser {
+    public let name = "reddit-json"
+    public let stage = ParserStage.site
+    public init() {}
+
+    public func canParse(_ info: PayloadInfo) -> Bool {
+        info.isJSON && info.isFetched && info.belongs(to: RedditSite())
+    }
+
+    public func parse(_ payload: Payload) throws -> ResultSet {
+        let json = try payload.json(parser: name, what: "the post JSON")
+        // [post listing, comment listing], a listing, or a bare post.
+        let listing = json.array?.first ?? json
+        guard let post = listing["data"]?["children"]?[0]?["data"] ?? (json["title"] != nil ? json : nil) else {
+            throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no post in the listing")
+        }
+        var set = ResultSet(media: Self.media(of: post, parser: name, payload: payload))
+        set.isDefinitive = true
+        return set
+    }
+
+    static func media(of post: JSONValue, parser: String, payload: Payload) -> [Media] {
+        let title = post["title"]?.string
+        var results: [Media] = []
+        // Galleries and inline media: one media per item, in gallery order.
+        if let metadata = post["media_metadata"]?.object {
+            let order = post["gallery_data"]?["items"]?.array?.compactMap { $0["media_id"]?.string } ?? metadata.keys.sorted()
+            for id in order {
+                guard let item = metadata[id], item["status"]?.string != "failed" else { continue }
+                var files = SiteMedia()
+                files.title = title
+                let source = item["s"]
+                let width = source?["x"]?.number, height = source?["y"]?.number
+                files.add(source?["gif"]?.string.map(Unescape.htmlEntities), name: "gif", mimeType: "image/gif", width: width, height: height)
+                files.add(source?["mp4"]?.string.map(Unescape.htmlEntities), name: "mp4", mimeType: "video/mp4", width: width, height: height)
+                if item["e"]?.string == "RedditVideo", let videoID = item["id"]?.string {
+                    files.add("https://v.redd.it/\(videoID)/DASH_\(min(height ?? 720, 1080)).mp4", name: "fallback", mimeType: "video/mp4", width: width, height: height)
+                }
+                if let media = files.media(parser: parser, payload: payload) { results.append(media) }
+            }
+        }
+        var files = SiteMedia()
+        files.title = title
+        for video in [post["secure_media"]?["reddit_video"], post["media"]?["reddit_video"], post["preview"]?["reddit_video_preview"]] {
+            guard let video else { continue }
+            files.add(video["fallback_url"]?.string, name: "fallback", mimeType: "video/mp4",
+                      width: video["width"]?.number, height: video["height"]?.number)
+        }
+        for image in post["preview"]?["images"]?.array ?? [] {
+            let source = image["source"]
+            files.addStill(source?["url"]?.string.map(Unescape.htmlEntities), width: source?["width"]?.number, height: source?["height"]?.number)
+            for (variant, type) in [("gif", "image/gif"), ("mp4", "video/mp4")] {
+                let best = image["variants"]?[variant]?["source"]
+                files.add(best?["url"]?.string.map(Unescape.htmlEntities), name: variant, mimeType: type,
+                          width: best?["width"]?.number, height: best?["height"]?.number)
+            }
+        }
+        if let link = (post["url_overridden_by_dest"] ?? post["url"])?.string.map(Unescape.htmlEntities) {
+            files.add(ImgurPageParser.playable(link), name: "link")
+            if link.lowercased().hasSuffix(".gifv") { files.add(String(link.dropLast(5)) + ".gif", name: "link-gif") }
+        }
+        if let media = files.media(parser: parser, payload: payload) {
+            // A gallery item and the post's own preview can be the same file.
+            if !results.contains(where: { Set($0.allURLs.map(CanonicalURL.key)).contains(CanonicalURL.key(media.url)) }) { results.append(media) }
+        }
+        if results.isEmpty, let parent = post["crosspost_parent_list"]?[0] {
+            return media(of: parent, parser: parser, payload: payload)
+        }
+        return results
+    }
+}
