@@ -4,6 +4,7 @@
 //     swift run -c release trawl-bench            # both
 //     swift run -c release trawl-bench throughput
 //     swift run -c release trawl-bench replay        # every case and corpus response, replayed
+//     swift run -c release trawl-bench accuracy      # precision and recall per site over the corpus
 //     swift run -c release trawl-bench memory        # a 30 MB page of markup
 //     swift run -c release trawl-bench memory-text   # a 30 MB page that is one text node
 //
@@ -229,6 +230,45 @@ func replay() async throws {
 }
 
 if mode == "all" || mode == "replay" { try await replay() }
+
+/// Precision and recall of media URLs over the corpus's real responses, each replayed from a
+/// HAR at its original URL through the default provider. A result is right when its URL or one
+/// of its renditions is expected; an expected URL is found when some result carries it.
+func accuracy() async throws {
+    let entries = try Corpus.siteEntries()
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-accuracy-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    struct Tally { var expected = 0, found = 0, results = 0, right = 0 }
+    var bySite: [String: Tally] = [:]
+    for (index, entry) in entries.enumerated() {
+        let archive = folder.appendingPathComponent("\(index).har")
+        try HARImporter.har(file: entry.path, url: entry.url).write(to: archive)
+        var sets: [ResultSet] = []
+        for try await set in await Trawl.makeProvider(.init(replay: try Trawl.Replay(path: archive))).results(for: Request(entry.url)) {
+            sets.append(set)
+        }
+        let media = MediaCollection(sets.flatMap(\.media)).media
+        let expected = Set(entry.expected_media.map(CanonicalURL.key))
+        let carried = Set(media.flatMap(\.allURLs).map(CanonicalURL.key))
+        var tally = bySite[entry.site, default: Tally()]
+        tally.expected += expected.count
+        tally.found += expected.intersection(carried).count
+        tally.results += media.count
+        tally.right += media.filter { !Set($0.allURLs.map(CanonicalURL.key)).isDisjoint(with: expected) }.count
+        bySite[entry.site] = tally
+    }
+    func ratio(_ a: Int, _ b: Int) -> String { b == 0 ? "   -" : String(format: "%.2f", Double(a) / Double(b)) }
+    print("site                  recall        precision")
+    var all = Tally()
+    for (site, t) in bySite.sorted(by: { $0.key < $1.key }) {
+        print(site.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: "  %@ (%2d/%2d)  %@ (%2d/%2d)", ratio(t.found, t.expected), t.found, t.expected, ratio(t.right, t.results), t.right, t.results))
+        all.expected += t.expected; all.found += t.found; all.results += t.results; all.right += t.right
+    }
+    print("overall".padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: "  %@ (%2d/%2d)  %@ (%2d/%2d)   targets: recall >= 0.95, precision >= 0.90",
+                 ratio(all.found, all.expected), all.found, all.expected, ratio(all.right, all.results), all.right, all.results))
+}
+
+if mode == "all" || mode == "accuracy" { try await accuracy() }
 
 // Peak RSS is a high-water mark: each page needs a process of its own.
 if mode == "all" || mode == "memory" { try await memory(.markup) }

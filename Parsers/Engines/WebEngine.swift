@@ -102,6 +102,12 @@ public struct WebEngine: Engine {
             }
         }
 
+        if seen.count == 0, let summary = kept.first(where: { $0.info.origin == .document })?.document, Self.isAboutAStill(summary) {
+            // The page names a still picture as what it shows and nothing moving: media-looking
+            // URLs in its text belong to sidebars and other posts, not to it.
+            definitive = true
+        }
+
         if seen.count == 0 && !definitive {
             // Nothing structured: scan the text of every payload, the document first.
             for payload in kept {
@@ -112,6 +118,18 @@ public struct WebEngine: Engine {
         if seen.count == 0, let status = documentStatus, !(200..<300).contains(status) {
             throw WebError(url: url.absoluteString, status: status)
         }
+    }
+}
+
+extension WebEngine {
+    /// Whether a page describes itself by a still (`og:image` / `twitter:image` a JPEG, PNG…)
+    /// and declares no video.
+    static func isAboutAStill(_ summary: DocumentSummary) -> Bool {
+        guard summary.firstMeta("og:video") == nil, summary.firstMeta("og:video:url") == nil,
+              summary.firstMeta("twitter:player:stream") == nil, summary.firstMeta("og:type")?.hasPrefix("video") != true,
+              let image = summary.firstMeta("og:image") ?? summary.firstMeta("twitter:image") ?? summary.firstMeta("twitter:image:src"),
+              let resolved = summary.resolve(image) else { return false }
+        return MediaKind(urlString: resolved) == .still
     }
 }
 

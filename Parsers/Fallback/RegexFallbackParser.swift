@@ -115,7 +115,9 @@ public struct RegexFallbackParser: Parser {
             if let dot = url.range(of: ".gifv", options: .backwards) { url.replaceSubrange(dot, with: ".mp4") }
         }
         // The kind comes from the extension, or (extensionless) from a video-only host.
-        guard MediaHints(url: url).isAnimatedMedia, !Decorations.isDecoration(url, width: nil, height: nil) else { return nil }
+        let hints = MediaHints(url: url)
+        guard hints.isAnimatedMedia, !Decorations.isDecoration(url, width: nil, height: nil),
+              hints.kind != .webp || KnownMediaHosts.servesAnimatedWebP(url) else { return nil }
         return url
     }
 
