@@ -29,9 +29,25 @@ public struct WebEngine: Engine {
         var documentURL = url
         /// A site parser said what the page holds: no guessing from its text afterwards.
         var definitive = false
+        /// Site parsers that claimed a payload and failed or found nothing: if anything later
+        /// answers, the answer is degraded.
+        var siteFailures: [Degradation.Failure] = []
 
+        func noteSiteFailures(_ set: ResultSet, _ payload: Payload) {
+            guard set.media.isEmpty, !set.isDefinitive else { return }
+            for parser in environment.parsers.claimants(of: payload.info, stage: .site) {
+                let reason = set.diagnostics.first { $0.source == parser.name }?.message ?? "found nothing"
+                siteFailures.append(Degradation.Failure(parser: parser.name, reason: reason))
+            }
+        }
+
+        let siteParsers = Set(environment.parsers.parsers.filter { $0.stage == .site }.map(\.name))
         func emit(_ set: ResultSet, page: URL) {
             var set = set
+            // After a site parser failed, any other parser's answer is degraded.
+            if !set.media.isEmpty, set.degradation == nil, !siteFailures.isEmpty, !set.media.contains(where: { siteParsers.contains($0.provenance.parser) }) {
+                set.degradation = Degradation(failures: siteFailures, answeredBy: set.provenance?.parser ?? "generic")
+            }
             // Every result of a page belongs to that page, whichever payload it came from.
             for index in set.media.indices { set.media[index].page = page.absoluteString }
             let fresh = set.media.filter { seen.insert($0) }
@@ -48,8 +64,9 @@ public struct WebEngine: Engine {
                     for try await var payload in environment.payloads(for: FetchRequest(url: target), from: request) {
                         guard payload.info.isSuccess else { continue }
                         payload.info.origin = .followUp(reason: "\(site.name) source")
-                        let set = environment.parsers.parse(payload, stages: [.site])
+                        let set = environment.parsers.parse(payload, stages: .structured)
                         definitive = definitive || (set.isDefinitive && set.media.isEmpty)
+                        noteSiteFailures(set, payload)
                         emit(set, page: url)
                     }
                 } catch is CancellationError {
@@ -77,6 +94,7 @@ public struct WebEngine: Engine {
             // finds logos and related items, not more of what the page is about.
             var set = environment.parsers.parse(payload, stages: definitive ? [.site] : .structured)
             definitive = definitive || set.isDefinitive
+            noteSiteFailures(set, payload)
             if payload.info.origin == .document, !set.media.isEmpty {
                 set.media = payload.body.withUnsafeBytes {
                     SiblingRenditions.attach(to: set.media, from: $0.bindMemory(to: UInt8.self))
@@ -111,7 +129,11 @@ public struct WebEngine: Engine {
         if seen.count == 0 && !definitive {
             // Nothing structured: scan the text of every payload, the document first.
             for payload in kept {
-                emit(environment.parsers.parse(payload, stages: .fallback), page: documentURL)
+                var set = environment.parsers.parse(payload, stages: .fallback)
+                if !set.media.isEmpty, !siteFailures.isEmpty {
+                    set.degradation = Degradation(failures: siteFailures, answeredBy: set.provenance?.parser ?? "fallback")
+                }
+                emit(set, page: documentURL)
             }
         }
 

@@ -49,6 +49,10 @@ public struct GiphyAPIParser: Parser {
         guard let data = json["data"] else { throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no data in the response") }
         let items = data.array ?? [data]
         let media = items.compactMap { GiphyItem.media($0, parser: name, payload: payload) }
+        if media.isEmpty, !items.isEmpty {
+            // Items but no file in any: the shape changed, which is not "no results".
+            throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "\(items.count) items but no images in any")
+        }
         var set = ResultSet(media: media)
         set.isDefinitive = true
         if let pagination = json["pagination"] {

@@ -48,8 +48,10 @@ public struct ImgurPageParser: Parser {
             files.add(String(mp4.dropLast(4)) + ".gif", name: "gif", mimeType: "image/gif")
         }
         var set = ResultSet(media: [files.media(parser: name, payload: payload)].compactMap { $0 })
-        // A post page (it names its image) with no video or gif is a still post: nothing to guess.
-        set.isDefinitive = document.firstMeta("og:image") != nil || document.firstMeta("twitter:image") != nil
+        // A post page naming its image, with no video anywhere, is a still post: nothing to
+        // guess. A <video> the metadata does not mention means the page changed: not definitive.
+        set.isDefinitive = set.media.isEmpty && !document.mediaElements.contains { $0.tag == .video }
+            && (document.firstMeta("og:image") != nil || document.firstMeta("twitter:image") != nil)
         return set
     }
 

@@ -42,7 +42,10 @@ public struct RedditJSONParser: Parser {
             throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no post in the listing")
         }
         var set = ResultSet(media: Self.media(of: post, parser: name, payload: payload))
-        set.isDefinitive = true
+        // Nothing found is an answer only for posts that say they hold no media (text posts,
+        // still images); otherwise the post's shape may have changed.
+        let hint = post["post_hint"]?.string
+        set.isDefinitive = !set.media.isEmpty || post["is_self"]?.bool == true || hint == "image" || hint == "self"
         return set
     }
 

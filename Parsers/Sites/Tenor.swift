@@ -63,6 +63,10 @@ public struct TenorAPIParser: Parser {
             throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no results array")
         }
         let media = results.compactMap { Self.media($0, parser: name, payload: payload) }
+        if media.isEmpty, !results.isEmpty {
+            // Results but no file in any: the shape changed, which is not "no results".
+            throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "\(results.count) results but no media formats in any")
+        }
         var set = ResultSet(media: media)
         set.isDefinitive = true
         if let next = json["next"]?.string, !next.isEmpty, next != "0", !results.isEmpty { set.next = .cursor(next) }

@@ -79,7 +79,11 @@ public struct XTweetParser: Parser {
             media = [files.media(parser: name, payload: payload)].compactMap { $0 }
         }
         var set = ResultSet(media: media)
-        set.isDefinitive = true
+        // Nothing found is an answer when the tweet lists its media (all photos) or mentions
+        // none at all; media under a key we do not know means the shape changed.
+        let keys = json.object?.keys.map { $0.lowercased() } ?? []
+        set.isDefinitive = !media.isEmpty || json["mediaDetails"] != nil || json["video"] != nil
+            || !keys.contains { $0.contains("media") || $0.contains("video") }
         return set
     }
 

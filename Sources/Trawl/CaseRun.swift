@@ -25,7 +25,9 @@ extension Trawl {
         do {
             if replay { configuration.replay = try Replay(path: recordedCase.archive) }
             let provider = makeProvider(configuration)
-            for try await set in await provider.results(for: Request(recordedCase.recordingCase.input)) { sets.append(set) }
+            let recorded = recordedCase.recordingCase
+            let request = Request(recorded.input, pagination: recorded.page.flatMap(Pagination.init(token:)) ?? .start)
+            for try await set in await provider.results(for: request) { sets.append(set) }
         } catch {
             failure = error
         }

@@ -18,11 +18,14 @@ import TrawlCore
 public struct RecordingCase: Sendable, Codable, Hashable {
     /// The pasted URL or the query, exactly as a person would type it.
     public var input: String
+    /// Where to start, as `trawl resolve --page` takes it (`offset:25`, `cursor:…`).
+    public var page: String?
     public var description: String?
     public var expect: Expectation
 
-    public init(input: String, description: String? = nil, expect: Expectation) {
+    public init(input: String, page: String? = nil, description: String? = nil, expect: Expectation) {
         self.input = input
+        self.page = page
         self.description = description
         self.expect = expect
     }
