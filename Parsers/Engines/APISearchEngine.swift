@@ -64,7 +64,7 @@ public struct GiphySearchEngine: Engine {
         var items = [URLQueryItem(name: "api_key", value: key)]
         if !query.term.isEmpty { items.append(URLQueryItem(name: "q", value: query.term)) }
         items.append(URLQueryItem(name: "limit", value: String(query.pageSize(request, fallback: 25, maximum: 50))))
-        if case .offset(let offset) = request.pagination { items.append(URLQueryItem(name: "offset", value: String(offset))) }
+        if case .offset(let offset) = request.pagination, offset > 0 { items.append(URLQueryItem(name: "offset", value: String(offset))) }
         if case .cursor(let cursor) = request.pagination {
             throw SearchError(.invalidRequest, "!giphy pages by offset; '\(cursor)' is a cursor")
         }

@@ -22,7 +22,17 @@ public struct GiphyPageParser: Parser {
 
     public func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument && info.belongs(to: GiphySite()) }
 
+    /// Paths of pages about one GIF, sticker or clip.
+    static let itemPaths = ["/gifs/", "/stickers/", "/clips/", "/embed/"]
+
     public func parse(_ payload: Payload) throws -> ResultSet {
+        let path = payload.info.url.path
+        guard Self.itemPaths.contains(where: { path.hasPrefix($0) }) || path.hasPrefix("/media/") else {
+            // About, search and channel pages: their logos and promos are not what they are about.
+            var set = ResultSet(diagnostics: [Diagnostic(.info, "\(path) is not a Giphy GIF page", source: name)])
+            set.isDefinitive = true
+            return set
+        }
         let text = Array(payload.body)
         guard let cut = JSONCut.object(after: "gif:", in: text) ?? JSONCut.object(after: "\"gif\":", in: text) else {
             throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no inline gif object")

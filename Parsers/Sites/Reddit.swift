@@ -85,7 +85,9 @@ public struct RedditJSONParser: Parser {
                           width: best?["width"]?.number, height: best?["height"]?.number)
             }
         }
-        if let link = (post["url_overridden_by_dest"] ?? post["url"])?.string.map(Unescape.htmlEntities) {
+        // The post's link, when it is a file (`v.redd.it/ID` alone is a player, not a file).
+        if let link = (post["url_overridden_by_dest"] ?? post["url"])?.string.map(Unescape.htmlEntities),
+           !(URL(string: link)?.host == "v.redd.it" && URL(string: link)?.pathComponents.count ?? 0 <= 2) {
             files.add(ImgurPageParser.playable(link), name: "link")
             if link.lowercased().hasSuffix(".gifv") { files.add(String(link.dropLast(5)) + ".gif", name: "link-gif") }
         }
