@@ -200,11 +200,13 @@ func replay() async throws {
     let cases = try RecordedCase.all(in: Corpus.repositoryRoot.appendingPathComponent("Recordings"))
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-replay-\(getpid())")
     defer { try? FileManager.default.removeItem(at: folder) }
-    var jobs: [(input: String, archive: URL)] = cases.map { ($0.recordingCase.input, $0.archive) }
+    var jobs: [(request: Request, archive: URL)] = cases.map {
+        (Request($0.recordingCase.input, pagination: $0.recordingCase.page.flatMap(Pagination.init(token:)) ?? .start), $0.archive)
+    }
     for (index, entry) in ((try? Corpus.siteEntries()) ?? []).enumerated() {
         let archive = folder.appendingPathComponent("\(index).har")
         try HARImporter.har(file: entry.path, url: entry.url).write(to: archive)
-        jobs.append((entry.url, archive))
+        jobs.append((Request(entry.url), archive))
     }
     let clock = ContinuousClock()
     var best = Duration.seconds(1_000_000)
@@ -218,7 +220,9 @@ func replay() async throws {
                 var environment = Trawl.makeEnvironment(.init(replay: try Trawl.Replay(path: job.archive)))
                 let counter = CountingTransport(base: environment.transport)
                 environment.transport = counter
-                for try await set in await Trawl.makeProvider(environment: environment).results(for: Request(job.input)) { media += set.media.count }
+                // Keys are scrubbed from recordings and ignored when matching.
+                let search = Trawl.Search(giphyKey: Scrubber.placeholder, tenorKey: Scrubber.placeholder)
+                for try await set in await Trawl.makeProvider(environment: environment, search: search).results(for: job.request) { media += set.media.count }
                 payloads += counter.count.load(ordering: .relaxed)
             }
         }
