@@ -64,6 +64,7 @@ public struct WebEngine: Engine {
                     for try await var payload in environment.payloads(for: FetchRequest(url: target), from: request) {
                         guard payload.info.isSuccess else { continue }
                         payload.info.origin = .followUp(reason: "\(site.name) source")
+                        kept.append(payload)  // the text fallback reads it too if nothing answers
                         let set = environment.parsers.parse(payload, stages: .structured)
                         definitive = definitive || (set.isDefinitive && set.media.isEmpty)
                         noteSiteFailures(set, payload)

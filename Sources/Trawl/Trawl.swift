@@ -29,6 +29,8 @@ public enum Trawl {
         public var recorder: HARRecorder?
         /// Search engine keys and the default engine.
         public var search: Search = Search()
+        /// Speak plain HTTP where a URL says https (a local mirror behind `connectTo`).
+        public var plainHTTP = false
 
         public init(
             loader: LoaderConfiguration = .init(), schemeHandlers: [any SchemeHandler] = [], maxFollowUps: Int = 2,
@@ -75,6 +77,7 @@ public enum Trawl {
     /// The production environment: libcurl transport, libxml2 scanner, every parser.
     public static func makeEnvironment(_ configuration: Configuration = .init(), logger: Logger = Logger(label: "trawl")) -> Environment {
         var transport: any PayloadTransport = Loader(configuration: configuration.loader, handlers: configuration.schemeHandlers, logger: logger)
+        if configuration.plainHTTP { transport = PlainHTTPTransport(base: transport) }
         if let replay = configuration.replay {
             transport = ReplayTransport(
                 entries: replay.entries, sources: replay.sources, matcher: replay.matcher,

@@ -16,11 +16,15 @@ public struct CaseVerdict: Sendable, Hashable, CustomStringConvertible {
     public var reasons: [String]
     /// How many results the run produced.
     public var resultCount: Int
+    /// A failure only because results lack fields the case requires (the smoke run calls
+    /// that degraded: the media are there, the site dropped details).
+    public var onlyFieldsMissing: Bool
 
-    public init(outcome: Outcome, reasons: [String] = [], resultCount: Int = 0) {
+    public init(outcome: Outcome, reasons: [String] = [], resultCount: Int = 0, onlyFieldsMissing: Bool = false) {
         self.outcome = outcome
         self.reasons = reasons
         self.resultCount = resultCount
+        self.onlyFieldsMissing = onlyFieldsMissing
     }
 
     public var description: String {
@@ -36,12 +40,16 @@ public struct CaseVerdict: Sendable, Hashable, CustomStringConvertible {
         if let max = expect.maxResults, media.count > max { problems.append("\(media.count) results, at most \(max) expected") }
         let urls = media.flatMap(\.allURLs)
         for match in expect.media where !match.matches(any: urls) { problems.append("missing \(match)") }
+        let structural = problems.count
         for field in expect.fields {
             let lacking = media.filter { !field.isPresent(in: $0) }
             if !lacking.isEmpty { problems.append("\(lacking.count) of \(media.count) results lack \(field.rawValue)") }
         }
         let degradations = sets.compactMap(\.degradation)
-        if !problems.isEmpty { return CaseVerdict(outcome: .fail, reasons: problems, resultCount: media.count) }
+        if !problems.isEmpty {
+            return CaseVerdict(
+                outcome: .fail, reasons: problems + degradations.map { "\($0)" }, resultCount: media.count, onlyFieldsMissing: structural == 0)
+        }
         guard degradations.isEmpty else {
             let why = degradations.map { "\($0)" }
             return CaseVerdict(outcome: expect.status == .pass ? .fail : .degraded, reasons: (expect.status == .pass ? ["degraded where the site parser must answer"] : []) + why, resultCount: media.count)

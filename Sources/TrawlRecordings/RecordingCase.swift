@@ -21,12 +21,27 @@ public struct RecordingCase: Sendable, Codable, Hashable {
     /// Where to start, as `trawl resolve --page` takes it (`offset:25`, `cursor:…`).
     public var page: String?
     public var description: String?
+    /// Written for Trawl (a modelled page, a drift case), not recorded from a live site: the
+    /// smoke run replays it but never sends it to the site.
+    public var synthetic: Bool
     public var expect: Expectation
 
-    public init(input: String, page: String? = nil, description: String? = nil, expect: Expectation) {
+    private enum CodingKeys: String, CodingKey { case input, page, description, synthetic, expect }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        input = try c.decode(String.self, forKey: .input)
+        page = try c.decodeIfPresent(String.self, forKey: .page)
+        description = try c.decodeIfPresent(String.self, forKey: .description)
+        synthetic = try c.decodeIfPresent(Bool.self, forKey: .synthetic) ?? false
+        expect = try c.decode(Expectation.self, forKey: .expect)
+    }
+
+    public init(input: String, page: String? = nil, description: String? = nil, synthetic: Bool = false, expect: Expectation) {
         self.input = input
         self.page = page
         self.description = description
+        self.synthetic = synthetic
         self.expect = expect
     }
 

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import Trawl
+
+/// `trawl smoke`: runs every case against the live sites (or replayed) and says which site
+/// changed.
+struct SmokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "smoke",
+        abstract: "Run the recorded cases against the live sites: pass, degraded, fail or skipped per case and site.",
+        discussion: """
+            Exit codes: 0 everything passed (or was skipped), 1 degraded cases (with
+            --fail-on degraded, the default), 2 failing cases. --record rewrites the recordings
+            of cases that passed; failing cases keep theirs.
+            """)
+
+    @Option(help: "Only these sites (comma-separated folder names in Recordings/).")
+    var sites: String?
+
+    @Flag(help: "Replay the recordings instead of going live (offline).")
+    var replay = false
+
+    @Flag(help: "Rewrite the recordings of cases that passed live.")
+    var record = false
+
+    @Option(help: "The recordings folder.")
+    var recordings: String = "Recordings"
+
+    @Option(help: "Write report.html, report.json and junit.xml into this folder.")
+    var reportDir: String?
+
+    @Option(help: "Write a JUnit XML report here.")
+    var junit: String?
+
+    @Option(help: "Write a JSON report here.")
+    var json: String?
+
+    @Option(help: "Write a self-contained HTML report here.")
+    var html: String?
+
+    @Option(help: "Append this run to a history file (JSON lines); the HTML report shows the last runs.")
+    var history: String?
+
+    @Option(help: "Seconds allowed for each request.")
+    var timeout: Double = 30
+
+    @Option(help: "Extra attempts for a case whose site looks down.")
+    var retries: Int = 1
+
+    @Option(help: "What makes the exit status non-zero: degraded or fail.")
+    var failOn: FailOn = .degraded
+
+    @Option(help: "HOST:PORT:TO_HOST:TO_PORT, as curl's --connect-to (repeatable).")
+    var connectTo: [String] = []
+
+    @Flag(help: "Speak plain HTTP to every host (for a local mirror behind --connect-to).")
+    var plainHTTP = false
+
+    enum FailOn: String, ExpressibleByArgument { case degraded, fail }
+
+    func validate() throws {
+        if replay && record { throw ValidationError("--record refreshes recordings from live runs; it cannot be used with --replay") }
+        if retries < 0 { throw ValidationError("--retries must be 0 or more") }
+        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        for rule in connectTo where rule.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
+            throw ValidationError("--connect-to '\(rule)' is not HOST:PORT:TO_HOST:TO_PORT")
+        }
+    }
+
+    func run() async throws {
+        var options = SmokeOptions()
+        options.sites = Set((sites ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+        options.replay = replay
+        options.record = record
+        options.timeout = .milliseconds(Int(timeout * 1000))
+        options.retries = retries
+        options.connectTo = connectTo
+        options.plainHTTP = plainHTTP
+        let results: [SmokeResult]
+        do {
+            results = try await Trawl.smoke(recordings: URL(fileURLWithPath: recordings), options: options)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        guard !results.isEmpty else {
+            throw ValidationError("no cases\(sites.map { " for sites \($0)" } ?? "") in \(recordings)" + (replay ? "" : " that run live (synthetic cases only replay: add --replay, or record live cases with trawl record)"))
+        }
+        let report = SmokeReport(results: results)
+        for result in results {
+            let why = (result.reasons + result.vanished.map { "vanished: \($0)" }).joined(separator: "; ")
+            print("\(result.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(result.name)\(why.isEmpty ? "" : "  — " + why)")
+        }
+        print("\nsites: " + report.sites.map { "\($0.site) \($0.status.rawValue)" }.joined(separator: ", "))
+
+        let past = history.map { SmokeReport.history(at: URL(fileURLWithPath: $0)) } ?? []
+        var outputs: [(String, Data)] = []
+        if let dir = reportDir {
+            outputs += [("\(dir)/report.html", Data(report.html(history: past).utf8)), ("\(dir)/report.json", try report.json()), ("\(dir)/junit.xml", Data(report.junit().utf8))]
+        }
+        if let junit { outputs.append((junit, Data(report.junit().utf8))) }
+        if let json { outputs.append((json, try report.json())) }
+        if let html { outputs.append((html, Data(report.html(history: past).utf8))) }
+        for (path, data) in outputs {
+            let file = URL(fileURLWithPath: path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: file, options: .atomic)
+        }
+        if let history { try report.append(toHistory: URL(fileURLWithPath: history)) }
+        throw ExitCode(report.exitStatus(failOn: failOn == .degraded ? .degraded : .fail))
+    }
+}
