@@ -1,6 +1,8 @@
+import TrawlCore
+
 /// Cuts a JSON object out of text that is not JSON (a script calling a function with an
 /// object literal): from the first `{` after a marker to the brace that closes it, skipping
-/// strings. Linear in the text.
+/// strings (``JavaScriptText/balancedEnd(_:from:)``). Linear in the text.
 enum JSONCut {
     static func object(after marker: String, in text: [UInt8]) -> [UInt8]? {
         let needle = Array(marker.utf8)
@@ -14,27 +16,9 @@ enum JSONCut {
             var j = i + needle.count
             while j < text.count, text[j] == 0x20 || text[j] == 0x0A || text[j] == 0x09 || text[j] == 0x0D { j += 1 }
             guard j < text.count, text[j] == UInt8(ascii: "{") else { i += 1; continue }
-            if let end = balancedEnd(text, from: j) { return Array(text[j..<end]) }
-            return nil
-        }
-        return nil
-    }
-
-    static func balancedEnd(_ s: [UInt8], from start: Int) -> Int? {
-        var depth = 0
-        var i = start
-        while i < s.count {
-            switch s[i] {
-            case UInt8(ascii: "\""):
-                i += 1
-                while i < s.count, s[i] != UInt8(ascii: "\"") { i += s[i] == UInt8(ascii: "\\") ? 2 : 1 }
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                depth -= 1
-                if depth == 0 { return i + 1 }
-            default: break
+            return text.withUnsafeBufferPointer { bytes in
+                JavaScriptText.balancedEnd(bytes, from: j).map { Array(bytes[j..<$0]) }
             }
-            i += 1
         }
         return nil
     }
