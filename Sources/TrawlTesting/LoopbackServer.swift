@@ -77,17 +77,24 @@ public final class LoopbackServer: Sendable {
             return !state.stopped
         }
         guard first else { return }
+        // Wakes the accept loop, which closes the socket itself: closing it here would free
+        // the descriptor number while that thread may still call accept() on it, and a socket
+        // opened meanwhile (another test's server) would be accepted from by this one.
         Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     deinit { shutdown() }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR, !state.withLock({ $0.stopped }) { continue }
+                return
+            }
+            if state.withLock({ $0.stopped }) {
+                close(client)
                 return
             }
             let thread = Thread { [self] in self.serve(client) }
