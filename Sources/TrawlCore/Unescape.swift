@@ -43,7 +43,7 @@ public enum Unescape {
         }
     }
 
-    /// Decodes JSON string escapes left in text: `\/`, `\\`, `\"`, `\uXXXX` (surrogate pairs too).
+    /// Decodes JSON string escapes left in text: `\/`, `\\`, `\"`, `\u` and four hex digits (surrogate pairs too).
     public static func jsonEscapes(_ s: String) -> String {
         guard s.utf8.contains(UInt8(ascii: "\\")) else { return s }
         var scalars = String.UnicodeScalarView()

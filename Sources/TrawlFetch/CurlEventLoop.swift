@@ -6,7 +6,7 @@ import TrawlCore
 /// Drives one libcurl multi handle on one thread: transfers are added and cancelled through a
 /// locked command queue and a `curl_multi_wakeup`, and their bytes stream out to async callers.
 ///
-/// `@unchecked Sendable` is safe here because the only state touched from other threads is
+/// Why the unchecked conformance below is safe: the only state touched from other threads is
 /// `commands` (inside a `Mutex`) and `multi.wakeup()` (libcurl documents `curl_multi_wakeup` as
 /// callable from any thread). `multi` and `transfers` are otherwise used only on `thread`,
 /// which is the sole caller of `run()`.

@@ -87,7 +87,6 @@ extension Trawl {
             attempts += 1
             recorder = HARRecorder()
             var configuration = Configuration(loader: LoaderConfiguration(timeout: options.timeout, connectTo: options.connectTo))
-            configuration.search = Search(giphyKey: options.replay ? Scrubber.placeholder : nil, tenorKey: options.replay ? Scrubber.placeholder : nil)
             configuration.plainHTTP = options.plainHTTP
             run = await Trawl.run(recorded, replay: options.replay, configuration: configuration, recorder: options.replay ? nil : recorder)
         } while isSiteDown(run) && attempts <= options.retries
