@@ -179,18 +179,12 @@ final class CountingTransport: PayloadTransport {
 
     func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         let base = self.base
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await payload in base.payloads(for: request, context: context) {
-                        self.count.add(1, ordering: .relaxed)
-                        continuation.yield(payload)
-                    }
-                    continuation.finish()
-                } catch { continuation.finish(throwing: error) }
+        return AsyncThrowingStream(running: { continuation in
+            for try await payload in base.payloads(for: request, context: context) {
+                self.count.add(1, ordering: .relaxed)
+                continuation.yield(payload)
             }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        })
     }
 }
 

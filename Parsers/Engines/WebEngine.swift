@@ -130,11 +130,7 @@ public struct WebEngine: Engine {
         if seen.count == 0 && !definitive {
             // Nothing structured: scan the text of every payload, the document first.
             for payload in kept {
-                var set = environment.parsers.parse(payload, stages: .fallback)
-                if !set.media.isEmpty, !siteFailures.isEmpty {
-                    set.degradation = Degradation(failures: siteFailures, answeredBy: set.provenance?.parser ?? "fallback")
-                }
-                emit(set, page: documentURL)
+                emit(environment.parsers.parse(payload, stages: .fallback), page: documentURL)
             }
         }
 

@@ -67,10 +67,8 @@ public enum Trawl {
 
         /// Every entry of a `.har` file, or of every `.har` under a folder.
         public init(path: URL, fallback: Fallback = .none, matcher: ReplayMatcher = ReplayMatcher()) throws {
-            let files = try ReplayTransport.archives(at: path)
-            var entries: [HAREntry] = []
-            for file in files { entries += try HAR.read(from: file).log.entries }
-            self.init(entries: entries, sources: files.map(\.path), fallback: fallback, matcher: matcher)
+            let (entries, sources) = try ReplayTransport.entries(at: path)
+            self.init(entries: entries, sources: sources, fallback: fallback, matcher: matcher)
         }
     }
 

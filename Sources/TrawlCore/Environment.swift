@@ -55,30 +55,22 @@ public struct Environment: Sendable {
     public func payloads(for request: FetchRequest, from context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         let transport = self.transport
         let scanner = self.scanner
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await payload in transport.payloads(for: request, context: context) {
-                        guard let scanner, payload.info.isHTML || Self.looksLikeHTML(payload) else {
-                            continuation.yield(payload)
-                            continue
-                        }
-                        let scanned = try scanner.scan(payload)
-                        var document = payload
-                        document.document = scanned.summary
-                        continuation.yield(document)
-                        for embedded in scanned.embedded {
-                            try Task.checkCancellation()
-                            continuation.yield(embedded)
-                        }
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+        return AsyncThrowingStream(running: { continuation in
+            for try await payload in transport.payloads(for: request, context: context) {
+                guard let scanner, payload.info.isHTML || Self.looksLikeHTML(payload) else {
+                    continuation.yield(payload)
+                    continue
+                }
+                let scanned = try scanner.scan(payload)
+                var document = payload
+                document.document = scanned.summary
+                continuation.yield(document)
+                for embedded in scanned.embedded {
+                    try Task.checkCancellation()
+                    continuation.yield(embedded)
                 }
             }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        })
     }
 
     /// A document served without a content type (`file:`, bad servers) that starts like HTML.

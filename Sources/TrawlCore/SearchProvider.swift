@@ -64,16 +64,6 @@ public actor SearchProvider {
         } catch {
             return AsyncThrowingStream { $0.finish(throwing: error) }
         }
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try await handler(environment, continuation)
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        return AsyncThrowingStream(running: { continuation in try await handler(environment, continuation) })
     }
 }

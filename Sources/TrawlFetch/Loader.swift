@@ -82,16 +82,6 @@ public final class Loader: PayloadTransport {
     }
 
     public func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    continuation.yield(try await self.fetch(request))
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        AsyncThrowingStream(running: { continuation in continuation.yield(try await self.fetch(request)) })
     }
 }

@@ -14,23 +14,15 @@ public struct RecordingTransport: PayloadTransport {
     public func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         let base = self.base
         let recorder = self.recorder
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    let started = Date()
-                    let clock = ContinuousClock()
-                    var last = clock.now
-                    for try await payload in base.payloads(for: request, context: context) {
-                        await recorder.record(payload, for: request, started: started, duration: clock.now - last)
-                        last = clock.now
-                        continuation.yield(payload)
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        return AsyncThrowingStream(running: { continuation in
+            let started = Date()
+            let clock = ContinuousClock()
+            var last = clock.now
+            for try await payload in base.payloads(for: request, context: context) {
+                await recorder.record(payload, for: request, started: started, duration: clock.now - last)
+                last = clock.now
+                continuation.yield(payload)
             }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        })
     }
 }

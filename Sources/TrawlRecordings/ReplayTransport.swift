@@ -41,10 +41,16 @@ public final class ReplayTransport: PayloadTransport {
     /// Reads `path`: one `.har` file, or every `.har` under a folder.
     /// - Throws: ``RecordingError`` for an unreadable path or a file that is not HAR.
     public convenience init(path: URL, matcher: ReplayMatcher = ReplayMatcher(), fallback: (any PayloadTransport)? = nil) throws {
-        let files = try Self.archives(at: path)
+        let (entries, sources) = try Self.entries(at: path)
+        self.init(entries: entries, sources: sources, matcher: matcher, fallback: fallback)
+    }
+
+    /// Every entry of the archives at `path` (see ``archives(at:)``), and the files they came from.
+    public static func entries(at path: URL) throws -> (entries: [HAREntry], sources: [String]) {
+        let files = try archives(at: path)
         var entries: [HAREntry] = []
         for file in files { entries += try HAR.read(from: file).log.entries }
-        self.init(entries: entries, sources: files.map(\.path), matcher: matcher, fallback: fallback)
+        return (entries, files.map(\.path))
     }
 
     /// `path` itself if it is a file, else every `.har` below it, sorted.

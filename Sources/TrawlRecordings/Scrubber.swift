@@ -181,10 +181,10 @@ public struct Scrubber: Sendable, Hashable {
                 if close < n, bytes[close] == UInt8(ascii: "\""), close > i + 1,
                    jsonFields.contains(String(decoding: bytes[(i + 1)..<close], as: UTF8.self).lowercased()) {
                     var j = close + 1
-                    while j < n, bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A || bytes[j] == 0x0D { j += 1 }
+                    j = Self.skipSpace(bytes, from: j)
                     if j < n, bytes[j] == UInt8(ascii: ":") {
                         j += 1
-                        while j < n, bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A || bytes[j] == 0x0D { j += 1 }
+                        j = Self.skipSpace(bytes, from: j)
                         if j < n, bytes[j] == UInt8(ascii: "\"") {
                             var end = j + 1
                             while end < n, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
@@ -210,6 +210,13 @@ public struct Scrubber: Sendable, Hashable {
         guard changed else { return text }
         bytes = output
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The first index at or after `from` that is not JSON whitespace.
+    static func skipSpace(_ bytes: [UInt8], from: Int) -> Int {
+        var j = from
+        while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A || bytes[j] == 0x0D { j += 1 }
+        return j
     }
 
     static func isNameByte(_ c: UInt8) -> Bool {

@@ -16,23 +16,15 @@ struct PlainHTTPTransport: PayloadTransport {
         downgraded.url = parts.url ?? request.url
         let plain = downgraded
         let base = self.base
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await var payload in base.payloads(for: plain, context: context) {
-                        payload.info.requestURL = request.url
-                        if var final = URLComponents(url: payload.info.url, resolvingAgainstBaseURL: false), final.scheme == "http" {
-                            final.scheme = "https"
-                            payload.info.url = final.url ?? payload.info.url
-                        }
-                        continuation.yield(payload)
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+        return AsyncThrowingStream(running: { continuation in
+            for try await var payload in base.payloads(for: plain, context: context) {
+                payload.info.requestURL = request.url
+                if var final = URLComponents(url: payload.info.url, resolvingAgainstBaseURL: false), final.scheme == "http" {
+                    final.scheme = "https"
+                    payload.info.url = final.url ?? payload.info.url
                 }
+                continuation.yield(payload)
             }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        })
     }
 }
