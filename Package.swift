@@ -14,11 +14,14 @@ let package = Package(
         .library(name: "Trawl", targets: ["Trawl"]),
         .library(name: "TrawlCore", targets: ["TrawlCore"]),
         .library(name: "TrawlRecordings", targets: ["TrawlRecordings"]),
+        .library(name: "TrawlStore", targets: ["TrawlStore"]),
+        .library(name: "TrawlBatch", targets: ["TrawlBatch"]),
         .executable(name: "trawl", targets: ["trawl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Vocabulary: pure Swift, no C.
@@ -60,10 +63,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        // Durable batch jobs on SQLite (WAL): coalesced URLs, states, attempts, results.
+        .target(
+            name: "TrawlStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings),
+        // Batch extraction: the scheduler, politeness, retries, the HTTP cache, progress.
+        .target(
+            name: "TrawlBatch",
+            dependencies: [
+                "Trawl", "TrawlCore", "TrawlFetch", "TrawlStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "trawl",
             dependencies: [
-                "Trawl", "TrawlRecordings",
+                "Trawl", "TrawlRecordings", "TrawlBatch", "TrawlStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -78,7 +94,7 @@ let package = Package(
         // Benchmarks: run with `swift run -c release trawl-bench …` (see Benchmarks/README.md).
         .executableTarget(
             name: "trawl-bench",
-            dependencies: ["Trawl", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlTesting", "CLibXML2"],
+            dependencies: ["Trawl", "TrawlBatch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlTesting", "CLibXML2"],
             path: "Benchmarks/trawl-bench",
             swiftSettings: swiftSettings),
 
@@ -97,6 +113,12 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlTests", dependencies: ["Trawl", "TrawlRecordings", "TrawlTesting"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlStoreTests", dependencies: ["TrawlStore"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlBatchTests", dependencies: ["TrawlBatch", "TrawlStore", "TrawlTesting", "trawl"],
             swiftSettings: swiftSettings),
     ]
 )

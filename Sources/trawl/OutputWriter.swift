@@ -1,4 +1,5 @@
 import Foundation
+import Trawl
 import TrawlCore
 
 /// Prints results as a table, JSON lines per media, or JSON lines per result set.
@@ -52,39 +53,6 @@ final class OutputWriter {
     private func emit(_ value: some Encodable) {
         guard let data = try? encoder.encode(value) else { return }
         FileHandle.standardOutput.write(data + Data("\n".utf8))
-    }
-}
-
-/// One media as `--json` prints it.
-struct MediaLine: Encodable {
-    var input: String
-    var url: String
-    var kind: String
-    var width: Int?
-    var height: Int?
-    var byteSize: Int?
-    var title: String?
-    var still: String?
-    var page: String?
-    var parser: String
-    var origin: String
-    var renditions: [Rendition]
-    var degraded: String?
-
-    init(_ media: Media, input: String, degraded: String?) {
-        self.input = input
-        url = media.url
-        kind = media.kind.rawValue
-        width = media.width
-        height = media.height
-        byteSize = media.byteSize
-        title = media.title
-        still = media.still
-        page = media.page
-        parser = media.provenance.parser
-        origin = media.provenance.origin.description
-        renditions = media.renditions
-        self.degraded = degraded
     }
 }
 

@@ -10,7 +10,7 @@ struct TrawlCommand: AsyncParsableCommand {
             Exit codes: 0 media found for every input, 1 some input had no media,
             2 usage error, 3 a fetch or parse failed.
             """,
-        subcommands: [ResolveCommand.self, RecordCommand.self, SmokeCommand.self, DemoCommand.self])
+        subcommands: [ResolveCommand.self, BatchCommand.self, RecordCommand.self, SmokeCommand.self, DemoCommand.self])
 }
 
 /// Entry point: maps ArgumentParser's usage errors to exit code 2, as documented.

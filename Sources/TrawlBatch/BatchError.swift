@@ -1,0 +1,28 @@
+/// A batch run could not start or go on (the store, the input, the output). One URL's failure
+/// is never a `BatchError`: it is that job's result.
+public struct BatchError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable {
+            case unreadableInput = "unreadable input"
+            case unwritableOutput = "unwritable output"
+            case store
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        public static let unreadableInput = Code(.unreadableInput)
+        public static let unwritableOutput = Code(.unwritableOutput)
+        public static let store = Code(.store)
+        public var description: String { base.rawValue }
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

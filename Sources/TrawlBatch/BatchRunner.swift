@@ -1,0 +1,196 @@
+import Foundation
+import Logging
+import Trawl
+import TrawlCore
+import TrawlStore
+
+/// Works a store's jobs to the end: reads the URL lists into it, schedules politely per host,
+/// retries what may pass, and keeps the output file in step.
+///
+/// ```swift
+/// let runner = try BatchRunner(configuration: .init(), storePath: "trawl.sqlite", inputs: ["urls.txt"], output: "results.jsonl")
+/// let report = try await runner.run(progress: BatchProgress())
+/// print(BatchSummaryText.render(report.summary, elapsed: report.elapsed, finishedThisRun: report.finishedThisRun))
+/// ```
+///
+/// One scheduling loop owns all the bookkeeping; each attempt runs in its own child task and
+/// commits its outcome to the store itself, so the loop only learns what happened.
+public struct BatchRunner: Sendable {
+    public let configuration: BatchConfiguration
+    public let store: JobStore
+    private let lock: RunLock
+    private let inputs: [String]
+    private let output: String?
+    private let attempt: JobAttempt
+    private let logger: Logger
+
+    /// Opens the store and takes its run lock.
+    /// - Parameters:
+    ///   - inputs: URL lists (`-` for standard input) to add to the store; none to finish a store's work.
+    ///   - output: the JSON-lines file to keep in step with the results, if any.
+    public init(
+        configuration: BatchConfiguration, storePath: String, inputs: [String], output: String?,
+        search: Trawl.Search = Trawl.Search(), logger: Logger = Logger(label: "trawl.batch")
+    ) throws {
+        self.configuration = configuration
+        store = try JobStore(path: storePath)
+        lock = try RunLock(storePath: storePath)
+        self.inputs = inputs
+        self.output = output
+        self.logger = logger
+        var trawl = Trawl.Configuration(loader: configuration.loader)
+        trawl.plainHTTP = configuration.plainHTTP
+        var environment = Trawl.makeEnvironment(trawl, logger: logger)
+        if let cache = configuration.cache {
+            environment.transport = CachingTransport(base: environment.transport, cache: try HTTPCache(directory: cache.directory), policy: cache.policy)
+        }
+        let robots = configuration.robots ? RobotsCache(transport: environment.transport, agent: "trawl") : nil
+        attempt = JobAttempt(environment: environment, search: search, retry: RetryPolicy(configuration: configuration), robots: robots)
+    }
+
+    /// What a run did.
+    public struct Report: Sendable {
+        public var summary: StoreSummary
+        public var elapsed: Double
+        public var finishedThisRun: Int
+        /// Jobs a dead run had left `running`, put back at the start.
+        public var recovered: Int
+    }
+
+    private enum Event: Sendable {
+        case finished(Job, JobAttempt.Report)
+        case intake(Intake.Chunk)
+        case intakeFailed(String)
+        case timer
+    }
+
+    public func run(progress: BatchProgress? = nil) async throws -> Report {
+        let store = self.store
+        let attempt = self.attempt
+        let started = Date().timeIntervalSince1970
+        let recovered = try store.recoverAbandoned(now: started)
+        if recovered > 0 { logger.info("put back \(recovered) jobs a stopped run left running") }
+        let intakes = try inputs.map { try Intake(path: $0, store: store, configuration: configuration) }
+        let outputFile = try output.map { try OutputFile(path: $0, store: store) }
+        try outputFile?.catchUp()
+
+        var scheduler = Scheduler(configuration: configuration)
+        for work in try store.hostsWithWork(now: started) { scheduler.learn(work) }
+        let initial = try store.progress()
+        var snapshot = BatchSnapshot()
+        snapshot.total = initial.total
+        snapshot.done = initial[.done]
+        snapshot.failed = initial[.failed]
+        snapshot.waiting = initial[.retryLater]
+        snapshot.mediaFound = initial.mediaFound
+
+        var pendingIntakes = intakes
+        snapshot.totalKnown = pendingIntakes.isEmpty
+        var intakeError: String?
+        var lastFlush = started
+
+        try await withThrowingTaskGroup(of: Event.self) { group in
+            var intakeRunning = false
+            func startIntake() {
+                guard !intakeRunning, let intake = pendingIntakes.first else { return }
+                intakeRunning = true
+                group.addTask {
+                    do { return .intake(try await intake.next()) } catch { return .intakeFailed("\(error)") }
+                }
+            }
+            startIntake()
+            var timerAt: Double?
+
+            while true {
+                let now = Date().timeIntervalSince1970
+                scheduler.wake(now: now)
+                let wants = scheduler.wants(now: now)
+                if !wants.isEmpty {
+                    let claim = try store.claim(wants, now: now)
+                    scheduler.claimed(claim, now: now)
+                    for job in claim.jobs {
+                        if job.state == .retryLater { snapshot.waiting = max(0, snapshot.waiting - 1) }
+                        group.addTask {
+                            let report = await attempt.run(job)
+                            try store.finish(job.id, host: job.host, outcome: report.outcome, now: Date().timeIntervalSince1970)
+                            return .finished(job, report)
+                        }
+                    }
+                }
+                snapshot.inFlight = scheduler.inFlight
+
+                if scheduler.isIdle && !intakeRunning && pendingIntakes.isEmpty {
+                    // Nothing in flight or planned: make sure the store agrees before stopping.
+                    let left = try store.hostsWithWork(now: Date().timeIntervalSince1970)
+                    if left.isEmpty { break }
+                    for work in left { scheduler.learn(work) }
+                    continue
+                }
+                if let wake = scheduler.nextWake, timerAt.map({ wake < $0 }) ?? true {
+                    timerAt = wake
+                    let delay = max(0, wake - Date().timeIntervalSince1970)
+                    group.addTask {
+                        try? await Task.sleep(for: .milliseconds(Int(delay * 1000) + 1))
+                        return .timer
+                    }
+                }
+
+                guard let event = try await group.next() else { break }
+                switch event {
+                case .finished(let job, let report):
+                    scheduler.finished(job, report: report, now: Date().timeIntervalSince1970)
+                    snapshot.finishedThisRun += report.outcome.isFinal ? 1 : 0
+                    switch report.outcome {
+                    case .done(let result):
+                        snapshot.done += 1
+                        snapshot.mediaFound += result.mediaCount
+                    case .failed:
+                        snapshot.failed += 1
+                    case .retryLater:
+                        snapshot.waiting += 1
+                    }
+                case .intake(let chunk):
+                    intakeRunning = false
+                    snapshot.total += chunk.added
+                    for host in chunk.hosts { scheduler.hasNewWork(host) }
+                    if chunk.finished { pendingIntakes.removeFirst() }
+                    snapshot.totalKnown = pendingIntakes.isEmpty
+                    startIntake()
+                case .intakeFailed(let message):
+                    // Jobs already read go on; the rest of this list is reported and skipped.
+                    intakeRunning = false
+                    intakeError = message
+                    pendingIntakes.removeFirst()
+                    snapshot.totalKnown = pendingIntakes.isEmpty
+                    startIntake()
+                case .timer:
+                    timerAt = nil
+                }
+
+                let after = Date().timeIntervalSince1970
+                if after - lastFlush >= 0.25 {
+                    try outputFile?.catchUp()
+                    lastFlush = after
+                }
+                snapshot.elapsed = after - started
+                snapshot.inFlight = scheduler.inFlight
+                progress?.update(snapshot)
+            }
+            group.cancelAll()
+        }
+        try outputFile?.catchUp()
+        snapshot.elapsed = Date().timeIntervalSince1970 - started
+        snapshot.inFlight = 0
+        progress?.finish(snapshot)
+        if let intakeError { throw BatchError(.unreadableInput, intakeError) }
+        return Report(
+            summary: try store.summary(), elapsed: snapshot.elapsed, finishedThisRun: snapshot.finishedThisRun, recovered: recovered)
+    }
+}
+
+extension JobOutcome {
+    var isFinal: Bool {
+        if case .retryLater = self { return false }
+        return true
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import TrawlCore
+import TrawlFetch
+
+/// A transport that answers from an ``HTTPCache`` when RFC 9111 allows, revalidates stale
+/// entries with `If-None-Match` / `If-Modified-Since` (a 304 costs no body), and stores what
+/// the network returns.
+///
+/// Each payload it returns says how it was served in `X-Trawl-Cache`: `hit`, `revalidated`,
+/// `miss` or `bypass`.
+public struct CachingTransport: PayloadTransport {
+    public static let statusHeader = "X-Trawl-Cache"
+
+    let base: any PayloadTransport
+    let cache: HTTPCache
+    let policy: CachePolicy
+    let now: @Sendable () -> Double
+
+    /// - Parameter policy: used for requests that leave ``FetchRequest/cachePolicy`` at its
+    ///   default, `useProtocolPolicy`.
+    public init(base: any PayloadTransport, cache: HTTPCache, policy: CachePolicy = .useProtocolPolicy) {
+        self.base = base
+        self.cache = cache
+        self.policy = policy
+        self.now = { Date().timeIntervalSince1970 }
+    }
+
+    public func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
+        AsyncThrowingStream(running: { continuation in
+            continuation.yield(try await self.fetch(request, context: context))
+        })
+    }
+
+    func fetch(_ request: FetchRequest, context: Request?) async throws -> Payload {
+        let key = request.url.absoluteString
+        guard request.method == "GET" else { return try await network(request, context: context, served: "bypass") }
+        let policy = request.cachePolicy == .useProtocolPolicy ? self.policy : request.cachePolicy
+        let stored = cache.entry(for: key).flatMap { $0.0.matches(requestHeaders: request.headers) ? $0 : nil }
+        let now = self.now()
+        switch policy {
+        case .cacheOnly:
+            guard let (entry, body) = stored else {
+                throw FetchError(.cacheMiss, url: key, message: "no cached response (cache-only)")
+            }
+            return payload(entry, body: body, request: request, served: "hit")
+        case .returnCacheElseLoad:
+            if let (entry, body) = stored { return payload(entry, body: body, request: request, served: "hit") }
+            return try await loadAndStore(request, context: context)
+        case .reloadIgnoringCache:
+            return try await loadAndStore(request, context: context)
+        case .useProtocolPolicy:
+            guard let (entry, body) = stored else { return try await loadAndStore(request, context: context) }
+            if entry.isFresh(now: now) { return payload(entry, body: body, request: request, served: "hit") }
+            guard entry.hasValidator else { return try await loadAndStore(request, context: context) }
+            return try await revalidate(entry, body: body, request: request, context: context)
+        }
+    }
+
+    /// A conditional request: 304 refreshes the stored headers and serves the stored body.
+    private func revalidate(_ entry: CacheEntry, body: Data, request: FetchRequest, context: Request?) async throws -> Payload {
+        var conditional = request
+        let headers = entry.responseHeaders
+        if let etag = headers["etag"] { conditional.headers.replace(name: "If-None-Match", value: etag) }
+        if let modified = headers["last-modified"] { conditional.headers.replace(name: "If-Modified-Since", value: modified) }
+        let response = try await first(conditional, context: context)
+        guard response.info.status == 304 else { return try store(response, request: request, served: "miss") }
+        var refreshed = entry
+        refreshed.refresh(with: response.info.headers, now: now())
+        try? cache.store(refreshed, body: body)
+        return payload(refreshed, body: body, request: request, served: "revalidated")
+    }
+
+    private func loadAndStore(_ request: FetchRequest, context: Request?) async throws -> Payload {
+        try store(try await first(request, context: context), request: request, served: "miss")
+    }
+
+    private func store(_ response: Payload, request: FetchRequest, served: String) throws -> Payload {
+        let headers = response.info.headers
+        if CacheEntry.isStorable(status: response.info.status, headers: headers, request: request) {
+            let names = headers.values(for: "vary").flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            var vary: [String: String] = [:]
+            for name in names { vary[name] = request.headers[name] ?? "" }
+            let entry = CacheEntry(
+                url: request.url.absoluteString, finalURL: response.info.url.absoluteString, status: response.info.status,
+                headers: headers.fields, storedAt: now(), varyValues: vary)
+            // A cache that cannot write (full disk) must not fail the fetch.
+            try? cache.store(entry, body: response.body)
+        } else if CacheControl(headers["cache-control"]).noStore {
+            cache.remove(request.url.absoluteString)
+        }
+        var marked = response
+        marked.info.headers.replace(name: Self.statusHeader, value: served)
+        return marked
+    }
+
+    private func network(_ request: FetchRequest, context: Request?, served: String) async throws -> Payload {
+        var response = try await first(request, context: context)
+        response.info.headers.replace(name: Self.statusHeader, value: served)
+        return response
+    }
+
+    private func first(_ request: FetchRequest, context: Request?) async throws -> Payload {
+        for try await payload in base.payloads(for: request, context: context) { return payload }
+        throw FetchError(.transferFailed, url: request.url.absoluteString, message: "no response")
+    }
+
+    private func payload(_ entry: CacheEntry, body: Data, request: FetchRequest, served: String) -> Payload {
+        var headers = entry.responseHeaders
+        headers.replace(name: Self.statusHeader, value: served)
+        let finalURL = URL(string: entry.finalURL) ?? request.url
+        return Payload(body: body, info: PayloadInfo(url: finalURL, requestURL: request.url, status: entry.status, headers: headers, origin: .document))
+    }
+}

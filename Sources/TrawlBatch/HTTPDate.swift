@@ -1,0 +1,26 @@
+import Foundation
+
+/// HTTP dates (RFC 9110 §5.6.7): the IMF-fixdate a server should send, and the two obsolete
+/// forms a recipient must still accept.
+enum HTTPDate {
+    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+
+    static func parse(_ text: String) -> Date? {
+        for format in formats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text.trimmingCharacters(in: .whitespaces)) { return date }
+        }
+        return nil
+    }
+
+    static func format(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = formats[0]
+        return formatter.string(from: date).replacingOccurrences(of: "GMT+0", with: "GMT").replacingOccurrences(of: "UTC", with: "GMT")
+    }
+}

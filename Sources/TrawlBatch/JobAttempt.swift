@@ -1,0 +1,126 @@
+import Foundation
+import Trawl
+import TrawlCore
+import TrawlFetch
+import TrawlStore
+
+/// One attempt at one job: resolve its URL through the full pipeline and decide what the
+/// attempt means — done, failed for good, or worth another try (and when).
+struct JobAttempt: Sendable {
+    /// What the scheduler learns from an attempt besides the job's outcome.
+    struct Report: Sendable {
+        var outcome: JobOutcome
+        /// Seconds to the document's response, when there was one.
+        var latency: Double?
+        /// Hold every request to this host for this long (a `Retry-After`).
+        var holdHost: Double?
+        /// The response was a success (autothrottle may shorten the delay).
+        var succeeded: Bool
+    }
+
+    let environment: Environment
+    let search: Trawl.Search
+    let retry: RetryPolicy
+    let robots: RobotsCache?
+
+    func run(_ job: Job) async -> Report {
+        guard let text = job.url, let url = URL(string: text) else {
+            let result = line(job, status: "failed", error: ("invalid-url", "'\(job.input)' is not a URL"))
+            return Report(outcome: .failed(JobResult(line: result, errorCode: "invalid-url")), succeeded: false)
+        }
+        if let robots {
+            switch await robots.rules(for: url) {
+            case .rules(let rules):
+                let path = url.path.isEmpty ? "/" : url.path + (url.query.map { "?\($0)" } ?? "")
+                if !rules.allows(path) {
+                    let result = line(job, status: "failed", error: ("robots-disallowed", "\(text) is disallowed by robots.txt"))
+                    return Report(outcome: .failed(JobResult(line: result, errorCode: "robots-disallowed")), succeeded: true)
+                }
+            case .unavailable(let reason):
+                return transient(job, code: "robots-unavailable", message: reason, status: nil, latency: nil, hold: nil)
+            }
+        }
+
+        let log = ResponseLog()
+        var environment = self.environment
+        environment.transport = LoggedTransport(base: environment.transport, log: log)
+        let provider = Trawl.makeProvider(environment: environment, search: search)
+        var media: [MediaLine] = []
+        var seen: Set<String> = []
+        var failure: (any Error)?
+        do {
+            for try await set in await provider.results(for: Request(text)) {
+                for item in set.media where seen.insert(item.url).inserted {
+                    media.append(MediaLine(item, input: job.input, degraded: set.degradation?.description))
+                }
+            }
+        } catch {
+            failure = error
+        }
+        let document = log.document
+        let status = document?.status
+        let latency = document?.latency
+
+        if let status, status == 429 || status == 503, media.isEmpty {
+            let hold = retry.retryAfter(document?.headers["retry-after"])
+            return transient(job, code: "http-\(status)", message: "HTTP \(status) from \(text)", status: status, latency: latency, hold: hold)
+        }
+        if let status, status >= 500 || status == 408, media.isEmpty {
+            return transient(job, code: "http-\(status)", message: "HTTP \(status) from \(text)", status: status, latency: latency, hold: nil)
+        }
+        if let status, !(200..<300).contains(status), media.isEmpty {
+            let result = line(job, status: "failed", httpStatus: status, error: ("http-\(status)", "HTTP \(status) from \(text)"))
+            return Report(
+                outcome: .failed(JobResult(line: result, httpStatus: status, latencyMilliseconds: latency.map(Self.ms), errorCode: "http-\(status)")),
+                latency: latency, succeeded: false)
+        }
+        if let failure, media.isEmpty {
+            if let fetch = failure as? FetchError {
+                let code = Self.slug(fetch.code.description)
+                if fetch.code.isTransient {
+                    return transient(job, code: code, message: fetch.description, status: status, latency: latency, hold: nil)
+                }
+                let result = line(job, status: "failed", httpStatus: status, error: (code, fetch.description))
+                return Report(outcome: .failed(JobResult(line: result, httpStatus: status, errorCode: code)), latency: latency, succeeded: false)
+            }
+            let result = line(job, status: "failed", httpStatus: status, error: ("extraction-failed", "\(text): \(failure)"))
+            return Report(
+                outcome: .failed(JobResult(line: result, httpStatus: status, latencyMilliseconds: latency.map(Self.ms), errorCode: "extraction-failed")),
+                latency: latency, succeeded: status != nil)
+        }
+        let result = line(job, status: "done", httpStatus: status, media: media)
+        return Report(
+            outcome: .done(JobResult(line: result, httpStatus: status, mediaCount: media.count, latencyMilliseconds: latency.map(Self.ms))),
+            latency: latency, succeeded: true)
+    }
+
+    /// A failure that may pass: another attempt later, or the last error once retries run out.
+    private func transient(_ job: Job, code: String, message: String, status: Int?, latency: Double?, hold: Double?) -> Report {
+        guard job.attempts <= retry.retries else {
+            let text = "\(message) (after \(job.attempts) attempts)"
+            let result = line(job, status: "failed", httpStatus: status, error: (code, text))
+            return Report(
+                outcome: .failed(JobResult(line: result, httpStatus: status, latencyMilliseconds: latency.map(Self.ms), errorCode: code)),
+                latency: latency, holdHost: hold, succeeded: false)
+        }
+        let wait = hold ?? retry.delay(afterAttempt: job.attempts)
+        return Report(
+            outcome: .retryLater(at: Date().timeIntervalSince1970 + wait, error: message), latency: latency, holdHost: hold, succeeded: false)
+    }
+
+    private func line(
+        _ job: Job, status: String, httpStatus: Int? = nil, media: [MediaLine]? = nil, error: (code: String, message: String)? = nil
+    ) -> String {
+        BatchResultLine(
+            input: job.input, url: job.url, status: status, httpStatus: httpStatus, media: media ?? (status == "done" ? [] : nil),
+            error: error.map { .init(code: $0.code, message: $0.message) }, attempts: job.attempts, duplicates: job.duplicates
+        ).encoded()
+    }
+
+    private static func ms(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
+
+    /// `timed out` → `timed-out`.
+    static func slug(_ text: String) -> String {
+        text.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }.reduce(into: "") { $0.append($1) }
+    }
+}

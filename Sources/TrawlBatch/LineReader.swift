@@ -1,0 +1,58 @@
+import Foundation
+
+/// Reads a file (or standard input) a line at a time in fixed-size pieces, so a list of
+/// millions of URLs, or one line of gigabytes, never sits in memory whole.
+///
+/// A line longer than `maxLength` bytes is cut: its first `maxLength + 1` bytes are kept and
+/// the rest is skipped up to the next newline, so the caller can report it without holding it.
+final class LineReader {
+    private let handle: FileHandle
+    private let maxLength: Int
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var atEnd = false
+    private let pieceSize = 64 * 1024
+
+    init(handle: FileHandle, maxLength: Int) {
+        self.handle = handle
+        self.maxLength = maxLength
+    }
+
+    /// The next line without its `\n` (or `\r\n`), `nil` at the end.
+    func next() throws -> [UInt8]? {
+        var line: [UInt8] = []
+        var sawAny = false
+        while true {
+            if position == buffer.count {
+                if atEnd { return sawAny ? Self.trimCR(line) : nil }
+                try refill()
+                continue
+            }
+            sawAny = true
+            let rest = buffer[position...]
+            if let newline = rest.firstIndex(of: 0x0A) {
+                append(rest[position..<newline], to: &line)
+                position = newline + 1
+                return Self.trimCR(line)
+            }
+            append(rest, to: &line)
+            position = buffer.count
+        }
+    }
+
+    private func append(_ bytes: ArraySlice<UInt8>, to line: inout [UInt8]) {
+        let room = maxLength + 1 - line.count
+        if room > 0 { line += bytes.prefix(room) }
+    }
+
+    private func refill() throws {
+        let data = try handle.read(upToCount: pieceSize) ?? Data()
+        buffer = [UInt8](data)
+        position = 0
+        if data.isEmpty { atEnd = true }
+    }
+
+    private static func trimCR(_ line: [UInt8]) -> [UInt8] {
+        line.last == 0x0D ? Array(line.dropLast()) : line
+    }
+}

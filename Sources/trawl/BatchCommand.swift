@@ -1,0 +1,182 @@
+import ArgumentParser
+import Foundation
+import Trawl
+import TrawlBatch
+import TrawlCore
+import TrawlFetch
+import TrawlStore
+
+/// `trawl batch FILE|-` and `trawl batch status --store FILE`.
+struct BatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Extract the GIFs of every URL in a list: resumable, polite per host, with a cache.",
+        subcommands: [BatchRunCommand.self, BatchStatusCommand.self],
+        defaultSubcommand: BatchRunCommand.self)
+}
+
+/// `trawl batch run FILE|-` (the default: `trawl batch urls.txt`).
+struct BatchRunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Work a URL list to the end (run again with the same store to resume).",
+        discussion: """
+            Writes one JSON object per input URL to --out: input, url (normalised), status
+            (done or failed), httpStatus, media (as `trawl resolve --json` prints them) or error
+            (code and message), attempts. Jobs live in the SQLite store; after a crash or
+            kill -9, the same command picks up where the store says, and every URL still appears
+            exactly once in the output. Blank lines and # comments are skipped; a bad line
+            becomes a failed result naming it. Exit codes: 0 every URL done, 1 some failed,
+            2 usage error, 3 the batch could not run.
+            """)
+
+    @Argument(help: "A file with one URL per line, or - for standard input. Omit it to finish a store's work.")
+    var file: String?
+
+    @Option(help: "Write one JSON line per input URL here.")
+    var out: String = "results.jsonl"
+
+    @Option(help: "The SQLite job store (default: beside the output, OUT.sqlite).")
+    var store: String?
+
+    @Option(help: "Requests in flight at once, over all hosts.")
+    var concurrency: Int = 16
+
+    @Option(help: "Requests in flight at once to one host.")
+    var perHost: Int = 2
+
+    @Option(help: "Seconds between two request starts to one host.")
+    var delay: Double = 0
+
+    @Flag(help: "Adapt each host's delay to its latency (like Scrapy's AutoThrottle).")
+    var autothrottle = false
+
+    @Option(help: "Further attempts after a transient failure (timeouts, connection errors, 5xx, 429).")
+    var retries: Int = 3
+
+    @Option(help: "Seconds of the first backoff; each retry doubles it, with jitter.")
+    var backoff: Double = 1
+
+    @Option(help: "Keep an HTTP cache (RFC 9111: max-age, no-store, Vary, ETag/Last-Modified revalidation) in this folder.")
+    var cache: String?
+
+    @Option(help: "How requests use the cache: use-protocol, return-cache-else-load, reload, cache-only.")
+    var cachePolicy: CachePolicyArgument = .useProtocol
+
+    @Flag(help: "Ask each host's robots.txt first and skip what it disallows.")
+    var robots = false
+
+    @Option(help: "Seconds allowed for each request.")
+    var timeout: Double = 30
+
+    @Option(help: "The User-Agent header to send.")
+    var userAgent: String = LoaderConfiguration.defaultUserAgent
+
+    @Option(help: "HOST:PORT:TO_HOST:TO_PORT, as curl's --connect-to (repeatable).")
+    var connectTo: [String] = []
+
+    @Flag(help: "Speak plain HTTP to every host (for a local mirror behind --connect-to).")
+    var plainHTTP = false
+
+    @Flag(help: "Plain progress lines even on a terminal.")
+    var noProgressBar = false
+
+    @Flag(help: "No progress output, only the summary.")
+    var quiet = false
+
+    enum CachePolicyArgument: String, ExpressibleByArgument, CaseIterable {
+        case useProtocol = "use-protocol", returnCacheElseLoad = "return-cache-else-load", reload, cacheOnly = "cache-only"
+        var policy: CachePolicy {
+            switch self {
+            case .useProtocol: .useProtocolPolicy
+            case .returnCacheElseLoad: .returnCacheElseLoad
+            case .reload: .reloadIgnoringCache
+            case .cacheOnly: .cacheOnly
+            }
+        }
+    }
+
+    func validate() throws {
+        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        if perHost < 1 { throw ValidationError("--per-host must be at least 1") }
+        if retries < 0 { throw ValidationError("--retries must not be negative") }
+        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        if !(delay >= 0) || !(backoff >= 0) { throw ValidationError("--delay and --backoff must not be negative") }
+        if cachePolicy != .useProtocol && cache == nil { throw ValidationError("--cache-policy needs --cache") }
+    }
+
+    func run() async throws {
+        var configuration = BatchConfiguration()
+        configuration.concurrency = concurrency
+        configuration.perHost = perHost
+        configuration.delay = .milliseconds(Int(delay * 1000))
+        configuration.autothrottle = autothrottle
+        configuration.retries = retries
+        configuration.backoff = .milliseconds(Int(backoff * 1000))
+        configuration.robots = robots
+        configuration.cache = cache.map { BatchConfiguration.Cache(directory: URL(fileURLWithPath: $0), policy: cachePolicy.policy) }
+        configuration.loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo)
+        configuration.plainHTTP = plainHTTP
+        let storePath = store ?? Self.defaultStore(for: out)
+
+        let runner: BatchRunner
+        let report: BatchRunner.Report
+        do {
+            runner = try BatchRunner(configuration: configuration, storePath: storePath, inputs: file.map { [$0] } ?? [], output: out)
+            let progress = quiet ? nil : BatchProgress(terminal: !noProgressBar && isatty(2) != 0)
+            report = try await runner.run(progress: progress)
+        } catch {
+            FileHandle.standardError.write(Data("trawl batch: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        if report.recovered > 0 {
+            FileHandle.standardError.write(Data("trawl batch: resumed; \(report.recovered) jobs of a stopped run were put back\n".utf8))
+        }
+        FileHandle.standardError.write(Data(BatchSummaryText.render(report.summary, elapsed: report.elapsed, finishedThisRun: report.finishedThisRun).utf8))
+        throw ExitCode(report.summary.progress[.failed] > 0 ? ExitStatus.nothingFound.rawValue : 0)
+    }
+
+    /// `results.jsonl` → `results.sqlite`.
+    static func defaultStore(for output: String) -> String {
+        let url = URL(fileURLWithPath: output)
+        return url.deletingPathExtension().appendingPathExtension("sqlite").path
+    }
+}
+
+/// `trawl batch status --store FILE`: a store's progress, while a run works it or after.
+struct BatchStatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show a job store's progress (safe while a run is working it).")
+
+    @Option(help: "The SQLite job store.")
+    var store: String
+
+    @Flag(help: "One JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        guard FileManager.default.fileExists(atPath: store) else {
+            throw ValidationError("no job store at '\(store)'")
+        }
+        let summary = try JobStore(path: store).summary()
+        let progress = summary.progress
+        if json {
+            var object: [String: Any] = [
+                "total": progress.total, "mediaFound": progress.mediaFound, "duplicates": progress.duplicates,
+                "intakeComplete": progress.intakeComplete,
+            ]
+            for state in JobState.allCases { object[state.rawValue] = progress[state] }
+            if let p50 = summary.latencyP50 { object["latencyP50ms"] = p50 }
+            if let p95 = summary.latencyP95 { object["latencyP95ms"] = p95 }
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        let states = JobState.allCases.map { "\($0.rawValue) \(progress[$0])" }.joined(separator: ", ")
+        print("\(store): \(states)\(progress.intakeComplete ? "" : " (input still being read)")")
+        if let next = progress.nextRetryAt {
+            print("next retry in \(max(0, Int(next - Date().timeIntervalSince1970))) s")
+        }
+        print(BatchSummaryText.render(summary, elapsed: nil, finishedThisRun: nil), terminator: "")
+    }
+}
