@@ -260,6 +260,11 @@ public final class JobStore: Sendable {
 public struct IntakeMark: Sendable, Hashable {
     public var linesRead: Int
     public var complete: Bool
+
+    public init(linesRead: Int, complete: Bool) {
+        self.linesRead = linesRead
+        self.complete = complete
+    }
 }
 
 /// A host's unfinished jobs.

@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+import Testing
+import TrawlBatch
+import TrawlCore
+import TrawlFetch
+import TrawlTesting
+
+/// The disk cache over real libcurl and a loopback server.
+@Suite("HTTP cache")
+struct HTTPCacheTests {
+    func transport(_ server: LoopbackServer, policy: CachePolicy = .useProtocolPolicy, directory: URL? = nil) throws -> (CachingTransport, URL) {
+        let folder = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("trawl-cache-\(UUID().uuidString)")
+        return (CachingTransport(base: Loader(), cache: try HTTPCache(directory: folder), policy: policy), folder)
+    }
+
+    func fetch(_ transport: CachingTransport, _ url: URL, headers: HTTPHeaders = [:]) async throws -> Payload {
+        for try await payload in transport.payloads(for: FetchRequest(url: url, headers: headers), context: nil) { return payload }
+        throw CancellationError()
+    }
+
+    @Test("A stale entry with an ETag is revalidated: the 304 serves the cached body")
+    func revalidation() async throws {
+        let server = try LoopbackServer { request in
+            if request.header("if-none-match") == "\"v1\"" { return .ok(status: 304, headers: [("ETag", "\"v1\"")], body: Data()) }
+            return .ok(headers: [("Content-Type", "text/html"), ("ETag", "\"v1\""), ("Cache-Control", "no-cache")], body: Data("<p>the body</p>".utf8))
+        }
+        defer { server.shutdown() }
+        let (cache, _) = try transport(server)
+        let first = try await fetch(cache, server.url("/page"))
+        let second = try await fetch(cache, server.url("/page"))
+        #expect(first.info.headers[CachingTransport.statusHeader] == "miss")
+        #expect(second.info.headers[CachingTransport.statusHeader] == "revalidated")
+        #expect(second.info.status == 200)
+        #expect(second.text == "<p>the body</p>")
+        #expect(server.requests.map { $0.header("if-none-match") } == [nil, "\"v1\""])
+    }
+
+    @Test("Last-Modified revalidates with If-Modified-Since")
+    func lastModified() async throws {
+        let stamp = "Tue, 03 Nov 2026 10:00:00 GMT"
+        let server = try LoopbackServer { request in
+            if request.header("if-modified-since") == stamp { return .ok(status: 304, body: Data()) }
+            return .ok(headers: [("Last-Modified", stamp), ("Cache-Control", "max-age=0")], body: Data("dated".utf8))
+        }
+        defer { server.shutdown() }
+        let (cache, _) = try transport(server)
+        _ = try await fetch(cache, server.url("/d"))
+        let second = try await fetch(cache, server.url("/d"))
+        #expect(second.info.headers[CachingTransport.statusHeader] == "revalidated")
+        #expect(second.text == "dated")
+    }
+
+    @Test("A fresh entry (max-age) is served without asking; no-store is never kept")
+    func freshness() async throws {
+        let server = try LoopbackServer { request in
+            request.path == "/fresh"
+                ? .ok(headers: [("Cache-Control", "max-age=600")], body: Data("fresh".utf8))
+                : .ok(headers: [("Cache-Control", "no-store")], body: Data("secret".utf8))
+        }
+        defer { server.shutdown() }
+        let (cache, _) = try transport(server)
+        _ = try await fetch(cache, server.url("/fresh"))
+        let hit = try await fetch(cache, server.url("/fresh"))
+        #expect(hit.info.headers[CachingTransport.statusHeader] == "hit")
+        _ = try await fetch(cache, server.url("/private"))
+        let again = try await fetch(cache, server.url("/private"))
+        #expect(again.info.headers[CachingTransport.statusHeader] == "miss")
+        #expect(server.requests.map(\.path) == ["/fresh", "/private", "/private"])
+    }
+
+    @Test("Vary: a request with other values of the named headers is not served the entry")
+    func vary() async throws {
+        let server = try LoopbackServer { request in
+            .ok(headers: [("Cache-Control", "max-age=600"), ("Vary", "Accept-Language")], body: Data((request.header("accept-language") ?? "none").utf8))
+        }
+        defer { server.shutdown() }
+        let (cache, _) = try transport(server)
+        _ = try await fetch(cache, server.url("/v"), headers: ["Accept-Language": "en"])
+        let same = try await fetch(cache, server.url("/v"), headers: ["Accept-Language": "en"])
+        let other = try await fetch(cache, server.url("/v"), headers: ["Accept-Language": "fr"])
+        #expect(same.info.headers[CachingTransport.statusHeader] == "hit")
+        #expect(other.info.headers[CachingTransport.statusHeader] == "miss")
+        #expect(other.text == "fr")
+    }
+
+    @Test("Request policies: return-cache-else-load serves stale entries, reload always asks, cache-only never does")
+    func policies() async throws {
+        let server = try LoopbackServer { _ in .ok(headers: [("Cache-Control", "max-age=0")], body: Data("x".utf8)) }
+        defer { server.shutdown() }
+        let (load, folder) = try transport(server)
+        _ = try await fetch(load, server.url("/p"))
+        let (elseLoad, _) = try transport(server, policy: .returnCacheElseLoad, directory: folder)
+        #expect(try await fetch(elseLoad, server.url("/p")).info.headers[CachingTransport.statusHeader] == "hit")
+        let (reload, _) = try transport(server, policy: .reloadIgnoringCache, directory: folder)
+        #expect(try await fetch(reload, server.url("/p")).info.headers[CachingTransport.statusHeader] == "miss")
+        let (only, _) = try transport(server, policy: .cacheOnly, directory: folder)
+        #expect(try await fetch(only, server.url("/p")).text == "x")
+        await #expect(throws: FetchError.self) { try await fetch(only, server.url("/never-fetched")) }
+        #expect(server.requests.count == 2)
+    }
+
+    @Test("A batch run again over the cache revalidates instead of downloading")
+    func batchOverCache() async throws {
+        let fixture = try BatchFixture(hosts: ["a.test"]) { request in
+            if request.header("if-none-match") != nil { return .ok(status: 304, body: Data()) }
+            guard case .ok(_, let headers, let body) = BatchFixture.page(request.path) else { return .hangUp }
+            return .ok(headers: headers + [("ETag", "\"e\(request.path.count)\""), ("Cache-Control", "no-cache")], body: body)
+        }
+        defer { fixture.server.shutdown() }
+        try fixture.writeList((1...5).map { "http://a.test/page/\($0)" })
+        var configuration = fixture.configuration()
+        configuration.cache = .init(directory: fixture.folder.appendingPathComponent("cache"))
+        try await fixture.run(configuration)
+        // A second, separate batch (its own store and output) over the same cache.
+        let second = fixture.folder.appendingPathComponent("second.jsonl")
+        let runner = try BatchRunner(configuration: configuration, storePath: fixture.folder.appendingPathComponent("second.sqlite").path, inputs: [fixture.list.path], output: second.path)
+        let report = try await runner.run()
+        #expect(report.summary.progress[.done] == 5)
+        #expect(fixture.server.requests.filter { $0.header("if-none-match") != nil }.count == 5)
+        let lines = try String(contentsOf: second, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 5)
+        #expect(lines.allSatisfy { $0.contains("media.test") })
+    }
+}
