@@ -7,6 +7,9 @@
 //     swift run -c release trawl-bench accuracy      # precision and recall per site over the corpus
 //     swift run -c release trawl-bench memory        # a 30 MB page of markup
 //     swift run -c release trawl-bench memory-text   # a 30 MB page that is one text node
+//     swift run -c release trawl-bench batch [--pages 2000] [--concurrency 32] [--scrapy PYTHON]
+//     swift run -c release trawl-bench batch-memory [--counts 10000,100000]
+//       (both need `swift build -c release --product trawl` first; Benchmarks/batch.sh does it all)
 //
 // Reads ../shared/corpus/generic (or $TRAWL_CORPUS/generic). One core: everything runs on the
 // calling thread.
@@ -271,3 +274,7 @@ if mode == "all" || mode == "accuracy" { try await accuracy() }
 // Peak RSS is a high-water mark: each page needs a process of its own.
 if mode == "all" || mode == "memory" { try await memory(.markup) }
 if mode == "memory-text" { try await memory(.text) }
+
+// `trawl batch` end to end; these spawn the release `trawl` built beside this executable.
+if mode == "batch" { try BatchBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) }
+if mode == "batch-memory" { try BatchBenchmark.memory(.init(CommandLine.arguments.dropFirst(2))) }

@@ -1,0 +1,185 @@
+import CLibXML2
+import Foundation
+import Synchronization
+import TrawlHTML
+import TrawlTesting
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `trawl-bench batch`: the real `trawl batch` process over a loopback server that serves the
+/// generic corpus replicated to `pages` URLs, against libxml2's SAX limit for the same bytes on
+/// every core, and (with `--scrapy PYTHON`) against Scrapy fetching the same list.
+///
+/// `trawl-bench batch-memory`: peak RSS of `trawl batch` for 10k and 100k URLs.
+enum BatchBenchmark {
+    struct Options {
+        var pages = 2000
+        var concurrency = 32
+        var scrapyPython: String?
+        var counts = [10_000, 100_000]
+
+        init(_ arguments: ArraySlice<String>) {
+            var rest = arguments
+            while let flag = rest.popFirst() {
+                switch flag {
+                case "--pages": pages = rest.popFirst().flatMap(Int.init) ?? pages
+                case "--concurrency": concurrency = rest.popFirst().flatMap(Int.init) ?? concurrency
+                case "--scrapy": scrapyPython = rest.popFirst()
+                case "--counts": counts = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? counts
+                default: continue
+                }
+            }
+        }
+    }
+
+    /// The `trawl` executable built beside this one (`swift build -c release` builds both).
+    static var trawlBinary: String {
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        return here.appendingPathComponent("trawl").path
+    }
+
+    /// Runs a command to its end: exit status, wall seconds, and the child's peak RSS in bytes.
+    static func spawn(_ arguments: [String], quiet: Bool = true) throws -> (status: Int32, seconds: Double, peakRSS: Int) {
+        var pid: pid_t = 0
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if quiet {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let started = ContinuousClock.now
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { throw POSIXError(.init(rawValue: spawned) ?? .EIO) }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let elapsed = seconds(ContinuousClock.now - started)
+        return ((status >> 8) & 0xff, elapsed, usage.ru_maxrss * 1024)
+    }
+
+    /// A server over the corpus: `/p/N/NAME` serves page N modulo the corpus size.
+    static func corpusServer() throws -> (LoopbackServer, [Data], [String]) {
+        let files = try Corpus.genericPages()
+        let pages = try files.map { try Data(contentsOf: $0) }
+        let names = files.map(\.lastPathComponent)
+        let server = try LoopbackServer { request in
+            let parts = request.path.split(separator: "/")
+            guard parts.count == 3, parts[0] == "p", let n = Int(parts[1]) else { return .status(404) }
+            return .ok(headers: [("Content-Type", "text/html; charset=utf-8")], body: pages[n % pages.count])
+        }
+        return (server, pages, names)
+    }
+
+    /// libxml2's empty-SAX parse of `pages`, split over every core: pages per second.
+    static func saxLimit(_ pages: [Data], cores: Int) -> Double {
+        let next = Atomic<Int>(0)
+        let clock = ContinuousClock()
+        let started = clock.now
+        DispatchQueue.concurrentPerform(iterations: cores) { _ in
+            while true {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < pages.count else { return }
+                emptySAXParse(pages[index])
+            }
+        }
+        return Double(pages.count) / seconds(clock.now - started)
+    }
+
+    static func run(_ options: Options) throws {
+        let (server, corpus, names) = try corpusServer()
+        defer { server.shutdown() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-batch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = folder.appendingPathComponent("urls.txt")
+        let urls = (0..<options.pages).map { "http://127.0.0.1:\(server.port)/p/\($0)/\(names[$0 % names.count])" }
+        try Data((urls.joined(separator: "\n") + "\n").utf8).write(to: list)
+        let pages = (0..<options.pages).map { corpus[$0 % corpus.count] }
+        let bytes = pages.reduce(0) { $0 + $1.count }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        print("list: \(options.pages) URLs over the generic corpus (\(corpus.count) pages), \(String(format: "%.0f", Double(bytes) / 1e6)) MB, concurrency \(options.concurrency), \(cores) cores")
+
+        LibXML2Warmup.run(corpus[0])
+        let limit = (0..<3).map { _ in saxLimit(pages, cores: cores) }.max() ?? 0
+        print(String(format: "libxml2 empty-SAX parse of the same bytes on %d cores: %.0f pages/s (%.0f MB/s)", cores, limit, limit * Double(bytes) / Double(pages.count) / 1e6))
+
+        var best: (seconds: Double, rss: Int) = (.infinity, 0)
+        for round in 0..<3 {
+            let out = folder.appendingPathComponent("out-\(round).jsonl")
+            let result = try spawn([
+                trawlBinary, "batch", list.path, "--out", out.path, "--store", folder.appendingPathComponent("store-\(round).sqlite").path,
+                "--concurrency", "\(options.concurrency)", "--per-host", "\(options.concurrency)", "--quiet",
+            ])
+            let lines = (try? String(contentsOf: out, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            guard lines == options.pages else {
+                print("trawl batch wrote \(lines) of \(options.pages) lines (exit \(result.status)); not counted")
+                continue
+            }
+            if result.seconds < best.seconds { best = (result.seconds, result.peakRSS) }
+        }
+        let trawlRate = Double(options.pages) / best.seconds
+        print(String(format: "trawl batch: %.0f pages/s (best of 3: %.2f s; peak RSS %.0f MiB)", trawlRate, best.seconds, Double(best.rss) / 1048576))
+        print(String(format: "ratio to the libxml2 limit: %.2f (target >= 0.8)", trawlRate / limit))
+
+        guard let python = options.scrapyPython else {
+            print("scrapy: skipped (Benchmarks/batch.sh installs it and passes --scrapy)")
+            return
+        }
+        let spider = Corpus.repositoryRoot.appendingPathComponent("Benchmarks/scrapy/gif_spider.py").path
+        var scrapyBest = Double.infinity
+        for round in 0..<2 {
+            let out = folder.appendingPathComponent("scrapy-\(round).jsonl")
+            let result = try spawn([
+                python, "-m", "scrapy", "runspider", spider, "-a", "urls=\(list.path)", "-o", out.path,
+                "-s", "CONCURRENT_REQUESTS=\(options.concurrency)", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=\(options.concurrency)",
+                "-s", "LOG_LEVEL=ERROR", "-s", "ROBOTSTXT_OBEY=False", "-s", "TELNETCONSOLE_ENABLED=False",
+            ])
+            let lines = (try? String(contentsOf: out, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            guard result.status == 0, lines == options.pages else {
+                print("scrapy wrote \(lines) of \(options.pages) lines (exit \(result.status)); not counted")
+                continue
+            }
+            scrapyBest = min(scrapyBest, result.seconds)
+        }
+        guard scrapyBest.isFinite else { return }
+        let scrapyRate = Double(options.pages) / scrapyBest
+        print(String(format: "scrapy: %.0f pages/s (best of 2: %.2f s)", scrapyRate, scrapyBest))
+        print(String(format: "trawl / scrapy: %.1fx (target >= 5x)", trawlRate / scrapyRate))
+    }
+
+    /// Peak RSS of `trawl batch` over lists of each size, against a server of one small page.
+    static func memory(_ options: Options) throws {
+        let page = Data("<html><head><title>t</title><meta property=\"og:image\" content=\"https://media.test/a.gif\"></head><body><p>hello</p></body></html>".utf8)
+        let server = try LoopbackServer { _ in .ok(headers: [("Content-Type", "text/html")], body: page) }
+        defer { server.shutdown() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-batchmem-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var peaks: [Int] = []
+        for count in options.counts {
+            let list = folder.appendingPathComponent("urls-\(count).txt")
+            let handle = FileManager.default.createFile(atPath: list.path, contents: nil) ? try FileHandle(forWritingTo: list) : nil
+            var chunk = ""
+            for n in 0..<count {
+                chunk += "http://127.0.0.1:\(server.port)/page/\(n)\n"
+                if chunk.utf8.count > 1 << 16 { try handle?.write(contentsOf: Data(chunk.utf8)); chunk = "" }
+            }
+            try handle?.write(contentsOf: Data(chunk.utf8))
+            try handle?.close()
+            let result = try spawn([
+                trawlBinary, "batch", list.path, "--out", folder.appendingPathComponent("out-\(count).jsonl").path,
+                "--store", folder.appendingPathComponent("store-\(count).sqlite").path,
+                "--concurrency", "\(options.concurrency)", "--per-host", "\(options.concurrency)", "--quiet",
+            ])
+            peaks.append(result.peakRSS)
+            print(String(format: "%7d URLs: peak RSS %.1f MiB, %.1f s (%.0f URLs/s), exit %d", count, Double(result.peakRSS) / 1048576, result.seconds, Double(count) / result.seconds, result.status))
+        }
+        if let low = peaks.min(), let high = peaks.max(), low > 0 {
+            print(String(format: "largest / smallest: %.2f (target: within 10%%, all <= 64 MiB)", Double(high) / Double(low)))
+        }
+    }
+}
