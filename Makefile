@@ -2,9 +2,9 @@
 #   make demo   replay every recorded case in Recordings/ through the pipeline (no network)
 #   make test   the whole test suite
 SWIFT ?= swift
-APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev pkg-config
+APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test bench clean
+.PHONY: deps build demo test bench bench-batch clean
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -12,6 +12,7 @@ deps:
 	[ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || missing="$$missing libcurl4-openssl-dev"; \
 	[ -f /usr/include/libxml2/libxml/HTMLparser.h ] || missing="$$missing libxml2-dev"; \
 	[ -f /usr/include/zlib.h ] || missing="$$missing zlib1g-dev"; \
+	[ -f /usr/include/sqlite3.h ] || missing="$$missing libsqlite3-dev"; \
 	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
@@ -31,6 +32,10 @@ test: deps
 
 bench: deps
 	$(SWIFT) run -c release trawl-bench
+
+# trawl batch end to end vs libxml2's limit and Scrapy (installed from PyPI into .build-bench/).
+bench-batch: deps
+	Benchmarks/batch.sh
 
 clean:
 	rm -rf .build

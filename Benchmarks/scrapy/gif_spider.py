@@ -15,6 +15,11 @@ class GifSpider(scrapy.Spider):
         super().__init__(**kwargs)
         self.urls_file = urls
 
+    async def start(self):
+        # Scrapy >= 2.13 starts from here; older versions call start_requests.
+        for request in self.start_requests():
+            yield request
+
     def start_requests(self):
         with open(self.urls_file) as listing:
             for line in listing:

@@ -27,7 +27,8 @@ struct KillTests {
             "--concurrency", "8", "--per-host", "8", "--backoff", "0.01", "--quiet",
         ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        FileManager.default.createFile(atPath: fixture.folder.appendingPathComponent("stderr.txt").path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: fixture.folder.appendingPathComponent("stderr.txt"))
         try process.run()
         return process
     }
@@ -50,23 +51,28 @@ struct KillTests {
         let expected = Set(lines.filter { $0.hasPrefix("http") }).union(["not a url"])
 
         var kills = 0
+        var finishedEarly = ""
         for _ in 0..<25 {
             let process = try launch(binary, fixture)
             try await Task.sleep(for: .milliseconds(Int.random(in: 10...150)))
             guard process.isRunning else {
                 process.waitUntilExit()
+                finishedEarly = "exit \(process.terminationStatus): " + ((try? String(contentsOf: fixture.folder.appendingPathComponent("stderr.txt"), encoding: .utf8)) ?? "")
                 break
             }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             // It may have finished between the check and the kill.
-            if process.terminationReason == .exit { break }
+            if process.terminationReason == .exit {
+                finishedEarly = "exit \(process.terminationStatus) before the kill"
+                break
+            }
             kills += 1
         }
         let last = try launch(binary, fixture)
         last.waitUntilExit()
         #expect(last.terminationStatus == 1, "some URLs fail (404, not a URL), so the exit status is 1")
-        #expect(kills >= 5, "the batch was killed only \(kills) times")
+        #expect(kills >= 5, "the batch was killed only \(kills) times; then \(finishedEarly)")
 
         let results = try fixture.results()
         #expect(results.count == expected.count)
