@@ -22,7 +22,7 @@ struct BadInputTests {
         line("ftp://a.test/file.gif")
         line("javascript:alert(1)")
         line("http://")
-        line("http://a.test/" + String(repeating: "x", count: 20_000))
+        line("http://a.test/" + String(repeating: "z", count: 20_000))
         bytes.append(contentsOf: [0x68, 0x74, 0x74, 0x70, 0x3A, 0x2F, 0x2F, 0xFF, 0xFE, 0x2F, 0x0A])  // "http://\xFF\xFE/"
         bytes.append(Data("http://a.test/crlf\r\n".utf8))
         line("HTTP://A.TEST/good")  // the same URL, differently spelled
@@ -41,8 +41,8 @@ struct BadInputTests {
         #expect(result("not a url")?.error?.code == "invalid-url")
         #expect(result("ftp://")?.error?.code == "unsupported-scheme")
         #expect(result("javascript:")?.error?.code == "unsupported-scheme")
-        #expect(result("http://a.test/xxxx")?.error?.code == "line-too-long")
-        #expect(result("http://a.test/xxxx")!.input.count < 200)
+        #expect(result("http://a.test/zzzz")?.error?.code == "line-too-long")
+        #expect(result("http://a.test/zzzz")!.input.count < 200)
         #expect(results.contains { $0.error?.code == "invalid-utf8" })
         #expect(results.filter { $0.input == "http://" }.first?.error?.code == "invalid-url")
         // Every failure names its line.

@@ -49,7 +49,7 @@ struct SearchEngineTests {
         let giphy = GiphySearchEngine(apiKey: "k")
         let request = Request("!giphy hello world rating:pg lang:es limit:5", pagination: .offset(10))
         _ = try giphy.handler(for: request)
-        #expect(throws: SearchError.self) { try TenorSearchEngine(apiKey: "k").handler(for: Request("!tenor cats rating:xxx")) }
+        #expect(throws: SearchError.self) { try TenorSearchEngine(apiKey: "k").handler(for: Request("!tenor cats rating:bogus")) }
         #expect(throws: SearchError.self) { try TenorSearchEngine(apiKey: "k").handler(for: Request("!tenor cats", pagination: .offset(20))) }
     }
 }
