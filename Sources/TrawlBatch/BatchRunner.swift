@@ -70,7 +70,8 @@ public struct BatchRunner: Sendable {
         let started = Date().timeIntervalSince1970
         let recovered = try store.recoverAbandoned(now: started)
         if recovered > 0 { logger.info("put back \(recovered) jobs a stopped run left running") }
-        let intakes = try inputs.map { try Intake(path: $0, store: store, configuration: configuration) }
+        // Lists an earlier run read to the end are not read again.
+        var pendingIntakes = try inputs.map { try Intake(path: $0, store: store, configuration: configuration) }.filter { !$0.completeAtStart }
         let outputFile = try output.map { try OutputFile(path: $0, store: store) }
         try outputFile?.catchUp()
 
@@ -84,7 +85,6 @@ public struct BatchRunner: Sendable {
         snapshot.waiting = initial[.retryLater]
         snapshot.mediaFound = initial.mediaFound
 
-        var pendingIntakes = intakes
         snapshot.totalKnown = pendingIntakes.isEmpty
         var intakeError: String?
         var lastFlush = started

@@ -20,6 +20,8 @@ actor Intake {
     private let maxLineLength: Int
     private var lineNumber: Int
     private var finished: Bool
+    /// An earlier run read the whole list already: nothing to read.
+    nonisolated let completeAtStart: Bool
 
     /// - Parameters:
     ///   - path: a file, or `-` for standard input.
@@ -31,6 +33,7 @@ actor Intake {
         let mark = try store.intake(of: source)
         lineNumber = mark.linesRead
         finished = mark.complete
+        completeAtStart = mark.complete
         if finished {
             reader = nil
             return
@@ -49,8 +52,6 @@ actor Intake {
         for _ in 0..<mark.linesRead where try reader.next() != nil {}
         self.reader = reader
     }
-
-    var isFinished: Bool { finished }
 
     /// Reads and commits the next chunk.
     func next() throws -> Chunk {

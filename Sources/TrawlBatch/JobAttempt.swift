@@ -25,16 +25,14 @@ struct JobAttempt: Sendable {
 
     func run(_ job: Job) async -> Report {
         guard let text = job.url, let url = URL(string: text) else {
-            let result = line(job, status: "failed", error: ("invalid-url", "'\(job.input)' is not a URL"))
-            return Report(outcome: .failed(JobResult(line: result, errorCode: "invalid-url")), succeeded: false)
+            return permanent(job, code: "invalid-url", message: "'\(job.input)' is not a URL")
         }
         if let robots {
             switch await robots.rules(for: url) {
             case .rules(let rules):
                 let path = url.path.isEmpty ? "/" : url.path + (url.query.map { "?\($0)" } ?? "")
                 if !rules.allows(path) {
-                    let result = line(job, status: "failed", error: ("robots-disallowed", "\(text) is disallowed by robots.txt"))
-                    return Report(outcome: .failed(JobResult(line: result, errorCode: "robots-disallowed")), succeeded: true)
+                    return permanent(job, code: "robots-disallowed", message: "\(text) is disallowed by robots.txt", succeeded: true)
                 }
             case .unavailable(let reason):
                 return transient(job, code: "robots-unavailable", message: reason, status: nil, latency: nil, hold: nil)
@@ -69,10 +67,7 @@ struct JobAttempt: Sendable {
             return transient(job, code: "http-\(status)", message: "HTTP \(status) from \(text)", status: status, latency: latency, hold: nil)
         }
         if let status, !(200..<300).contains(status), media.isEmpty {
-            let result = line(job, status: "failed", httpStatus: status, error: ("http-\(status)", "HTTP \(status) from \(text)"))
-            return Report(
-                outcome: .failed(JobResult(line: result, httpStatus: status, latencyMilliseconds: latency.map(Self.ms), errorCode: "http-\(status)")),
-                latency: latency, succeeded: false)
+            return permanent(job, code: "http-\(status)", message: "HTTP \(status) from \(text)", status: status, latency: latency)
         }
         if let failure, media.isEmpty {
             if let fetch = failure as? FetchError {
@@ -80,13 +75,9 @@ struct JobAttempt: Sendable {
                 if fetch.code.isTransient {
                     return transient(job, code: code, message: fetch.description, status: status, latency: latency, hold: nil)
                 }
-                let result = line(job, status: "failed", httpStatus: status, error: (code, fetch.description))
-                return Report(outcome: .failed(JobResult(line: result, httpStatus: status, errorCode: code)), latency: latency, succeeded: false)
+                return permanent(job, code: code, message: fetch.description, status: status, latency: latency, timed: false)
             }
-            let result = line(job, status: "failed", httpStatus: status, error: ("extraction-failed", "\(text): \(failure)"))
-            return Report(
-                outcome: .failed(JobResult(line: result, httpStatus: status, latencyMilliseconds: latency.map(Self.ms), errorCode: "extraction-failed")),
-                latency: latency, succeeded: status != nil)
+            return permanent(job, code: "extraction-failed", message: "\(text): \(failure)", status: status, latency: latency, succeeded: status != nil)
         }
         let result = line(job, status: "done", httpStatus: status, media: media)
         return Report(
@@ -97,15 +88,25 @@ struct JobAttempt: Sendable {
     /// A failure that may pass: another attempt later, or the last error once retries run out.
     private func transient(_ job: Job, code: String, message: String, status: Int?, latency: Double?, hold: Double?) -> Report {
         guard job.attempts <= retry.retries else {
-            let text = "\(message) (after \(job.attempts) attempts)"
-            let result = line(job, status: "failed", httpStatus: status, error: (code, text))
-            return Report(
-                outcome: .failed(JobResult(line: result, httpStatus: status, latencyMilliseconds: latency.map(Self.ms), errorCode: code)),
-                latency: latency, holdHost: hold, succeeded: false)
+            var report = permanent(job, code: code, message: "\(message) (after \(job.attempts) attempts)", status: status, latency: latency)
+            report.holdHost = hold
+            return report
         }
         let wait = hold ?? retry.delay(afterAttempt: job.attempts)
         return Report(
             outcome: .retryLater(at: Date().timeIntervalSince1970 + wait, error: message), latency: latency, holdHost: hold, succeeded: false)
+    }
+
+    /// A failure no retry can mend: the job's final result, with the code and message.
+    /// - Parameter timed: whether the latency counts towards the summary's percentiles.
+    private func permanent(
+        _ job: Job, code: String, message: String, status: Int? = nil, latency: Double? = nil, timed: Bool = true, succeeded: Bool = false
+    ) -> Report {
+        let result = line(job, status: "failed", httpStatus: status, error: (code, message))
+        let milliseconds = timed ? latency.map(Self.ms) : nil
+        return Report(
+            outcome: .failed(JobResult(line: result, httpStatus: status, latencyMilliseconds: milliseconds, errorCode: code)),
+            latency: latency, succeeded: succeeded)
     }
 
     private func line(

@@ -1,4 +1,5 @@
 import Foundation
+import TrawlCore
 
 /// The rules of one `robots.txt` (RFC 9309) for one user agent: the most specific matching rule
 /// wins, `Allow` on a tie; `*` matches any run of characters and a final `$` the path's end.
@@ -86,8 +87,4 @@ struct RobotsTxt: Sendable, Hashable {
         }
         return !anchored || rest.isEmpty || (pieces.count > 1 && pieces.last == "")
     }
-}
-
-extension Substring {
-    fileprivate var trimmedWhitespace: String { String(self).trimmingCharacters(in: .whitespaces) }
 }
