@@ -3,6 +3,7 @@
 //
 //     swift run -c release trawl-bench            # both
 //     swift run -c release trawl-bench throughput
+//     swift run -c release trawl-bench profile [ROUNDS]  # only the extraction, for perf record
 //     swift run -c release trawl-bench replay        # every case and corpus response, replayed
 //     swift run -c release trawl-bench accuracy      # precision and recall per site over the corpus
 //     swift run -c release trawl-bench memory        # a 30 MB page of markup
@@ -174,6 +175,20 @@ func memory(_ kind: BigPage) async throws {
 }
 
 if mode == "all" || mode == "throughput" { try throughput() }
+
+/// Only the extraction, round after round, for a profiler (`perf record … trawl-bench profile`).
+func profileExtraction(rounds: Int) throws {
+    let urls = try Corpus.genericPages()
+    let pages = try urls.map { try Data(contentsOf: $0) }
+    let chain = GenericParsers.chain()
+    var media = 0
+    for _ in 0..<rounds {
+        for (page, url) in zip(pages, urls) { media += extract(page, url: url, chain: chain) }
+    }
+    print("\(rounds) rounds over \(pages.count) pages, \(media) media")
+}
+
+if mode == "profile" { try profileExtraction(rounds: Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 10) }
 /// Counts the payloads a transport serves.
 final class CountingTransport: PayloadTransport {
     let base: any PayloadTransport

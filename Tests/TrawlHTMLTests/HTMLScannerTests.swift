@@ -172,6 +172,21 @@ struct HTMLScannerCorpusTests {
         }
     }
 
+    /// Script and style text read by the bypass must be what libxml2 itself would have read.
+    @Test(arguments: pages)
+    func rawTextBypassReadsWhatLibXML2Reads(page: URL) throws {
+        let data = try Data(contentsOf: page)
+        let bypassed = try HTMLScanner(bypassesRawText: true).scan(data, url: page.absoluteString)
+        let parsed = try HTMLScanner(bypassesRawText: false).scan(data, url: page.absoluteString)
+        #expect(bypassed.summary.metaTags == parsed.summary.metaTags, "meta tags")
+        #expect(bypassed.summary.links == parsed.summary.links, "links")
+        #expect(bypassed.summary.mediaElements.count == parsed.summary.mediaElements.count, "media elements")
+        #expect(bypassed.summary == parsed.summary, "summary")
+        #expect(bypassed.embedded.count == parsed.embedded.count, "embedded payloads")
+        #expect(bypassed.embedded.map(\.body) == parsed.embedded.map(\.body), "embedded payloads")
+        #expect(bypassed.embedded.map(\.info.origin.description) == parsed.embedded.map(\.info.origin.description))
+    }
+
     @Test func charsetMismatchPagesReadAsUTF8() throws {
         for name in ["generic/qq.html", "sites/other/pikabu-story-charset-mismatch.html"] {
             let url = Corpus.root.appendingPathComponent(name)
