@@ -29,45 +29,56 @@ public struct RegexFallbackParser: Parser {
     }
 
     /// Media URLs in `text`, normalised, each once, in order of first appearance.
+    ///
+    /// Every URL form it reads has a slash pair (`://`, `:\/\/`, `//host`), so it jumps from
+    /// slash to slash with `memchr` and looks around each one.
     static func scan(_ text: UnsafeBufferPointer<UInt8>, limit: Int) -> [String] {
+        guard let base = text.baseAddress else { return [] }
         var results: [String] = []
         var seen = Set<String>()
         let n = text.count
         var i = 0
         while i < n && results.count < limit {
-            let c = text[i]
+            guard let found = memchr(base + i, Int32(UInt8(ascii: "/")), n - i) else { break }
+            let slash = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            i = slash + 1
             var start = -1
             var hostStart = -1
-            if c == UInt8(ascii: ":") {
-                // "://" or the JSON-escaped ":\/\/".
-                if i + 2 < n, text[i + 1] == UInt8(ascii: "/"), text[i + 2] == UInt8(ascii: "/") {
-                    hostStart = i + 3
-                } else if i + 4 < n, text[i + 1] == UInt8(ascii: "\\"), text[i + 2] == UInt8(ascii: "/"),
-                          text[i + 3] == UInt8(ascii: "\\"), text[i + 4] == UInt8(ascii: "/") {
-                    hostStart = i + 5
-                }
-                if hostStart > 0 {
-                    var s = i
-                    while s > 0, i - s < 5, isLetter(text[s - 1]) { s -= 1 }
-                    let scheme = String(decoding: UnsafeBufferPointer(rebasing: text[s..<i]), as: UTF8.self).lowercased()
-                    if scheme == "http" || scheme == "https" { start = s } else { hostStart = -1 }
-                }
-            } else if c == UInt8(ascii: "/"), i > 0, i + 2 < n, text[i + 1] == UInt8(ascii: "/"),
-                      text[i - 1] == UInt8(ascii: "\"") || text[i - 1] == UInt8(ascii: "'") || text[i - 1] == UInt8(ascii: "(")
-                        || text[i - 1] == UInt8(ascii: "="),
-                      isHostByte(text[i + 2]) {
-                start = i
-                hostStart = i + 2
+            var colon = -1
+            if slash >= 1, slash + 1 < n, text[slash - 1] == UInt8(ascii: ":"), text[slash + 1] == UInt8(ascii: "/") {
+                colon = slash - 1  // "://"
+                hostStart = slash + 2
+            } else if slash >= 2, slash + 2 < n, text[slash - 1] == UInt8(ascii: "\\"), text[slash - 2] == UInt8(ascii: ":"),
+                      text[slash + 1] == UInt8(ascii: "\\"), text[slash + 2] == UInt8(ascii: "/") {
+                colon = slash - 2  // the JSON-escaped ":\/\/"
+                hostStart = slash + 3
+            } else if slash > 0, slash + 2 < n, text[slash + 1] == UInt8(ascii: "/"),
+                      text[slash - 1] == UInt8(ascii: "\"") || text[slash - 1] == UInt8(ascii: "'") || text[slash - 1] == UInt8(ascii: "(")
+                        || text[slash - 1] == UInt8(ascii: "="),
+                      isHostByte(text[slash + 2]) {
+                start = slash  // protocol-relative "//host"
+                hostStart = slash + 2
             }
-            guard start >= 0 else { i += 1; continue }
+            if colon >= 0 {
+                var s = colon
+                while s > 0, colon - s < 5, isLetter(text[s - 1]) { s -= 1 }
+                guard isHTTPScheme(text, s..<colon) else { continue }
+                start = s
+            }
+            guard start >= 0 else { continue }
             let end = urlEnd(text, from: hostStart)
-            i = max(end, i + 1)
+            i = max(end, slash + 1)
             guard end - start < 4096, mayBeMedia(text, hostStart: hostStart, end: end) else { continue }
             let raw = String(decoding: UnsafeBufferPointer(rebasing: text[start..<end]), as: UTF8.self)
             guard let url = mediaURL(raw), seen.insert(CanonicalURL.key(url)).inserted else { continue }
             results.append(url)
         }
         return results
+    }
+
+    /// `http` or `https`, any case.
+    static func isHTTPScheme(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        matches(text, range, "http") || matches(text, range, "https")
     }
 
     /// The end of a URL that starts before `from`: the first byte no URL holds unescaped.
