@@ -18,8 +18,8 @@ struct MediaHints {
     /// Whether this is a file a player would play as a GIF, not a page, a stream or a still.
     var isAnimatedMedia: Bool {
         guard let kind, kind.isAnimated else { return false }
-        let lower = url.lowercased()
-        return !lower.hasPrefix("blob:") && lower.utf8.firstRange(of: ".m3u8".utf8) == nil && lower.utf8.firstRange(of: ".mpd".utf8) == nil
+        return !url.utf8.prefix(5).elementsEqual("blob:".utf8, by: { $0 | 0x20 == $1 })
+            && !url.containsASCII(".m3u8", ignoringCase: true) && !url.containsASCII(".mpd", ignoringCase: true)
     }
 
     func media(parser: String, payload: Payload, title: String? = nil, still: String? = nil) -> Media {
@@ -37,7 +37,7 @@ struct MediaHints {
 /// Hosts that serve GIF-like media without telling by extension.
 enum KnownMediaHosts {
     static func host(of url: String) -> Substring? {
-        guard let schemeEnd = url.utf8.firstRange(of: "://".utf8) else { return nil }
+        guard let schemeEnd = url.firstRange(ofASCII: "://") else { return nil }
         let rest = url[schemeEnd.upperBound...]
         return rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != ":" }
     }
@@ -48,8 +48,7 @@ enum KnownMediaHosts {
         guard let host = host(of: url)?.lowercased() else { return false }
         let hosts = ["giphy.com", "tenor.com", "imgur.com", "redd.it", "9cache.com", "gfycat.com", "tumblr.com"]
         if hosts.contains(where: { host == $0 || host.hasSuffix("." + $0) }) { return true }
-        let lower = url.lowercased()
-        return lower.contains("gif") || lower.contains("anim")
+        return url.containsASCII("gif", ignoringCase: true) || url.containsASCII("anim", ignoringCase: true)
     }
 
     /// `v.redd.it/ID` and `video.twimg.com/…` are videos even without `.mp4`.

@@ -8,7 +8,7 @@ public enum CanonicalURL {
     public static func normalize(_ raw: String) -> String {
         var s = Unescape.jsonEscapes(Unescape.htmlEntities(raw.trimmedWhitespace))
         if s.hasPrefix("//") { s = "https:" + s }
-        guard let schemeEnd = s.utf8.firstRange(of: "://".utf8) else { return s }
+        guard let schemeEnd = s.firstRange(ofASCII: "://") else { return s }
         let scheme = s[..<schemeEnd.lowerBound].lowercased()
         let rest = s[schemeEnd.upperBound...]
         let hostEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
