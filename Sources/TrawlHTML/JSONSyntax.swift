@@ -10,6 +10,13 @@ enum JSONSyntax {
         return parser.index == bytes.count
     }
 
+    /// The index just past the JSON value that starts at `start`, or nil when the bytes there
+    /// do not start with one: a bracket's end and its validity in one pass.
+    static func valueEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var parser = Validator(bytes: bytes, index: start)
+        return parser.value(depth: 0) ? parser.index : nil
+    }
+
     private struct Validator {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0

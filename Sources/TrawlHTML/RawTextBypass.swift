@@ -141,7 +141,13 @@ struct RawTextBypass {
     static func textStop(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, element: Element) -> TextStop {
         let count = bytes.count
         var i = start
+        let raw = UnsafeRawPointer(bytes.baseAddress)
         while i < count {
+            // Eight bytes at a time while none is `<`, a control character or non-ASCII.
+            if let raw, i + 8 <= count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if !hasSpecialByte(word) { i += 8; continue }
+            }
             let c = bytes[i]
             if c == UInt8(ascii: "<") {
                 guard i + 1 < count else { return TextStop(index: i, reason: .incomplete) }
@@ -166,6 +172,18 @@ struct RawTextBypass {
             }
         }
         return TextStop(index: count, reason: .end)
+    }
+
+    /// Whether any of the eight bytes is `<`, below 0x20 or 0x80 and above (SWAR: a byte's
+    /// high bit is set in `x - 0x01…` & ~x exactly when some byte of x is zero).
+    @inline(__always)
+    private static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let lessThan = ones &* 0x3C ^ word  // zero where a byte is `<`
+        let isLess = (lessThan &- ones) & ~lessThan
+        let below20 = (word &- ones &* 0x20) & ~word
+        return (isLess | below20 | word) & highs != 0
     }
 
     /// The start of the character that ends just before `index` (`index` itself when it is

@@ -37,13 +37,17 @@ enum ScriptJSONExtractor {
                 while j < n && isSpace(script[j]) { j += 1 }
                 guard j < n else { return found }
                 if script[j] == UInt8(ascii: "{") || script[j] == UInt8(ascii: "[") {
-                    let end = balancedEnd(script, from: j)
-                    guard let end else { return found }
-                    let candidate = UnsafeBufferPointer(rebasing: script[j..<end])
-                    if candidate.count >= minimumLength, JSONSyntax.isValid(candidate) {
-                        found.append(Found(kind: .assignment, name: name(before: i, in: script), json: Array(candidate)))
+                    // A JSON value ends where its brackets balance; anything else (an object
+                    // literal with unquoted keys, a function) is skipped by its brackets.
+                    if let end = JSONSyntax.valueEnd(script, from: j) {
+                        if end - j >= minimumLength {
+                            found.append(Found(kind: .assignment, name: name(before: i, in: script), json: Array(script[j..<end])))
+                        }
+                        i = end
+                    } else {
+                        guard let end = balancedEnd(script, from: j) else { return found }
+                        i = end
                     }
-                    i = end
                 } else if let (json, end) = jsonParseCall(script, at: j) {
                     let candidate = json.withUnsafeBufferPointer { JSONSyntax.isValid($0) }
                     if json.count >= minimumLength, candidate {

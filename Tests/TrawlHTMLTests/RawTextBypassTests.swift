@@ -113,5 +113,18 @@ struct RawTextBypassTests {
         #expect(stop(Array("ab".utf8) + [0xE6, 0x97]) == .init(index: 2, reason: .incomplete))
         #expect(stop(Array("ab".utf8) + [0x0C]) == .init(index: 2, reason: .unusual))
         #expect(stop(Array("日本\t\r\n".utf8)) == .init(index: 9, reason: .end))
+
+        // The eight-bytes-at-a-time path finds each kind of byte at every offset of a word.
+        let specials: [([UInt8], RawTextBypass.TextStop.Reason)] = [
+            (Array("</script>".utf8), .endTag), ([0x1F], .unusual), ([0xFF], .unusual), ([0x00], .unusual),
+        ]
+        for (special, reason) in specials {
+            for offset in 0..<24 {
+                let text = [UInt8](repeating: UInt8(ascii: "a"), count: offset) + special + [UInt8](repeating: UInt8(ascii: "b"), count: 20)
+                #expect(stop(text) == .init(index: offset, reason: reason), "\(special) at \(offset)")
+            }
+        }
+        let mixed = Array("abc\tdef\n{\"é\":\"日本\"} x<y z</p>".utf8)
+        #expect(stop(mixed + Array("</script>".utf8)) == .init(index: mixed.count, reason: .endTag))
     }
 }
