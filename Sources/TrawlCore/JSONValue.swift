@@ -11,10 +11,14 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses JSON bytes.
-    /// - Throws: `DecodingError` with the position when the bytes are not JSON.
+    /// Parses JSON bytes (UTF-8; UTF-16 and UTF-32 go through `JSONDecoder`).
+    /// - Throws: ``JSONReadError`` with the byte offset when UTF-8 bytes are not JSON.
     public init(parsing data: Data) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
+        if let first = data.first, first == 0 || first == 0xFE || first == 0xFF || (data.count > 1 && data[data.startIndex + 1] == 0) {
+            self = try JSONDecoder().decode(JSONValue.self, from: data)
+            return
+        }
+        self = try data.withUnsafeBytes { raw throws(JSONReadError) in try JSONReader.read(raw.bindMemory(to: UInt8.self)) }
     }
 
     public init(parsing text: String) throws {

@@ -187,6 +187,28 @@ struct HTMLScannerCorpusTests {
         #expect(bypassed.embedded.map(\.info.origin.description) == parsed.embedded.map(\.info.origin.description))
     }
 
+    /// The JSON reader must build the same value `JSONDecoder` does from every JSON response
+    /// and every payload cut out of a page.
+    @Test(arguments: pages)
+    func jsonReaderAgreesWithJSONDecoder(page: URL) throws {
+        let scanned = try HTMLScanner().scan(try Data(contentsOf: page), url: page.absoluteString)
+        for payload in scanned.embedded {
+            // Script types that are not checked for JSON (ld+json, application/json) may hold
+            // broken JSON: then both must refuse it.
+            let decoded = try? JSONDecoder().decode(JSONValue.self, from: payload.body)
+            #expect((try? JSONValue(parsing: payload.body)) == decoded, "\(payload.info.origin)")
+        }
+    }
+
+    @Test func jsonReaderAgreesOnJSONResponses() throws {
+        let files = try Corpus.siteEntries().filter { $0.path.pathExtension == "json" }.map(\.path)
+        #expect(!files.isEmpty)
+        for file in files {
+            let data = try Data(contentsOf: file)
+            #expect(try JSONValue(parsing: data) == JSONDecoder().decode(JSONValue.self, from: data), "\(file.lastPathComponent)")
+        }
+    }
+
     @Test func charsetMismatchPagesReadAsUTF8() throws {
         for name in ["generic/qq.html", "sites/other/pikabu-story-charset-mismatch.html"] {
             let url = Corpus.root.appendingPathComponent(name)
