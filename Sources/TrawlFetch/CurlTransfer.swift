@@ -22,6 +22,11 @@ final class CurlTransfer {
     private var headSent = false
     private var received = 0
     private var responses = 0
+    /// Body bytes not yet handed on: pieces are gathered up to ``pieceSize`` so that a page
+    /// costs one allocation and one hand-over, not one per 16 KiB that libcurl delivers.
+    private var pending = Data()
+    /// The largest body piece handed on at once.
+    static let pieceSize = 256 << 10
     /// Why a callback stopped the transfer, if one did.
     private(set) var abortReason: FetchError?
 
@@ -107,7 +112,23 @@ final class CurlTransfer {
             abortReason = FetchError(.bodyTooLarge, url: url, message: "body passed \(maxBodySize) bytes (after decompression)")
             return false
         }
-        if case .terminated = continuation.yield(.body(Data(bytes))) {
+        if pending.isEmpty {
+            // The declared length (when it is within the cap) sizes the piece exactly.
+            let declared = headerFields.last { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) }
+            let expected = declared.map { $0 - (received - bytes.count) } ?? Self.pieceSize
+            pending.reserveCapacity(min(max(expected, bytes.count), Self.pieceSize))
+        }
+        pending.append(bytes.assumingMemoryBound(to: UInt8.self))
+        if pending.count >= Self.pieceSize { return handOn() }
+        return true
+    }
+
+    /// Yields the gathered body bytes; false when the consumer is gone.
+    private func handOn() -> Bool {
+        guard !pending.isEmpty else { return true }
+        let piece = pending
+        pending = Data()
+        if case .terminated = continuation.yield(.body(piece)) {
             abortReason = FetchError(.cancelled, url: url, message: "the consumer went away")
             return false
         }
@@ -130,6 +151,7 @@ final class CurlTransfer {
             continuation.finish(throwing: abortReason)
         } else if code == CURLE_OK {
             sendHeadIfNeeded()
+            _ = handOn()
             continuation.finish()
         } else {
             continuation.finish(throwing: FetchError(code: code, url: url, message: easy.message(for: code)))
