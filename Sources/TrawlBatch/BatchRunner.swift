@@ -106,13 +106,13 @@ public struct BatchRunner: Sendable {
                 scheduler.wake(now: now)
                 let wants = scheduler.wants(now: now)
                 if !wants.isEmpty {
-                    let claim = try store.claim(wants, now: now)
+                    let claim = try await store.claim(wants, now: now)
                     scheduler.claimed(claim, now: now)
                     for job in claim.jobs {
                         if job.state == .retryLater { snapshot.waiting = max(0, snapshot.waiting - 1) }
                         group.addTask {
                             let report = await attempt.run(job)
-                            try store.finish(job.id, host: job.host, outcome: report.outcome, now: Date().timeIntervalSince1970)
+                            try await store.finish(job.id, host: job.host, outcome: report.outcome, now: Date().timeIntervalSince1970)
                             return .finished(job, report)
                         }
                     }

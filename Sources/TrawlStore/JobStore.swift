@@ -112,47 +112,64 @@ public final class JobStore: Sendable {
     /// state they had before the claim (`pending` or `retry-later`). A host that had fewer than asked is listed in
     /// ``Claim/exhausted`` with the time its next job falls due, if it has one.
     public func claim(_ wants: [(host: String, limit: Int)], now: Double) throws -> Claim {
-        try pool.write { db in
-            var claim = Claim()
-            let select = try db.cachedStatement(sql: """
-                SELECT id, key, input, url, host, state, attempts, lastError, nextAttemptAt, duplicates FROM job
-                WHERE host = ? AND state IN ('pending', 'retry-later') AND nextAttemptAt <= ? ORDER BY nextAttemptAt, id LIMIT ?
-                """)
-            let mark = try db.cachedStatement(sql: "UPDATE job SET state = 'running', attempts = attempts + 1, updatedAt = ? WHERE id = ?")
-            for (host, limit) in wants where limit > 0 {
-                var jobs = try Row.fetchAll(select, arguments: [host, now, limit]).map(Self.job)
-                for index in jobs.indices {
-                    try mark.execute(arguments: [now, jobs[index].id])
-                    jobs[index].attempts += 1
-                }
-                if jobs.count < limit {
-                    let next = try Double.fetchOne(db, sql: """
-                        SELECT MIN(nextAttemptAt) FROM job WHERE host = ? AND state IN ('pending', 'retry-later')
-                        """, arguments: [host])
-                    claim.exhausted[host] = .some(next)
-                }
-                claim.jobs += jobs
+        try pool.write { db in try Self.claim(wants, now: now, db: db) }
+    }
+
+    /// ``claim(_:now:)`` that suspends instead of holding one of the caller's executor threads
+    /// while SQLite works (GRDB runs the write on its writer queue).
+    public func claim(_ wants: [(host: String, limit: Int)], now: Double) async throws -> Claim {
+        try await pool.write { db in try Self.claim(wants, now: now, db: db) }
+    }
+
+    private static func claim(_ wants: [(host: String, limit: Int)], now: Double, db: Database) throws -> Claim {
+        var claim = Claim()
+        let select = try db.cachedStatement(sql: """
+            SELECT id, key, input, url, host, state, attempts, lastError, nextAttemptAt, duplicates FROM job
+            WHERE host = ? AND state IN ('pending', 'retry-later') AND nextAttemptAt <= ? ORDER BY nextAttemptAt, id LIMIT ?
+            """)
+        let mark = try db.cachedStatement(sql: "UPDATE job SET state = 'running', attempts = attempts + 1, updatedAt = ? WHERE id = ?")
+        for (host, limit) in wants where limit > 0 {
+            var jobs = try Row.fetchAll(select, arguments: [host, now, limit]).map(Self.job)
+            for index in jobs.indices {
+                try mark.execute(arguments: [now, jobs[index].id])
+                jobs[index].attempts += 1
             }
-            return claim
+            if jobs.count < limit {
+                let next = try Double.fetchOne(db, sql: """
+                    SELECT MIN(nextAttemptAt) FROM job WHERE host = ? AND state IN ('pending', 'retry-later')
+                    """, arguments: [host])
+                claim.exhausted[host] = .some(next)
+            }
+            claim.jobs += jobs
         }
+        return claim
     }
 
     /// Records how an attempt ended: the state change and the result commit together.
     public func finish(_ jobID: Int64, host: String?, outcome: JobOutcome, now: Double) throws {
-        try pool.write { db in
-            switch outcome {
-            case .done(let result), .failed(let result):
-                let state: JobState
-                if case .done = outcome { state = .done } else { state = .failed }
-                try db.execute(
-                    sql: "UPDATE job SET state = ?, lastError = ?, updatedAt = ? WHERE id = ?",
-                    arguments: [state.rawValue, result.errorCode, now, jobID])
-                try Self.insertResult(result, outcome: state, jobID: jobID, host: host, now: now, db: db)
-            case .retryLater(let at, let error):
-                try db.execute(
-                    sql: "UPDATE job SET state = 'retry-later', lastError = ?, nextAttemptAt = ?, updatedAt = ? WHERE id = ?",
-                    arguments: [error, at, now, jobID])
-            }
+        try pool.write { db in try Self.finish(jobID, host: host, outcome: outcome, now: now, db: db) }
+    }
+
+    /// ``finish(_:host:outcome:now:)`` that suspends instead of holding one of the caller's
+    /// executor threads while SQLite writes: on a two-core machine a blocked thread is half the
+    /// pool that parses pages.
+    public func finish(_ jobID: Int64, host: String?, outcome: JobOutcome, now: Double) async throws {
+        try await pool.write { db in try Self.finish(jobID, host: host, outcome: outcome, now: now, db: db) }
+    }
+
+    private static func finish(_ jobID: Int64, host: String?, outcome: JobOutcome, now: Double, db: Database) throws {
+        switch outcome {
+        case .done(let result), .failed(let result):
+            let state: JobState
+            if case .done = outcome { state = .done } else { state = .failed }
+            try db.execute(
+                sql: "UPDATE job SET state = ?, lastError = ?, updatedAt = ? WHERE id = ?",
+                arguments: [state.rawValue, result.errorCode, now, jobID])
+            try Self.insertResult(result, outcome: state, jobID: jobID, host: host, now: now, db: db)
+        case .retryLater(let at, let error):
+            try db.execute(
+                sql: "UPDATE job SET state = 'retry-later', lastError = ?, nextAttemptAt = ?, updatedAt = ? WHERE id = ?",
+                arguments: [error, at, now, jobID])
         }
     }
 
