@@ -27,6 +27,8 @@ final class CurlTransfer {
     private var pending = Data()
     /// The largest body piece handed on at once.
     static let pieceSize = 256 << 10
+    /// The final response's `Content-Length`, read once when its head is sent.
+    private var declaredLength: Int?
     /// Why a callback stopped the transfer, if one did.
     private(set) var abortReason: FetchError?
 
@@ -114,8 +116,7 @@ final class CurlTransfer {
         }
         if pending.isEmpty {
             // The declared length (when it is within the cap) sizes the piece exactly.
-            let declared = headerFields.last { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) }
-            let expected = declared.map { $0 - (received - bytes.count) } ?? Self.pieceSize
+            let expected = declaredLength.map { $0 - (received - bytes.count) } ?? Self.pieceSize
             pending.reserveCapacity(min(max(expected, bytes.count), Self.pieceSize))
         }
         pending.append(bytes.assumingMemoryBound(to: UInt8.self))
@@ -142,6 +143,7 @@ final class CurlTransfer {
         let head = ResponseHead(
             url: finalURL, status: easy.info(long: CURLINFO_RESPONSE_CODE), headers: HTTPHeaders(headerFields),
             redirects: easy.info(long: CURLINFO_REDIRECT_COUNT))
+        declaredLength = head.headers["content-length"].flatMap { Int($0) }
         continuation.yield(.head(head))
     }
 
