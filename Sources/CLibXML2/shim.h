@@ -29,17 +29,27 @@ static inline void trawl_xml_silence_errors_on_this_thread(void) {
     xmlSetStructuredErrorFunc(NULL, NULL);
 }
 
-/* Which raw-text element (1 script, 2 style) an HTML push parser is inside with every byte it
- * was given read, or 0: the bytes fed next, up to the element's end tag, are that element's
- * text. libxml2 lower-cases element names. */
-static inline int trawl_html_raw_text_element(htmlParserCtxtPtr ctxt) {
-    if (ctxt == NULL || ctxt->input == NULL || ctxt->disableSAX || ctxt->instate != XML_PARSER_CONTENT || ctxt->name == NULL)
+/* What an HTML push parser (2.9) that has read every byte it was given does with the bytes fed
+ * next, for the scanner's thinned feed:
+ *   0  busy: input left unread, not in content, or SAX off: feed bytes as they are
+ *   1  inside <script> text, up to its end tag
+ *   2  inside <style> text, up to its end tag
+ *   3  content: a start tag is read from a fresh start; text is only reported
+ *   4  content of html or head, or before any element: text that is not blank opens an implied <p>
+ *   5  content of <title>: its text is wanted
+ * libxml2 lower-cases element names. */
+static inline int trawl_html_push_state(htmlParserCtxtPtr ctxt) {
+    if (ctxt == NULL || ctxt->input == NULL || ctxt->disableSAX || ctxt->instate != XML_PARSER_CONTENT || ctxt->token != 0)
         return 0;
     if (ctxt->input->cur != ctxt->input->end)
         return 0;
-    if (strcmp((const char *)ctxt->name, "script") == 0) return 1;
-    if (strcmp((const char *)ctxt->name, "style") == 0) return 2;
-    return 0;
+    const char *name = (const char *)ctxt->name;
+    if (name == NULL) return 4;
+    if (strcmp(name, "script") == 0) return 1;
+    if (strcmp(name, "style") == 0) return 2;
+    if (strcmp(name, "html") == 0 || strcmp(name, "head") == 0) return 4;
+    if (strcmp(name, "title") == 0) return 5;
+    return 3;
 }
 
 #endif

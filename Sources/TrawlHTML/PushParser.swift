@@ -1,20 +1,51 @@
 import CLibXML2
+import Glibc
 
 /// Owns one libxml2 HTML push-parser context, fed with SAX callbacks into a ``ScanState``.
 ///
 /// The state is passed to the callbacks as an unretained `Unmanaged` pointer; `state` is held
 /// here, so it lives as long as the context that points at it.
+///
+/// ## The thinned feed
+/// libxml2 reads a page a character at a time, and most of a page is bytes the scanner does
+/// not want: script and style text (it wants script text as it is), text between tags, and
+/// the attributes of elements it does not read. With UTF-8 input the parser feeds libxml2 only
+/// what changes what libxml2 reports to the scanner, deciding each time from libxml2's own
+/// state, read after it has consumed every byte it was given (``PushState``):
+/// - in a raw-text element, its text is read with a byte search (``RawTextBypass``);
+/// - in content, text libxml2 would only report is left out (``ContentText``);
+/// - in content, a plain start tag of an element the scanner does not read goes as `<name>`
+///   (``StartTagReader``): the same element for libxml2, without attributes to read.
+///
+/// Everything else goes to libxml2 as written, and libxml2 keeps deciding structure (implied
+/// and auto-closed elements, comments, what is a script), so a wrong guess here costs speed,
+/// never results. Leaving out a tag's attributes or a text run never changes libxml2's state
+/// beyond what it reports: the corpus and the tests compare thinned scans with full ones.
 final class PushParser {
     private let context: htmlParserCtxtPtr
     let state: ScanState
-    /// Script and style text read without libxml2 (UTF-8 input only); nil: libxml2 reads all.
-    private var rawText: RawTextBypass?
+    /// Whether the feed is thinned (UTF-8 input and not turned off).
+    private let thins: Bool
+    /// The raw-text element whose text is being read, or nil in markup.
+    private var inside: RawTextBypass.Element?
+    /// Bytes at the end of the last block that could not be decided yet (a start tag, or
+    /// `</scr` or a UTF-8 sequence cut by the block boundary); they go in front of the next.
+    private var carry: [UInt8] = []
+    /// libxml2's state when last asked, valid while `fedSinceAsked` is false.
+    private var lastState = PushState.busy
+    private var fedSinceAsked = true
+    /// `<name>` or `<name/>` of the start tag being fed without attributes.
+    private var bareTag: [UInt8] = []
+
+    /// The longest start tag carried over to the next block; a longer one is fed to libxml2
+    /// as it is.
+    static let maxCarriedTag = 4096
 
     /// - Parameters:
     ///   - encoding: the encoding the bytes are in; libxml2 transcodes it to UTF-8, and
     ///     ignores any `<meta charset>` the document declares.
-    ///   - bypassesRawText: read script and style text without libxml2 (see ``RawTextBypass``).
-    init?(state: ScanState, encoding: String, bypassesRawText: Bool = true) {
+    ///   - thins: feed libxml2 only what changes what it reports (see above; UTF-8 only).
+    init?(state: ScanState, encoding: String, thins: Bool = true) {
         LibXML2.prepareThread()
         self.state = state
         var sax = htmlSAXHandler()
@@ -28,9 +59,10 @@ final class PushParser {
         htmlCtxtUseOptions(context, LibXML2.htmlOptions)
         if encoding != "utf-8", let handler = xmlFindCharEncodingHandler(encoding) {
             xmlSwitchToEncoding(context, handler)
+            self.thins = false
         } else {
             xmlSwitchEncoding(context, XML_CHAR_ENCODING_UTF8)
-            if bypassesRawText { rawText = RawTextBypass() }
+            self.thins = thins
         }
     }
 
@@ -38,57 +70,204 @@ final class PushParser {
 
     /// Feeds the next bytes of the document.
     func feed(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard rawText != nil else { return parse(bytes) }
-        if rawText!.carry.isEmpty { return feedBypassingRawText(bytes) }
+        guard thins else { return parse(bytes) }
+        if carry.isEmpty { return feedThinned(bytes) }
         // Rare: a tag or character cut by the block boundary waits in front of these bytes.
-        let joined = rawText!.carry + bytes
-        rawText!.carry = []
-        joined.withUnsafeBufferPointer(feedBypassingRawText)
+        let joined = carry + bytes
+        carry = []
+        joined.withUnsafeBufferPointer(feedThinned)
     }
 
-    private func feedBypassingRawText(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// libxml2's state now.
+    private func ask() -> PushState {
+        if fedSinceAsked {
+            lastState = PushState(context)
+            fedSinceAsked = false
+        }
+        return lastState
+    }
+
+    private func feedThinned(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let count = bytes.count
+        guard let base = bytes.baseAddress, count > 0 else { return }
         var position = 0
-        while position < bytes.count {
-            if let element = rawText!.inside {
+        // bytes[unfed..<position] go to libxml2 as written, at the next flush.
+        var unfed = 0
+        func flush(to end: Int) {
+            if end > unfed {
+                parse(UnsafeBufferPointer(rebasing: bytes[unfed..<end]))
+            }
+            unfed = max(unfed, end)
+        }
+        /// After markup that ends at `position`: leaves out the text that follows when
+        /// libxml2 would only report it, or starts reading raw text.
+        func afterMarkup() {
+            guard position < count, bytes[position] != UInt8(ascii: "<") else { return }
+            flush(to: position)
+            let now = ask()
+            if case .rawText(let element) = now {
+                inside = element
+                return
+            }
+            // Text that runs past the block's end goes to libxml2 as it is.
+            guard let found = memchr(base + position, Int32(UInt8(ascii: "<")), count - position) else { return }
+            let textEnd = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            // Text inside a title (in an element within it, say) is the title's.
+            if case .content = now, state.capture == .none, now.mayLeaveOut(ContentText.kind(of: bytes, position..<textEnd)) {
+                unfed = textEnd
+            }
+            position = textEnd
+        }
+
+        while position < count {
+            if let element = inside {
                 var stop = RawTextBypass.textStop(in: bytes, from: position, element: element)
                 if stop.reason == .unusual {
                     // libxml2 skips a NUL that starts its input but reads one inside text as a
                     // space: it gets the character before the odd byte too.
                     stop.index = RawTextBypass.characterStart(before: stop.index, in: bytes, notBefore: position)
                 }
-                if element == .script, stop.index > position { state.characters(UnsafeBufferPointer(rebasing: bytes[position..<stop.index])) }
+                // The state keeps script text, and style text inside a title as libxml2 reports it.
+                if stop.index > position { state.characters(UnsafeBufferPointer(rebasing: bytes[position..<stop.index])) }
                 position = stop.index
+                unfed = position
                 switch stop.reason {
                 case .endTag, .unusual:
                     // libxml2, still inside the element, reads on from here.
-                    rawText!.inside = nil
+                    inside = nil
                 case .incomplete:
-                    rawText!.carry = Array(bytes[position...])
+                    carry = Array(bytes[position...])
                     return
                 case .end:
                     return
                 }
-            } else {
-                switch RawTextBypass.nextStartTag(in: bytes, from: position) {
-                case .none:
-                    return parse(UnsafeBufferPointer(rebasing: bytes[position...]))
-                case .incomplete(let start):
-                    let short = bytes.count - start <= RawTextBypass.maxCarriedTag
-                    parse(UnsafeBufferPointer(rebasing: bytes[position..<(short ? start : bytes.count)]))
-                    if short { rawText!.carry = Array(bytes[start...]) }
+                continue
+            }
+            guard let found = memchr(base + position, Int32(UInt8(ascii: "<")), count - position) else { break }
+            let open = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            position = open
+            guard open + 1 < count else {
+                flush(to: open)
+                carry = [UInt8(ascii: "<")]
+                return
+            }
+            let next = bytes[open + 1]
+            if StartTagReader.isASCIILetter(next) {
+                switch StartTagReader.read(bytes, at: open) {
+                case .incomplete:
+                    guard count - open <= Self.maxCarriedTag else { position = count; continue }
+                    flush(to: open)
+                    carry = Array(bytes[open...])
                     return
-                case .endsBefore(let end):
-                    parse(UnsafeBufferPointer(rebasing: bytes[position..<end]))
-                    position = end
-                    rawText!.inside = RawTextBypass.Element(rawValue: trawl_html_raw_text_element(context))
+                case .tag(let tag):
+                    position = tag.end
+                    if StartTagReader.name(bytes, tag.name, is: "script") || StartTagReader.name(bytes, tag.name, is: "style") {
+                        // libxml2 says whether its text follows (not after `<script/>`, say).
+                        flush(to: position)
+                        if case .rawText(let element) = ask() {
+                            inside = element
+                            continue
+                        }
+                    } else if tag.isPlain, !Self.isRead(bytes, tag.name) {
+                        flush(to: open)
+                        if ask().readsStartTagsAfresh {
+                            feedBare(bytes, tag)
+                            unfed = tag.end
+                        }
+                    }
+                    afterMarkup()
                 }
+            } else if next == UInt8(ascii: "/") || next == UInt8(ascii: "!") || next == UInt8(ascii: "?") {
+                // An end tag, comment, doctype or processing instruction: libxml2 reads it.
+                var end: Int?
+                if next == UInt8(ascii: "!"), open + 3 < count, bytes[open + 2] == UInt8(ascii: "-"), bytes[open + 3] == UInt8(ascii: "-") {
+                    end = Self.commentEnd(bytes, from: open + 4)
+                } else if let close = Self.markupEnd(bytes, from: open + 2) {
+                    // Up to a NUL, not past it: libxml2 skips it as content.
+                    end = bytes[close - 1] == 0 ? close - 1 : close
+                }
+                // Cut by the block end: libxml2 gets it as it is and waits for the rest.
+                position = end ?? count
+                afterMarkup()
+            } else {
+                // `<` that starts no markup is text to libxml2.
+                position = open + 1
             }
         }
+        flush(to: count)
+    }
+
+    /// Feeds a plain start tag as `<name>` (or `<name/>`).
+    private func feedBare(_ bytes: UnsafeBufferPointer<UInt8>, _ tag: StartTagReader.StartTag) {
+        bareTag.removeAll(keepingCapacity: true)
+        bareTag.append(UInt8(ascii: "<"))
+        bareTag.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[tag.name]))
+        if tag.selfClosing { bareTag.append(UInt8(ascii: "/")) }
+        bareTag.append(UInt8(ascii: ">"))
+        bareTag.withUnsafeBufferPointer(parse)
+    }
+
+    /// The elements whose attributes the scanner reads (``Tag``), by name as written.
+    private static func isRead(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> Bool {
+        guard name.count >= 3, name.count <= 7 else { return false }
+        switch bytes[name.lowerBound] | 0x20 {
+        case UInt8(ascii: "m"): return StartTagReader.name(bytes, name, is: "meta")
+        case UInt8(ascii: "l"): return StartTagReader.name(bytes, name, is: "link")
+        case UInt8(ascii: "b"): return StartTagReader.name(bytes, name, is: "base")
+        case UInt8(ascii: "t"): return StartTagReader.name(bytes, name, is: "title")
+        case UInt8(ascii: "s"): return StartTagReader.name(bytes, name, is: "source") || StartTagReader.name(bytes, name, is: "script")
+        case UInt8(ascii: "v"): return StartTagReader.name(bytes, name, is: "video")
+        case UInt8(ascii: "a"): return StartTagReader.name(bytes, name, is: "audio")
+        case UInt8(ascii: "i"): return StartTagReader.name(bytes, name, is: "img")
+        case UInt8(ascii: "p"): return StartTagReader.name(bytes, name, is: "picture")
+        case UInt8(ascii: "e"): return StartTagReader.name(bytes, name, is: "embed")
+        default: return false
+        }
+    }
+
+    /// The index after the `-->` (or `--!>`) that ends a comment whose text starts at `start`
+    /// (after `<!--`), as `htmlParseComment` reads it, if in `bytes`.
+    private static func commentEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        let dash = UInt8(ascii: "-")
+        var i = start
+        while let close = markupEnd(bytes, from: i) {
+            // A NUL ends libxml2's reading of the comment, unfinished.
+            if bytes[close - 1] == 0 { return close - 1 }
+            let gt = close - 1
+            if gt >= start + 2, bytes[gt - 1] == dash, bytes[gt - 2] == dash { return close }
+            if gt >= start + 3, bytes[gt - 1] == UInt8(ascii: "!"), bytes[gt - 2] == dash, bytes[gt - 3] == dash { return close }
+            i = close
+        }
+        return nil
+    }
+
+    /// The index after the first `>` or NUL from `start` (libxml2 reads an end tag or a
+    /// processing instruction up to either), if in `bytes`.
+    private static func markupEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let base = bytes.baseAddress, start < bytes.count else { return nil }
+        var i = start
+        let raw = UnsafeRawPointer(base)
+        // Eight bytes at a time while none is `>` or NUL.
+        while i + 8 <= bytes.count {
+            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            let gt = word ^ (ones &* 0x3E)
+            if ((gt &- ones) & ~gt | (word &- ones) & ~word) & highs != 0 { break }
+            i += 8
+        }
+        while i < bytes.count {
+            let c = bytes[i]
+            if c == UInt8(ascii: ">") || c == 0 { return i + 1 }
+            i += 1
+        }
+        return nil
     }
 
     /// Hands bytes to libxml2.
     private func parse(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        fedSinceAsked = true
         // htmlParseChunk takes an Int32 size: feed huge buffers in slices.
         var offset = 0
         while offset < bytes.count {
@@ -102,9 +281,10 @@ final class PushParser {
 
     func finish() {
         // Whatever waited for more bytes is libxml2's to read as it would have.
-        if let carry = rawText?.carry, !carry.isEmpty {
-            rawText!.carry = []
-            carry.withUnsafeBufferPointer(parse)
+        if !carry.isEmpty {
+            let rest = carry
+            carry = []
+            rest.withUnsafeBufferPointer(parse)
         }
         _ = htmlParseChunk(context, nil, 0, 1)
     }

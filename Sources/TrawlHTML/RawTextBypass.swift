@@ -1,20 +1,19 @@
 import Glibc
 
-/// The text of `<script>` and `<style>` elements, read without libxml2.
+/// The text of `<script>` and `<style>` elements, read without libxml2 (part of
+/// ``PushParser``'s thinned feed).
 ///
 /// libxml2 reads a script one character at a time, and script and style text is about half of
 /// a modern page's bytes; the scanner only wants script text as it is, and style text not at
-/// all. So the parser feeds libxml2 up to the end of each `<script …>` / `<style …>` start tag,
-/// asks libxml2 whether it is now inside that element's raw text with all of its input read
-/// (`trawl_html_raw_text_element`), and if so reads the text up to the closing tag itself (a
-/// byte search) and feeds libxml2 again from `</script`. libxml2 decides what is a script
-/// (comments, `<script/>`, odd attributes and every other corner stay its call); the bypass
-/// only decides where to cut the chunks it feeds, and a wrong guess costs speed, not results.
+/// all. When libxml2, having read all it was given, says it is inside such an element's text
+/// (``PushState/rawText(_:)``), the text up to the closing tag is found with a byte search
+/// and libxml2 is fed again from `</script`. libxml2 decides what is a script (comments,
+/// `<script/>`, odd attributes and every other corner stay its call).
 ///
 /// Only for UTF-8 input, whose bytes libxml2 would pass through unchanged. Text libxml2 would
 /// change (control characters it drops, invalid UTF-8 that makes it switch to Latin-1, U+FFFE)
 /// is left to libxml2 from that byte on.
-struct RawTextBypass {
+enum RawTextBypass {
     /// A raw-text element libxml2 can be inside.
     enum Element: Int32 {
         case script = 1
@@ -27,98 +26,6 @@ struct RawTextBypass {
             }
         }
     }
-
-    /// The element whose text is being read, or nil in markup.
-    var inside: Element?
-    /// Bytes at the end of the last block that could not be decided yet (a start tag or
-    /// `</scr` cut by the block boundary, or a UTF-8 sequence cut in two); they go in front
-    /// of the next block.
-    var carry: [UInt8] = []
-
-    /// The longest start tag carried over to the next block; a longer one is fed to libxml2
-    /// as it is (its element's text then goes through libxml2 too).
-    static let maxCarriedTag = 4096
-
-    // MARK: markup
-
-    /// Where the next `<script` / `<style` start tag is in `bytes` from `start`.
-    enum StartTag: Equatable {
-        /// No candidate in the rest of the bytes.
-        case none
-        /// A candidate starts at this index but is not complete in these bytes.
-        case incomplete(at: Int)
-        /// A candidate start tag ends just before this index (after its `>`).
-        case endsBefore(Int)
-    }
-
-    static func nextStartTag(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> StartTag {
-        guard let base = bytes.baseAddress else { return .none }
-        let count = bytes.count
-        var position = start
-        while position < count {
-            guard let found = memchr(base + position, Int32(UInt8(ascii: "<")), count - position) else { return .none }
-            let open = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            position = open + 1
-            guard open + 1 < count else { return .incomplete(at: open) }
-            guard bytes[open + 1] | 0x20 == UInt8(ascii: "s") else { continue }
-            switch nameEnd(in: bytes, at: open + 1) {
-            case .incomplete: return .incomplete(at: open)
-            case .no: continue
-            case .yes(let end):
-                guard let close = tagEnd(in: bytes, from: end) else { return .incomplete(at: open) }
-                return .endsBefore(close)
-            }
-        }
-        return .none
-    }
-
-    private enum NameMatch { case yes(Int), no, incomplete }
-
-    /// Whether `script` or `style` (any case) followed by a delimiter starts at `index`.
-    private static func nameEnd(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> NameMatch {
-        for element in [Element.script, .style] {
-            switch matches(element.name, in: bytes, at: index) {
-            case .no: continue
-            case .incomplete: return .incomplete
-            case .yes(let end):
-                guard end < bytes.count else { return .incomplete }
-                let next = bytes[end]
-                let delimiter = next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || next == 0x20 || next == 0x09
-                    || next == 0x0A || next == 0x0C || next == 0x0D
-                return delimiter ? .yes(end) : .no
-            }
-        }
-        return .no
-    }
-
-    /// Case-insensitive match of an ASCII name.
-    private static func matches(_ name: StaticString, in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> NameMatch {
-        let wanted = name.utf8Start
-        let length = name.utf8CodeUnitCount
-        for k in 0..<length {
-            guard index + k < bytes.count else { return .incomplete }
-            if bytes[index + k] | 0x20 != wanted[k] { return .no }
-        }
-        return .yes(index + length)
-    }
-
-    /// The index after the `>` that ends a start tag whose attributes begin at `start`;
-    /// quoted values may hold `>`.
-    private static func tagEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        var i = start
-        while i < bytes.count {
-            let c = bytes[i]
-            if c == UInt8(ascii: ">") { return i + 1 }
-            if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
-                i += 1
-                while i < bytes.count && bytes[i] != c { i += 1 }
-            }
-            i += 1
-        }
-        return nil
-    }
-
-    // MARK: raw text
 
     /// Where an element's text stops being the bypass's to read.
     struct TextStop: Equatable {
@@ -174,10 +81,23 @@ struct RawTextBypass {
         return TextStop(index: count, reason: .end)
     }
 
+    private enum NameMatch { case yes(Int), no, incomplete }
+
+    /// Case-insensitive match of an ASCII name.
+    private static func matches(_ name: StaticString, in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> NameMatch {
+        let wanted = name.utf8Start
+        let length = name.utf8CodeUnitCount
+        for k in 0..<length {
+            guard index + k < bytes.count else { return .incomplete }
+            if bytes[index + k] | 0x20 != wanted[k] { return .no }
+        }
+        return .yes(index + length)
+    }
+
     /// Whether any of the eight bytes is `<`, below 0x20 or 0x80 and above (SWAR: a byte's
     /// high bit is set in `x - 0x01…` & ~x exactly when some byte of x is zero).
     @inline(__always)
-    private static func hasSpecialByte(_ word: UInt64) -> Bool {
+    static func hasSpecialByte(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let lessThan = ones &* 0x3C ^ word  // zero where a byte is `<`
@@ -195,11 +115,11 @@ struct RawTextBypass {
         return start
     }
 
-    private enum Sequence { case valid(Int), incomplete, invalid }
+    enum Sequence { case valid(Int), incomplete, invalid }
 
     /// A well-formed UTF-8 sequence at `index` that libxml2 counts as a character (not U+FFFE
     /// or U+FFFF).
-    private static func utf8Length(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Sequence {
+    static func utf8Length(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Sequence {
         let lead = bytes[index]
         let length: Int
         let minimum: UInt32
