@@ -114,6 +114,10 @@ enum BatchBenchmark {
             let result = try spawn([
                 trawlBinary, "batch", list.path, "--out", out.path, "--store", folder.appendingPathComponent("store-\(round).sqlite").path,
                 "--concurrency", "\(options.concurrency)", "--per-host", "\(options.concurrency)", "--quiet",
+                // The server stands in for every host: a page's follow-up requests (its oEmbed
+                // link when it shows no media) get a quick 404 here instead of waiting on DNS
+                // with no internet. Scrapy makes no follow-up requests.
+                "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http",
             ])
             let lines = (try? String(contentsOf: out, encoding: .utf8))?.split(separator: "\n").count ?? 0
             guard lines == options.pages else {
@@ -153,6 +157,17 @@ enum BatchBenchmark {
         print(String(format: "trawl / scrapy: %.1fx (target >= 5x)", trawlRate / scrapyRate))
     }
 
+    /// `trawl-bench serve LIST`: the batch benchmark's server alone, its URL list written to
+    /// `LIST`, until stdin closes; for profiling `trawl batch` by itself.
+    static func serve(_ options: Options, list: String) throws {
+        let (server, _, names) = try corpusServer()
+        defer { server.shutdown() }
+        let urls = (0..<options.pages).map { "http://127.0.0.1:\(server.port)/p/\($0)/\(names[$0 % names.count])" }
+        try Data((urls.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: list))
+        print("serving \(options.pages) URLs listed in \(list); close stdin to stop")
+        while readLine() != nil {}
+    }
+
     /// Peak RSS of `trawl batch` over lists of each size, against a server of one small page.
     static func memory(_ options: Options) throws {
         let page = Data("<html><head><title>t</title><meta property=\"og:image\" content=\"https://media.test/a.gif\"></head><body><p>hello</p></body></html>".utf8)
@@ -176,6 +191,10 @@ enum BatchBenchmark {
                 trawlBinary, "batch", list.path, "--out", folder.appendingPathComponent("out-\(count).jsonl").path,
                 "--store", folder.appendingPathComponent("store-\(count).sqlite").path,
                 "--concurrency", "\(options.concurrency)", "--per-host", "\(options.concurrency)", "--quiet",
+                // The server stands in for every host: a page's follow-up requests (its oEmbed
+                // link when it shows no media) get a quick 404 here instead of waiting on DNS
+                // with no internet. Scrapy makes no follow-up requests.
+                "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http",
             ])
             peaks.append(result.peakRSS)
             print(String(format: "%7d URLs: peak RSS %.1f MiB, %.1f s (%.0f URLs/s), exit %d", count, Double(result.peakRSS) / 1048576, result.seconds, Double(count) / result.seconds, result.status))

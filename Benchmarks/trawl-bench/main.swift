@@ -10,6 +10,7 @@
 //     swift run -c release trawl-bench memory-text   # a 30 MB page that is one text node
 //     swift run -c release trawl-bench batch [--pages 2000] [--concurrency 32] [--scrapy PYTHON]
 //     swift run -c release trawl-bench batch-memory [--counts 10000,100000]
+//     swift run -c release trawl-bench serve LIST [--pages 2000]  # the batch server alone, for a profiler
 //       (both need `swift build -c release --product trawl` first; Benchmarks/batch.sh does it all)
 //
 // Reads ../shared/corpus/generic (or $TRAWL_CORPUS/generic). One core: everything runs on the
@@ -293,4 +294,23 @@ if mode == "memory-text" { try await memory(.text) }
 
 // `trawl batch` end to end; these spawn the release `trawl` built beside this executable.
 if mode == "batch" { try BatchBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) }
+if mode == "serve", let list = CommandLine.arguments.dropFirst(2).first {
+    try BatchBenchmark.serve(.init(CommandLine.arguments.dropFirst(3)), list: list)
+}
 if mode == "batch-memory" { try BatchBenchmark.memory(.init(CommandLine.arguments.dropFirst(2))) }
+
+/// `trawl-bench compare FILE…`: scans each file with the thinned feed and without; prints the
+/// files whose results differ (for narrowing down a case the tests found).
+if mode == "compare" {
+    var differ = false
+    for path in CommandLine.arguments.dropFirst(2) {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let thin = try HTMLScanner(thinsInput: true).scan(data, url: "https://example.com/", declaredCharset: "utf-8")
+        let full = try HTMLScanner(thinsInput: false).scan(data, url: "https://example.com/", declaredCharset: "utf-8")
+        if thin.summary != full.summary || thin.embedded.map(\.body) != full.embedded.map(\.body) {
+            differ = true
+            print("\(path): differ\n  thinned: \(thin.summary) \(thin.embedded.map { String(decoding: $0.body, as: UTF8.self) })\n  full:    \(full.summary) \(full.embedded.map { String(decoding: $0.body, as: UTF8.self) })")
+        }
+    }
+    exit(differ ? 1 : 0)
+}
