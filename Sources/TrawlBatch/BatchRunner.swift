@@ -75,6 +75,8 @@ public struct BatchRunner: Sendable {
         let outputFile = try output.map { try OutputFile(path: $0, store: store) }
         try outputFile?.catchUp()
 
+        let committer = FinishCommitter(store: store)
+        let claimGroup = max(1, configuration.concurrency / 8)
         var scheduler = Scheduler(configuration: configuration)
         for work in try store.hostsWithWork(now: started) { scheduler.learn(work) }
         let initial = try store.progress()
@@ -104,7 +106,9 @@ public struct BatchRunner: Sendable {
             while true {
                 let now = Date().timeIntervalSince1970
                 scheduler.wake(now: now)
-                let wants = scheduler.wants(now: now)
+                // Claims go in groups of an eighth of the slots when the run is busy: a claim
+                // is a transaction, and one per finished page was a cost of its own.
+                let wants = scheduler.freeSlots >= claimGroup || scheduler.inFlight == 0 ? scheduler.wants(now: now) : []
                 if !wants.isEmpty {
                     let claim = try await store.claim(wants, now: now)
                     scheduler.claimed(claim, now: now)
@@ -112,7 +116,7 @@ public struct BatchRunner: Sendable {
                         if job.state == .retryLater { snapshot.waiting = max(0, snapshot.waiting - 1) }
                         group.addTask {
                             let report = await attempt.run(job)
-                            try await store.finish(job.id, host: job.host, outcome: report.outcome, now: Date().timeIntervalSince1970)
+                            try await committer.commit(.init(jobID: job.id, host: job.host, outcome: report.outcome, now: Date().timeIntervalSince1970))
                             return .finished(job, report)
                         }
                     }

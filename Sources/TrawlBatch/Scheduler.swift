@@ -30,6 +30,9 @@ struct Scheduler {
         maxDelay = configuration.maxDelay.seconds
     }
 
+    /// Jobs that may start before the global limit is reached.
+    var freeSlots: Int { concurrency - inFlight }
+
     /// Nothing in flight, nobody in line, no wake-up set.
     var isIdle: Bool { inFlight == 0 && line.isEmpty && wakes.isEmpty }
 

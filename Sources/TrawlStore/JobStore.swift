@@ -135,9 +135,9 @@ public final class JobStore: Sendable {
                 jobs[index].attempts += 1
             }
             if jobs.count < limit {
-                let next = try Double.fetchOne(db, sql: """
+                let next = try Double.fetchOne(db.cachedStatement(sql: """
                     SELECT MIN(nextAttemptAt) FROM job WHERE host = ? AND state IN ('pending', 'retry-later')
-                    """, arguments: [host])
+                    """), arguments: [host])
                 claim.exhausted[host] = .some(next)
             }
             claim.jobs += jobs
@@ -150,11 +150,30 @@ public final class JobStore: Sendable {
         try pool.write { db in try Self.finish(jobID, host: host, outcome: outcome, now: now, db: db) }
     }
 
-    /// ``finish(_:host:outcome:now:)`` that suspends instead of holding one of the caller's
-    /// executor threads while SQLite writes: on a two-core machine a blocked thread is half the
-    /// pool that parses pages.
-    public func finish(_ jobID: Int64, host: String?, outcome: JobOutcome, now: Double) async throws {
-        try await pool.write { db in try Self.finish(jobID, host: host, outcome: outcome, now: now, db: db) }
+    /// Records how several attempts ended, in one transaction (each job's state change and
+    /// result together, as ``finish(_:host:outcome:now:)`` does), suspending instead of holding
+    /// one of the caller's executor threads while SQLite writes: on a two-core machine a
+    /// blocked thread is half the pool that parses pages.
+    public func finish(_ finishes: [Finish]) async throws {
+        guard !finishes.isEmpty else { return }
+        try await pool.write { db in
+            for finish in finishes { try Self.finish(finish.jobID, host: finish.host, outcome: finish.outcome, now: finish.now, db: db) }
+        }
+    }
+
+    /// How one attempt ended, for ``finish(_:)``.
+    public struct Finish: Sendable {
+        public var jobID: Int64
+        public var host: String?
+        public var outcome: JobOutcome
+        public var now: Double
+
+        public init(jobID: Int64, host: String?, outcome: JobOutcome, now: Double) {
+            self.jobID = jobID
+            self.host = host
+            self.outcome = outcome
+            self.now = now
+        }
     }
 
     private static func finish(_ jobID: Int64, host: String?, outcome: JobOutcome, now: Double, db: Database) throws {
@@ -162,23 +181,21 @@ public final class JobStore: Sendable {
         case .done(let result), .failed(let result):
             let state: JobState
             if case .done = outcome { state = .done } else { state = .failed }
-            try db.execute(
-                sql: "UPDATE job SET state = ?, lastError = ?, updatedAt = ? WHERE id = ?",
-                arguments: [state.rawValue, result.errorCode, now, jobID])
+            try db.cachedStatement(sql: "UPDATE job SET state = ?, lastError = ?, updatedAt = ? WHERE id = ?")
+                .execute(arguments: [state.rawValue, result.errorCode, now, jobID])
             try Self.insertResult(result, outcome: state, jobID: jobID, host: host, now: now, db: db)
         case .retryLater(let at, let error):
-            try db.execute(
-                sql: "UPDATE job SET state = 'retry-later', lastError = ?, nextAttemptAt = ?, updatedAt = ? WHERE id = ?",
-                arguments: [error, at, now, jobID])
+            try db.cachedStatement(sql: "UPDATE job SET state = 'retry-later', lastError = ?, nextAttemptAt = ?, updatedAt = ? WHERE id = ?")
+                .execute(arguments: [error, at, now, jobID])
         }
     }
 
     private static func insertResult(_ result: JobResult, outcome: JobState, jobID: Int64, host: String?, now: Double, db: Database) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO result (jobID, line, outcome, host, httpStatus, mediaCount, latencyMs, errorCode, finishedAt)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(jobID) DO NOTHING
-            """, arguments: [
+            """).execute(arguments: [
                 jobID, result.line, outcome.rawValue, host, result.httpStatus, result.mediaCount,
                 result.latencyMilliseconds, result.errorCode, now,
             ])
