@@ -25,8 +25,13 @@ final class CurlTransfer {
     /// Body bytes not yet handed on: pieces are gathered up to ``pieceSize`` so that a page
     /// costs one allocation and one hand-over, not one per 16 KiB that libcurl delivers.
     private var pending = Data()
-    /// The largest body piece handed on at once.
+    /// The largest body piece handed on at once when the length is not declared.
     static let pieceSize = 256 << 10
+    /// A declared length up to this comes as one piece, allocated once: the consumer (the
+    /// loader keeps whole bodies) then never copies pieces together.
+    static let wholeBodySize = 8 << 20
+    /// This response's piece size.
+    private var pieceLimit = pieceSize
     /// The final response's `Content-Length`, read once when its head is sent.
     private var declaredLength: Int?
     /// Why a callback stopped the transfer, if one did.
@@ -115,12 +120,15 @@ final class CurlTransfer {
             return false
         }
         if pending.isEmpty {
+            if received == bytes.count, let declaredLength, declaredLength > 0, declaredLength <= Self.wholeBodySize {
+                pieceLimit = declaredLength
+            }
             // The declared length (when it is within the cap) sizes the piece exactly.
-            let expected = declaredLength.map { $0 - (received - bytes.count) } ?? Self.pieceSize
-            pending.reserveCapacity(min(max(expected, bytes.count), Self.pieceSize))
+            let expected = declaredLength.map { $0 - (received - bytes.count) } ?? pieceLimit
+            pending.reserveCapacity(min(max(expected, bytes.count), pieceLimit))
         }
         pending.append(bytes.assumingMemoryBound(to: UInt8.self))
-        if pending.count >= Self.pieceSize { return handOn() }
+        if pending.count >= pieceLimit { return handOn() }
         return true
     }
 
