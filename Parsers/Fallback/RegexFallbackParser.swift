@@ -70,7 +70,7 @@ public struct RegexFallbackParser: Parser {
             i = max(end, slash + 1)
             guard end - start < 4096, mayBeMedia(text, hostStart: hostStart, end: end) else { continue }
             let raw = String(decoding: UnsafeBufferPointer(rebasing: text[start..<end]), as: UTF8.self)
-            guard let url = mediaURL(raw), seen.insert(CanonicalURL.key(url)).inserted else { continue }
+            guard let url = mediaURL(raw), seen.insert(CanonicalURL.keyOfNormalized(url)).inserted else { continue }
             results.append(url)
         }
         return results

@@ -15,8 +15,10 @@ public enum SiblingRenditions {
         }
         var result = merged
         var known = Set(media.flatMap(\.allURLs).map(CanonicalURL.key))
-        for url in RegexFallbackParser.scan(text, limit: 2000) where known.insert(CanonicalURL.key(url)).inserted {
-            guard let owners = byStem[stem(url)], let owner = owners.first else { continue }
+        // The scan returns normalised URLs: their keys need no second decoding.
+        for url in RegexFallbackParser.scan(text, limit: 2000) {
+            let key = CanonicalURL.keyOfNormalized(url)
+            guard known.insert(key).inserted, let owners = byStem[stem(key: key)], let owner = owners.first else { continue }
             result[owner].renditions.append(Rendition(url: url, kind: MediaKind(urlString: url) ?? .unknown))
         }
         return result
@@ -44,7 +46,12 @@ public enum SiblingRenditions {
 
     /// Scheme-less URL without query and extension: `media1.giphy.com/media/ID/giphy`.
     static func stem(_ url: String) -> String {
-        var s = Substring(CanonicalURL.key(url))
+        stem(key: CanonicalURL.key(url))
+    }
+
+    /// ``stem(_:)`` of a ``CanonicalURL/key(_:)``.
+    static func stem(key: String) -> String {
+        var s = Substring(key)
         if let q = s.firstIndex(where: { $0 == "?" || $0 == "#" }) { s = s[..<q] }
         if let scheme = s.range(of: "://") { s = s[scheme.upperBound...] }
         if let slash = s.lastIndex(of: "/"), let dot = s[slash...].lastIndex(of: ".") { s = s[..<dot] }

@@ -23,7 +23,11 @@ public enum CanonicalURL {
 
     /// The dedupe key: ``normalize(_:)`` with `http` and `https` folded together.
     public static func key(_ raw: String) -> String {
-        let n = normalize(raw)
-        return n.hasPrefix("http://") ? "https://" + n.dropFirst(7) : n
+        keyOfNormalized(normalize(raw))
+    }
+
+    /// The dedupe key of a URL ``normalize(_:)`` returned (not decoded a second time).
+    public static func keyOfNormalized(_ n: String) -> String {
+        n.hasPrefix("http://") ? "https://" + n.dropFirst(7) : n
     }
 }
