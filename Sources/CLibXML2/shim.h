@@ -45,11 +45,19 @@ static inline int trawl_html_push_state(htmlParserCtxtPtr ctxt) {
         return 0;
     const char *name = (const char *)ctxt->name;
     if (name == NULL) return 4;
-    if (strcmp(name, "script") == 0) return 1;
-    if (strcmp(name, "style") == 0) return 2;
-    if (strcmp(name, "html") == 0 || strcmp(name, "head") == 0) return 4;
-    if (strcmp(name, "title") == 0) return 5;
-    return 3;
+    /* Asked once per tag or text run: most names are none of these at the first byte. */
+    switch (name[0]) {
+    case 's':
+        if (strcmp(name, "script") == 0) return 1;
+        if (strcmp(name, "style") == 0) return 2;
+        return 3;
+    case 'h':
+        return (strcmp(name, "html") == 0 || strcmp(name, "head") == 0) ? 4 : 3;
+    case 't':
+        return strcmp(name, "title") == 0 ? 5 : 3;
+    default:
+        return 3;
+    }
 }
 
 #endif

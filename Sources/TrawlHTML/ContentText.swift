@@ -20,11 +20,15 @@ enum ContentText {
         let end = range.upperBound
         let raw = UnsafeRawPointer(bytes.baseAddress)
         while i < end {
-            // Eight bytes at a time while none is a control character or non-ASCII; `<` does
-            // not occur in a run.
-            if !blank, let raw, i + 8 <= end {
+            // Eight bytes at a time while none is a control character or non-ASCII (`<` does
+            // not occur in a run); a word of spaces stays blank.
+            if let raw, i + 8 <= end {
                 let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if !RawTextBypass.hasSpecialByte(word) { i += 8; continue }
+                if !RawTextBypass.hasSpecialByte(word) {
+                    if blank && word != 0x2020_2020_2020_2020 { blank = false }
+                    i += 8
+                    continue
+                }
             }
             let c = bytes[i]
             if c < 0x80 {

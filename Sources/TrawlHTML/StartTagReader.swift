@@ -1,3 +1,5 @@
+import Glibc
+
 /// Reads a start tag the way libxml2's HTML parser (2.9) does, for ``PushParser``'s thinned
 /// feed: where it ends, its name, and whether it is *plain*: written in a syntax whose every
 /// byte libxml2 reads one way only, so that `<name>` (or `<name/>`) in its place gives the same
@@ -117,6 +119,15 @@ enum StartTagReader {
         var i = index
         if first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") {
             i += 1
+            // Most values are printable ASCII up to their quote: found with memchr, checked
+            // eight bytes at a time. Any other byte goes to the character loop below.
+            if let base = bytes.baseAddress, let found = memchr(base + i, Int32(first), count - i) {
+                let close = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                let raw = UnsafeRawPointer(base)
+                while i + 8 <= close, !hasControlOrNonASCII(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { i += 8 }
+                while i < close, bytes[i] >= 0x20, bytes[i] < 0x80 { i += 1 }
+                if i == close { return .ends(close + 1, ordinary: true) }
+            }
             while i < count {
                 let c = bytes[i]
                 if c == first { return .ends(i + 1, ordinary: ordinary) }
@@ -156,6 +167,14 @@ enum StartTagReader {
         case .incomplete: return .incomplete
         case .invalid: return .odd
         }
+    }
+
+    /// Whether any of the eight bytes is below 0x20 or above 0x7F.
+    @inline(__always)
+    private static func hasControlOrNonASCII(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        return ((word &- ones &* 0x20) & ~word | word) & highs != 0
     }
 
     @inline(__always)
