@@ -37,6 +37,7 @@ let package = Package(
         .systemLibrary(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CMalloc"),
 
         .target(
             name: "TrawlFetch",
@@ -79,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "trawl",
             dependencies: [
-                "Trawl", "TrawlRecordings", "TrawlBatch", "TrawlStore",
+                "Trawl", "TrawlRecordings", "TrawlBatch", "TrawlStore", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
