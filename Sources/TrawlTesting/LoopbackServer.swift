@@ -13,7 +13,10 @@ import Synchronization
 /// let url = server.url("/slow")
 /// ```
 ///
-/// Every connection gets `Connection: close`. The server binds to the loopback address only.
+/// Every connection gets `Connection: close`, unless the server keeps connections alive
+/// (`keepsAlive`, as a real web server does: a benchmark's stand-in for the internet), and then
+/// only responses other than ``TestResponse/ok(status:headers:body:)`` end one. The server
+/// binds to the loopback address only.
 public final class LoopbackServer: Sendable {
     public typealias Handler = @Sendable (TestRequest) -> TestResponse
 
@@ -22,6 +25,7 @@ public final class LoopbackServer: Sendable {
     public let host: String
     private let listener: Int32
     private let handler: Handler
+    private let keepsAlive: Bool
     private let state = Mutex(State())
 
     private struct State {
@@ -31,10 +35,13 @@ public final class LoopbackServer: Sendable {
     }
 
     /// Starts listening on `host` (a 127.x address) and an ephemeral port.
-    public init(host: String = "127.0.0.1", handler: @escaping Handler) throws {
+    /// - Parameter keepsAlive: serve further requests on a connection after an `.ok` response
+    ///   (HTTP/1.1 persistent connections; requests are not pipelined by the clients here).
+    public init(host: String = "127.0.0.1", keepsAlive: Bool = false, handler: @escaping Handler) throws {
         precondition(host.hasPrefix("127."), "tests bind to loopback only")
         self.host = host
         self.handler = handler
+        self.keepsAlive = keepsAlive
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var yes: Int32 = 1
@@ -106,21 +113,28 @@ public final class LoopbackServer: Sendable {
         defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard let request = readRequest(fd) else { return }
+        while respond(fd) {}
+    }
+
+    /// Reads one request and answers it; whether the connection serves another.
+    private func respond(_ fd: Int32) -> Bool {
+        guard let request = readRequest(fd) else { return false }
         state.withLock { $0.requests.append(request) }
         let connection = Connection(fd: fd)
         switch handler(request) {
         case .ok(let status, let headers, let body):
-            let head = Self.head(status: status, headers: headers + [("Content-Length", String(body.count))])
-            _ = connection.send(head) && (request.method == "HEAD" || connection.send(body))
+            let keepAlive = keepsAlive && request.headers["connection"]?.lowercased() != "close"
+            let head = Self.head(status: status, headers: headers + [("Content-Length", String(body.count))], keepAlive: keepAlive)
+            let sent = connection.send(head) && (request.method == "HEAD" || connection.send(body))
+            return sent && keepAlive
         case .drip(let headers, let chunks, let interval):
-            guard connection.send(Self.head(status: 200, headers: headers)) else { return }
+            guard connection.send(Self.head(status: 200, headers: headers)) else { return false }
             for chunk in chunks {
                 Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
-                guard connection.send(chunk) else { return }
+                guard connection.send(chunk) else { return false }
             }
         case .endless(let headers):
-            guard connection.send(Self.head(status: 200, headers: headers)) else { return }
+            guard connection.send(Self.head(status: 200, headers: headers)) else { return false }
             let block = Data(count: 64 << 10)
             while connection.send(block) {}
         case .truncated(let headers, let declaredLength, let body):
@@ -132,8 +146,9 @@ public final class LoopbackServer: Sendable {
         case .raw(let bytes):
             _ = connection.send(bytes)
         case .hangUp:
-            return
+            break
         }
+        return false
     }
 
     private func readRequest(_ fd: Int32) -> TestRequest? {
@@ -169,10 +184,10 @@ public final class LoopbackServer: Sendable {
         return nil
     }
 
-    static func head(status: Int, headers: [(String, String)]) -> Data {
+    static func head(status: Int, headers: [(String, String)], keepAlive: Bool = false) -> Data {
         var text = "HTTP/1.1 \(status) \(reason(status))\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        text += "Connection: close\r\n\r\n"
+        text += keepAlive ? "\r\n" : "Connection: close\r\n\r\n"
         return Data(text.utf8)
     }
 
