@@ -30,7 +30,7 @@ public final class LoopbackServer: Sendable {
 
     private struct State {
         var requests: [TestRequest] = []
-        var open = 0
+        var accepted = 0
         var stopped = false
     }
 
@@ -77,6 +77,9 @@ public final class LoopbackServer: Sendable {
     /// Requests seen so far, in arrival order.
     public var requests: [TestRequest] { state.withLock { $0.requests } }
 
+    /// Connections accepted so far.
+    public var connectionsAccepted: Int { state.withLock { $0.accepted } }
+
     /// Stops accepting; connections in progress finish on their own.
     public func shutdown() {
         let first = state.withLock { state -> Bool in
@@ -100,7 +103,11 @@ public final class LoopbackServer: Sendable {
                 if errno == EINTR, !state.withLock({ $0.stopped }) { continue }
                 return
             }
-            if state.withLock({ $0.stopped }) {
+            let stopped = state.withLock { state in
+                state.accepted += 1
+                return state.stopped
+            }
+            if stopped {
                 close(client)
                 return
             }

@@ -48,6 +48,22 @@ struct LoaderHTTPTests {
         #expect(payload.text.contains("hello"))
     }
 
+    /// The benchmark's server keeps connections alive; libcurl reuses one for pages fetched in turn.
+    @Test func keptAliveConnectionServesSeveralRequests() async throws {
+        let alive = try LoopbackServer(keepsAlive: true) { request in .html("<p>\(request.path)</p>") }
+        defer { alive.shutdown() }
+        let loader = Loader()
+        for path in ["/a", "/b", "/c"] {
+            let payload = try await loader.fetch(FetchRequest(url: alive.url(path)))
+            #expect(payload.text == "<p>\(path)</p>")
+        }
+        #expect(alive.requests.count == 3)
+        #expect(alive.connectionsAccepted == 1)
+        // Without keep-alive every response closes its connection.
+        for path in ["/a", "/b"] { _ = try await loader.fetch(FetchRequest(url: server.url(path))) }
+        #expect(server.connectionsAccepted == 2)
+    }
+
     @Test func errorStatusIsAPayload() async throws {
         let payload = try await fetch("/missing")
         #expect(payload.info.status == 404)
