@@ -207,6 +207,22 @@ struct ThinnedFeedTests {
             for _ in 0..<Int(generator.next() % 120 + 5) {
                 html += fragments[Int(generator.next() % UInt64(fragments.count))]
             }
+            if round % 8 == 7 {
+                // Behind a comment that puts it across the first 64 KiB block boundary. libxml2
+                // alone reads a document differently where a block boundary cuts it (a script
+                // cut inside `</script>` runs on to the next one), the thinned feed must not:
+                // it must read what libxml2 reads of the document in one piece.
+                let pad = HTMLStreamScanner.blockSize - 7 - Int(generator.next() % 300)
+                let padded = Array("<!--".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: pad) + Array("-->".utf8) + html
+                let thinned = try HTMLScanner(thinsInput: true).scan(Data(padded), url: "https://example.com/", declaredCharset: "utf-8")
+                let whole = try HTMLScanner(thinsInput: false).scan(Data(html), url: "https://example.com/", declaredCharset: "utf-8")
+                if ProcessInfo.processInfo.environment["TRAWL_FUZZ_DUMP"] != nil, thinned.summary != whole.summary || thinned.embedded.map(\.body) != whole.embedded.map(\.body) {
+                    try Data(padded).write(to: URL(fileURLWithPath: "/tmp/fuzz-\(round).html"))
+                }
+                #expect(thinned.summary == whole.summary, "round \(round): \(String(decoding: html, as: UTF8.self))")
+                #expect(thinned.embedded.map(\.body) == whole.embedded.map(\.body), "round \(round)")
+                continue
+            }
             if ProcessInfo.processInfo.environment["TRAWL_FUZZ_DUMP"] != nil {
                 let (a, b) = try scanBothWays(html)
                 if a.summary != b.summary || a.embedded.map(\.body) != b.embedded.map(\.body) { try Data(html).write(to: URL(fileURLWithPath: "/tmp/fuzz-\(round).html")) }
