@@ -8,9 +8,10 @@
 //     swift run -c release trawl-bench accuracy      # precision and recall per site over the corpus
 //     swift run -c release trawl-bench memory        # a 30 MB page of markup
 //     swift run -c release trawl-bench memory-text   # a 30 MB page that is one text node
-//     swift run -c release trawl-bench batch [--pages 2000] [--concurrency 32] [--scrapy PYTHON]
+//     swift run -c release trawl-bench batch [--pages 2000] [--concurrency 32] [--rounds 5] [--scrapy PYTHON]
 //     swift run -c release trawl-bench batch-memory [--counts 10000,100000]
 //     swift run -c release trawl-bench serve LIST [--pages 2000]  # the batch server alone, for a profiler
+//     swift run -c release trawl-bench compare FILE...  # thinned vs full scan of pages that differ
 //       (both need `swift build -c release --product trawl` first; Benchmarks/batch.sh does it all)
 //
 // Reads ../shared/corpus/generic (or $TRAWL_CORPUS/generic). One core: everything runs on the
