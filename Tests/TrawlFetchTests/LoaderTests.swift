@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import TrawlCore
 import TrawlTesting
@@ -48,20 +49,52 @@ struct LoaderHTTPTests {
         #expect(payload.text.contains("hello"))
     }
 
-    /// The benchmark's server keeps connections alive; libcurl reuses one for pages fetched in turn.
-    @Test func keptAliveConnectionServesSeveralRequests() async throws {
+    /// The benchmark's server keeps connections alive: two requests on one socket get two
+    /// responses; the default server closes the connection after the first.
+    @Test func keptAliveServerAnswersSeveralRequestsOnOneConnection() throws {
         let alive = try LoopbackServer(keepsAlive: true) { request in .html("<p>\(request.path)</p>") }
         defer { alive.shutdown() }
-        let loader = Loader()
-        for path in ["/a", "/b", "/c"] {
-            let payload = try await loader.fetch(FetchRequest(url: alive.url(path)))
-            #expect(payload.text == "<p>\(path)</p>")
-        }
+        let twoRequests = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+        let first = try Self.exchange(port: alive.port, send: twoRequests, until: "<p>/a</p>")
+        #expect(first.contains("<p>/a</p>") && !first.contains("Connection: close"))
+        let both = try Self.exchange(port: alive.port, send: twoRequests + "GET /b HTTP/1.1\r\nHost: x\r\n\r\n", until: "<p>/b</p>", pause: true)
+        #expect(both.contains("<p>/a</p>") && both.contains("<p>/b</p>"))
         #expect(alive.requests.count == 3)
-        #expect(alive.connectionsAccepted == 1)
-        // Without keep-alive every response closes its connection.
-        for path in ["/a", "/b"] { _ = try await loader.fetch(FetchRequest(url: server.url(path))) }
-        #expect(server.connectionsAccepted == 2)
+        #expect(alive.connectionsAccepted == 2)
+        let closing = try Self.exchange(port: server.port, send: "GET /page HTTP/1.1\r\nHost: x\r\n\r\n", until: "hello")
+        #expect(closing.contains("Connection: close"))
+    }
+
+    /// Sends `request` over one new connection (the second of two requests after the first
+    /// response when `pause`) and reads until `marker` arrives or the server closes.
+    static func exchange(port: Int, send request: String, until marker: String, pause: Bool = false) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        // Requests are not pipelined: the second goes once the first response is in.
+        let parts = pause ? request.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }.map { $0 + "\r\n\r\n" } : [request]
+        var received = ""
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for (index, part) in parts.enumerated() {
+            _ = part.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            let wanted = index == parts.count - 1 ? marker : "</p>"
+            let before = received.components(separatedBy: wanted).count
+            while received.components(separatedBy: wanted).count == before {
+                let n = recv(fd, &buffer, buffer.count, 0)
+                guard n > 0 else { return received }
+                received += String(decoding: buffer[0..<n], as: UTF8.self)
+            }
+        }
+        return received
     }
 
     @Test func errorStatusIsAPayload() async throws {
