@@ -172,7 +172,9 @@ public struct BatchRunner: Sendable {
                 }
 
                 let after = Date().timeIntervalSince1970
-                if after - lastFlush >= 0.25 {
+                // Also when nothing is in flight: the loop may now wait long (for a list being
+                // written to standard input, or a host's delay), and what is done should show.
+                if after - lastFlush >= 0.25 || (scheduler.inFlight == 0 && outputFile != nil) {
                     try outputFile?.catchUp()
                     lastFlush = after
                 }

@@ -3,6 +3,10 @@ import TrawlStore
 
 /// Reads a URL list into the store a chunk at a time, each chunk with its line count in one
 /// transaction, so a killed run resumes reading at the first line it had not committed.
+///
+/// Reading blocks (standard input waits for its writer), so the actor runs on a queue of its
+/// own; a chunk also ends when a pipe has no more lines for now, so URLs written one at a time
+/// are fetched as they come, not once 2,000 have gathered.
 actor Intake {
     /// What one chunk added.
     struct Chunk: Sendable {
@@ -22,6 +26,10 @@ actor Intake {
     private var finished: Bool
     /// An earlier run read the whole list already: nothing to read.
     nonisolated let completeAtStart: Bool
+    /// Lines an earlier run committed, skipped before the first chunk.
+    private var linesToSkip: Int
+    private let executor = DedicatedQueueExecutor(label: "trawl.batch.intake")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// - Parameters:
     ///   - path: a file, or `-` for standard input.
@@ -32,6 +40,7 @@ actor Intake {
         source = path == "-" ? "-" : URL(fileURLWithPath: path).standardizedFileURL.path
         let mark = try store.intake(of: source)
         lineNumber = mark.linesRead
+        linesToSkip = mark.linesRead
         finished = mark.complete
         completeAtStart = mark.complete
         if finished {
@@ -47,19 +56,25 @@ actor Intake {
             }
             handle = file
         }
-        let reader = LineReader(handle: handle, maxLength: configuration.maxLineLength)
-        // Lines committed by an earlier run are skipped, not read again into jobs.
-        for _ in 0..<mark.linesRead where try reader.next() != nil {}
-        self.reader = reader
+        reader = LineReader(handle: handle, maxLength: configuration.maxLineLength)
     }
 
     /// Reads and commits the next chunk.
     func next() throws -> Chunk {
         guard let reader, !finished else { return Chunk(hosts: [], added: 0, finished: true) }
+        // Lines committed by an earlier run are skipped, not read again into jobs.
+        while linesToSkip > 0, try reader.next() != nil { linesToSkip -= 1 }
+        linesToSkip = 0
         var jobs: [NewJob] = []
         var hosts: Set<String> = []
         var read = 0
-        while read < chunkSize, let line = try reader.next() {
+        var ended = false
+        while read < chunkSize {
+            if read > 0, reader.isWaitingForWriter { break }
+            guard let line = try reader.next() else {
+                ended = true
+                break
+            }
             read += 1
             let number = lineNumber + read
             switch BatchInput.classify(line, maxLength: maxLineLength) {
@@ -77,7 +92,7 @@ actor Intake {
             }
         }
         lineNumber += read
-        let done = read < chunkSize
+        let done = ended
         let added = try store.add(jobs, source: source, linesRead: lineNumber, complete: done, now: Date().timeIntervalSince1970)
         finished = done
         return Chunk(hosts: hosts, added: added, finished: done)

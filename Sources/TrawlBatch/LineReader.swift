@@ -5,12 +5,16 @@ import Foundation
 ///
 /// A line longer than `maxLength` bytes is cut: its first `maxLength + 1` bytes are kept and
 /// the rest is skipped up to the next newline, so the caller can report it without holding it.
+///
+/// Each refill is one `read(2)`: from a pipe it returns what the writer has written so far, so
+/// ``isWaitingForWriter`` tells the caller that the next line may be a while.
 final class LineReader {
     private let handle: FileHandle
     private let maxLength: Int
     private var buffer: [UInt8] = []
     private var position = 0
     private var atEnd = false
+    private var lastReadWasShort = false
     private let pieceSize = 64 * 1024
 
     init(handle: FileHandle, maxLength: Int) {
@@ -45,11 +49,24 @@ final class LineReader {
         if room > 0 { line += bytes.prefix(room) }
     }
 
+    /// Every byte read so far is handed out and the last read returned less than it asked
+    /// for: the source (a pipe) had nothing more at that moment.
+    var isWaitingForWriter: Bool { position == buffer.count && lastReadWasShort && !atEnd }
+
     private func refill() throws {
-        let data = try handle.read(upToCount: pieceSize) ?? Data()
-        buffer = [UInt8](data)
+        buffer = [UInt8](repeating: 0, count: pieceSize)
+        var count = 0
+        while true {
+            count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, pieceSize) }
+            if count >= 0 || errno != EINTR { break }
+        }
+        guard count >= 0 else {
+            throw BatchError(.unreadableInput, "cannot read the URL list: \(String(cString: strerror(errno)))")
+        }
+        buffer.removeLast(pieceSize - count)
         position = 0
-        if data.isEmpty { atEnd = true }
+        lastReadWasShort = count < pieceSize
+        if count == 0 { atEnd = true }
     }
 
     private static func trimCR(_ line: [UInt8]) -> [UInt8] {

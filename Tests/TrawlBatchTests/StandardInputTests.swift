@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import TrawlTesting
+
+/// `producer | trawl batch -`: URLs written one at a time are fetched as they arrive, and the
+/// run ends when the producer closes the pipe.
+@Suite("Batch reads a list from standard input as it is written")
+struct StandardInputTests {
+    @Test("Each URL is done while the writer still holds the pipe open")
+    func urlsAreFetchedAsTheyArrive() throws {
+        let binary = try #require(KillTests.trawlBinary, "the trawl executable is built beside the tests")
+        let fixture = try BatchFixture(hosts: ["a.test"]) { request in BatchFixture.page(request.path) }
+        defer { fixture.server.shutdown() }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["batch", "-", "--out", fixture.output.path, "--store", fixture.store, "--quiet"]
+            + fixture.connectTo.flatMap { ["--connect-to", $0] }
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        func lines() -> Int {
+            ((try? String(contentsOf: fixture.output, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        func waitFor(_ count: Int) -> Bool {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if lines() >= count { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return false
+        }
+        for n in 1...3 {
+            input.fileHandleForWriting.write(Data("http://a.test/p/\(n)\n".utf8))
+            #expect(waitFor(n), "URL \(n) was not done while the pipe stayed open (\(lines()) lines)")
+        }
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(try fixture.results().map(\.input).sorted() == ["http://a.test/p/1", "http://a.test/p/2", "http://a.test/p/3"])
+    }
+}
