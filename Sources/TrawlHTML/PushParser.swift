@@ -161,18 +161,20 @@ final class PushParser {
                     return
                 case .tag(let tag):
                     position = tag.end
+                    if tag.isPlain {
+                        // Without the attributes the scanner does not read.
+                        flush(to: open)
+                        if ask().readsStartTagsAfresh {
+                            feedThinned(bytes, tag, keeping: Tag(named: bytes, tag.name)?.readAttributes ?? [])
+                            unfed = tag.end
+                        }
+                    }
                     if StartTagReader.name(bytes, tag.name, is: "script") || StartTagReader.name(bytes, tag.name, is: "style") {
                         // libxml2 says whether its text follows (not after `<script/>`, say).
                         flush(to: position)
                         if case .rawText(let element) = ask() {
                             inside = element
                             continue
-                        }
-                    } else if tag.isPlain, !Self.isRead(bytes, tag.name) {
-                        flush(to: open)
-                        if ask().readsStartTagsAfresh {
-                            feedBare(bytes, tag)
-                            unfed = tag.end
                         }
                     }
                     afterMarkup()
@@ -197,32 +199,23 @@ final class PushParser {
         flush(to: count)
     }
 
-    /// Feeds a plain start tag as `<name>` (or `<name/>`).
-    private func feedBare(_ bytes: UnsafeBufferPointer<UInt8>, _ tag: StartTagReader.StartTag) {
+    /// Feeds a plain start tag with only the attributes named in `kept` (any case), each as
+    /// written: `<name>` for an element the scanner does not read.
+    private func feedThinned(_ bytes: UnsafeBufferPointer<UInt8>, _ tag: StartTagReader.StartTag, keeping kept: [StaticString]) {
         bareTag.removeAll(keepingCapacity: true)
         bareTag.append(UInt8(ascii: "<"))
         bareTag.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[tag.name]))
-        if tag.selfClosing { bareTag.append(UInt8(ascii: "/")) }
+        if !kept.isEmpty {
+            StartTagReader.forEachAttribute(of: tag, in: bytes) { name, attribute in
+                guard kept.contains(where: { StartTagReader.name(bytes, name, is: $0) }) else { return }
+                bareTag.append(UInt8(ascii: " "))
+                bareTag.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[attribute]))
+            }
+        }
+        // A blank before `/>`: after an unquoted value, `/` would be read as part of it.
+        if tag.selfClosing { bareTag.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: "/")]) }
         bareTag.append(UInt8(ascii: ">"))
         bareTag.withUnsafeBufferPointer(parse)
-    }
-
-    /// The elements whose attributes the scanner reads (``Tag``), by name as written.
-    private static func isRead(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> Bool {
-        guard name.count >= 3, name.count <= 7 else { return false }
-        switch bytes[name.lowerBound] | 0x20 {
-        case UInt8(ascii: "m"): return StartTagReader.name(bytes, name, is: "meta")
-        case UInt8(ascii: "l"): return StartTagReader.name(bytes, name, is: "link")
-        case UInt8(ascii: "b"): return StartTagReader.name(bytes, name, is: "base")
-        case UInt8(ascii: "t"): return StartTagReader.name(bytes, name, is: "title")
-        case UInt8(ascii: "s"): return StartTagReader.name(bytes, name, is: "source") || StartTagReader.name(bytes, name, is: "script")
-        case UInt8(ascii: "v"): return StartTagReader.name(bytes, name, is: "video")
-        case UInt8(ascii: "a"): return StartTagReader.name(bytes, name, is: "audio")
-        case UInt8(ascii: "i"): return StartTagReader.name(bytes, name, is: "img")
-        case UInt8(ascii: "p"): return StartTagReader.name(bytes, name, is: "picture")
-        case UInt8(ascii: "e"): return StartTagReader.name(bytes, name, is: "embed")
-        default: return false
-        }
     }
 
     /// The index after the `-->` (or `--!>`) that ends a comment whose text starts at `start`

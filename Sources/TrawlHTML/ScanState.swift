@@ -152,6 +152,44 @@ enum Tag {
     }
 }
 
+extension Tag {
+    /// The element named by `bytes[range]` as written (any case).
+    init?(named bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        func named(_ name: StaticString) -> Bool { StartTagReader.name(bytes, range, is: name) }
+        guard range.count >= 3, range.count <= 7 else { return nil }
+        switch bytes[range.lowerBound] | 0x20 {
+        case UInt8(ascii: "m"): if named("meta") { self = .meta } else { return nil }
+        case UInt8(ascii: "l"): if named("link") { self = .link } else { return nil }
+        case UInt8(ascii: "b"): if named("base") { self = .base } else { return nil }
+        case UInt8(ascii: "t"): if named("title") { self = .title } else { return nil }
+        case UInt8(ascii: "s"):
+            if named("script") { self = .script } else if named("source") { self = .source } else { return nil }
+        case UInt8(ascii: "v"): if named("video") { self = .video } else { return nil }
+        case UInt8(ascii: "a"): if named("audio") { self = .audio } else { return nil }
+        case UInt8(ascii: "i"): if named("img") { self = .img } else { return nil }
+        case UInt8(ascii: "p"): if named("picture") { self = .picture } else { return nil }
+        case UInt8(ascii: "e"): if named("embed") { self = .embed } else { return nil }
+        default: return nil
+        }
+    }
+
+    /// The attributes ``ScanState/start(_:_:)`` reads of this element: the thinned feed
+    /// passes libxml2 only these (keep the two in step).
+    var readAttributes: [StaticString] {
+        switch self {
+        case .meta: ["property", "name", "itemprop", "content", "value"]
+        case .link: ["href", "rel", "itemprop", "type", "as", "title"]
+        case .base: ["href"]
+        case .title, .picture: []
+        case .script: ["type", "id"]
+        case .video, .audio: ["src", "poster", "type", "width", "height"]
+        case .source: ["srcset", "data-srcset", "src", "data-src", "type", "width", "height"]
+        case .img: ["data-src", "data-original", "data-lazy-src", "data-gif", "src", "srcset", "data-srcset", "width", "height", "alt"]
+        case .embed: ["src", "type", "width", "height"]
+        }
+    }
+}
+
 /// A SAX attribute array (`name, value, name, value, …, NULL`), read without copying until a
 /// value is asked for. Only valid during the callback that received it.
 struct Attributes {

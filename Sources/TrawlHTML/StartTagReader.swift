@@ -98,6 +98,39 @@ enum StartTagReader {
         }
     }
 
+    /// Calls `body` with each attribute of a plain tag: its name and the whole attribute as
+    /// written (`name`, `name=value`, `name = "value"`).
+    static func forEachAttribute(of tag: StartTag, in bytes: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>, Range<Int>) -> Void) {
+        precondition(tag.isPlain)
+        var i = tag.name.upperBound
+        while true {
+            _ = skipBlanks(bytes, &i)
+            let c = bytes[i]
+            if c == UInt8(ascii: ">") || c == UInt8(ascii: "/") { return }
+            let start = i
+            while isNameByte(bytes[i]) { i += 1 }
+            let name = start..<i
+            var end = i
+            _ = skipBlanks(bytes, &i)
+            if bytes[i] == UInt8(ascii: "=") {
+                i += 1
+                _ = skipBlanks(bytes, &i)
+                let quote = bytes[i]
+                if quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
+                    i += 1
+                    while bytes[i] != quote { i += 1 }
+                    i += 1
+                } else {
+                    while !isBlank(bytes[i]), bytes[i] != UInt8(ascii: ">") { i += 1 }
+                }
+                end = i
+            } else {
+                i = end
+            }
+            body(name, start..<end)
+        }
+    }
+
     /// Skips blanks; whether there were any.
     @inline(__always)
     private static func skipBlanks(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Bool {

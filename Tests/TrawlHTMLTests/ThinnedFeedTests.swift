@@ -200,6 +200,10 @@ struct ThinnedFeedTests {
             " ", "\n  ", "text", " more text ", "&amp;", "&#169;", "é", "日本", "<", "</", "<!", ">", "\"", "'", "=", "/",
             "<a href=\"x > y\">", "</a>", "<svg><title>s</title></svg>", "<textarea>", "</textarea>", "<table><tr><td>",
             "<div a=1b=2>", "<p @x=y>", "<i a=>", "<b c='d>",
+            "<img src=s.gif />", "<meta name=n content=c/>", "<img class=c src=\"q.gif\" loading=lazy alt='a b'>",
+            "<script src=x.js integrity=\"sha384-x\" type=module id=i>var b = {\"u\":\"https://m.example/t.gif\"};</script>",
+            "<video src=v.mp4 controls autoplay muted/>", "<source data-srcset=\"d.webp 2x\" media=\"(min-width: 1px)\">",
+            "<link rel=\"alternate\" type=\"application/json+oembed\" href=\"https://o.example/e?u=1&amp;f=json\" title=\"t\">",
         ].map { Array($0.utf8) } + [[0x00], [0x01], [0xFF], [0xC3], [0x0C]]
         var generator = SplitMix64(seed: UInt64(ProcessInfo.processInfo.environment["TRAWL_FUZZ_SEED"] ?? "") ?? 0x7472_6177_6C)
         for round in 0..<(Int(ProcessInfo.processInfo.environment["TRAWL_FUZZ_ROUNDS"] ?? "") ?? 400) {
