@@ -131,6 +131,14 @@ struct ThinnedFeedTests {
             // The title's text, whatever tags it holds.
             "<html><head><title>a <b class=x>b</b> <i id=y></i> c</title></head></html>",
             "<svg class=icon><title>icon</title><path d=\"M0 0L1 1\"/></svg><title>second</title>",
+            // Every attribute ScanState reads, among others it does not: Tag.readAttributes must
+            // keep them all.
+            #"<html><head><base href="/b/" target=_top><meta itemprop=image value=v.gif class=m><meta property=og:video content=c.mp4 data-x=1>"#
+                + #"<link itemprop=thumbnail href=t.gif rel=x type=image/gif as=image title=T crossorigin><script type=application/json id=d nonce=n async>{"a":1}</script></head>"#
+                + #"<body><video src=v.mp4 poster=p.jpg type=video/mp4 width=640 height=360 class=v controls><source src=s.webm data-src=d.webm type=video/webm width=1 height=2 media=m></video>"#
+                + #"<audio src=a.mp3 poster=x type=audio/mpeg width=1 height=1 preload=none></audio><picture class=p><source srcset="a.webp 1x" data-srcset="b.webp 2x" sizes=100vw></picture>"#
+                + #"<img data-src=d.gif data-original=o.gif data-lazy-src=l.gif data-gif=g.gif src="data:," srcset="s1.gif 1x, s2.gif 2x" data-srcset="ds.gif 1x" width=5 height=6 alt=A loading=lazy style="x">"#
+                + #"<embed src=e.swf type=application/x-shockwave-flash width=7 height=8 quality=high></body></html>"#,
             // Elements the scanner reads keep their attributes, in any case.
             "<DIV CLASS=a><IMG SRC=https://m.example/a.gif WIDTH=10><Meta Name=x Content=y></DIV>",
             "<imgx src=https://m.example/no.gif><img.x src=a><video-player src=b></video-player>",
