@@ -69,7 +69,9 @@ actor Intake {
         var hosts: Set<String> = []
         var read = 0
         var ended = false
-        while read < chunkSize {
+        // The first chunk is small, so the first fetches start while the rest is read.
+        let size = lineNumber == 0 ? min(chunkSize, 64) : chunkSize
+        while read < size {
             if read > 0, reader.isWaitingForWriter { break }
             guard let line = try reader.next() else {
                 ended = true
