@@ -127,28 +127,12 @@ final class ScanState {
 enum Tag {
     case meta, link, base, title, script, video, audio, source, img, picture, embed
 
-    /// Matches a lower-case, NUL-terminated element name.
+    /// Matches a NUL-terminated element name (libxml2 reports them lower-cased).
     init?(_ name: UnsafePointer<UInt8>) {
-        func equals(_ literal: StaticString) -> Bool {
-            let count = literal.utf8CodeUnitCount
-            let bytes = literal.utf8Start
-            for i in 0..<count where name[i] != bytes[i] { return false }
-            return name[count] == 0
-        }
-        switch name[0] {
-        case UInt8(ascii: "m"): if equals("meta") { self = .meta } else { return nil }
-        case UInt8(ascii: "l"): if equals("link") { self = .link } else { return nil }
-        case UInt8(ascii: "b"): if equals("base") { self = .base } else { return nil }
-        case UInt8(ascii: "t"): if equals("title") { self = .title } else { return nil }
-        case UInt8(ascii: "s"):
-            if equals("script") { self = .script } else if equals("source") { self = .source } else { return nil }
-        case UInt8(ascii: "v"): if equals("video") { self = .video } else { return nil }
-        case UInt8(ascii: "a"): if equals("audio") { self = .audio } else { return nil }
-        case UInt8(ascii: "i"): if equals("img") { self = .img } else { return nil }
-        case UInt8(ascii: "p"): if equals("picture") { self = .picture } else { return nil }
-        case UInt8(ascii: "e"): if equals("embed") { self = .embed } else { return nil }
-        default: return nil
-        }
+        // The longest name read is 7 bytes: a longer one is none of these.
+        var length = 0
+        while length <= 7, name[length] != 0 { length += 1 }
+        self.init(named: UnsafeBufferPointer(start: name, count: length), 0..<length)
     }
 }
 
