@@ -48,4 +48,33 @@ enum ContentText {
         }
         return blank ? .blank : .plain
     }
+
+    /// Where the plain text (printable ASCII, blanks, well-formed UTF-8) in `bytes[range]`
+    /// stops, and why: for text that runs past the end of a block, read as it arrives.
+    enum PrefixStop: Equatable { case end, odd, incomplete }
+
+    static func plainPrefix(of bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> (end: Int, stop: PrefixStop) {
+        var i = range.lowerBound
+        let end = range.upperBound
+        let raw = UnsafeRawPointer(bytes.baseAddress)
+        while i < end {
+            if let raw, i + 8 <= end, !RawTextBypass.hasSpecialByte(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
+                i += 8
+                continue
+            }
+            let c = bytes[i]
+            if c < 0x80 {
+                // `<` ends a run before it gets here.
+                guard c >= 0x20 || StartTagReader.isBlank(c) else { return (i, .odd) }
+                i += 1
+            } else {
+                switch RawTextBypass.utf8Length(UnsafeBufferPointer(rebasing: bytes[..<end]), at: i) {
+                case .valid(let length): i += length
+                case .incomplete: return (i, .incomplete)
+                case .invalid: return (i, .odd)
+                }
+            }
+        }
+        return (end, .end)
+    }
 }

@@ -28,6 +28,9 @@ final class PushParser {
     private let thins: Bool
     /// The raw-text element whose text is being read, or nil in markup.
     private var inside: RawTextBypass.Element?
+    /// Text libxml2 would only report runs on past the end of the last block: it is left out
+    /// as it arrives, up to its `<` (or a byte libxml2 must see).
+    private var skippingText = false
     /// Bytes at the end of the last block that could not be decided yet (a start tag, or
     /// `</scr` or a UTF-8 sequence cut by the block boundary); they go in front of the next.
     private var carry: [UInt8] = []
@@ -109,8 +112,15 @@ final class PushParser {
                 inside = element
                 return
             }
-            // Text that runs past the block's end goes to libxml2 as it is.
-            guard let found = memchr(base + position, Int32(UInt8(ascii: "<")), count - position) else { return }
+            guard let found = memchr(base + position, Int32(UInt8(ascii: "<")), count - position) else {
+                // Text that runs past the block's end: left out as it comes when libxml2
+                // would only report it (a page that is one long text node stays small).
+                if case .content(textMatters: false) = now, state.capture == .none {
+                    skippingText = true
+                    skipText()
+                }
+                return
+            }
             let textEnd = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
             // Text inside a title (in an element within it, say) is the title's.
             if case .content = now, state.capture == .none, now.mayLeaveOut(ContentText.kind(of: bytes, position..<textEnd)) {
@@ -119,6 +129,31 @@ final class PushParser {
             position = textEnd
         }
 
+        /// Leaves out plain text from `position` up to a `<` or the block's end; stops skipping
+        /// at `<` or at a byte libxml2 must see, and carries a character cut by the block end.
+        func skipText() {
+            let found = memchr(base + position, Int32(UInt8(ascii: "<")), count - position)
+            let textEnd = found.map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? count
+            let (plainEnd, stop) = ContentText.plainPrefix(of: bytes, position..<textEnd)
+            position = plainEnd
+            unfed = plainEnd
+            switch stop {
+            case .end:
+                if found != nil { skippingText = false }
+            case .odd:
+                // libxml2 reads on from here (only reporting what it reads).
+                skippingText = false
+                if let found { position = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) }
+                else { position = count }
+            case .incomplete:
+                carry = Array(bytes[plainEnd...])
+                position = count
+                unfed = count
+            }
+        }
+
+        if skippingText { skipText() }
+        if !carry.isEmpty { return }
         while position < count {
             if let element = inside {
                 var stop = RawTextBypass.textStop(in: bytes, from: position, element: element)

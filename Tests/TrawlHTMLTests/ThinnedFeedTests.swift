@@ -193,6 +193,26 @@ struct ThinnedFeedTests {
         }
     }
 
+    /// Text that runs past a block's end is left out as it arrives: up to its `<`, or up to a
+    /// byte libxml2 must see, wherever that falls; a character cut by the block end waits.
+    @Test func longTextAcrossBlocks() throws {
+        let head = Array("<html><head><title>t</title></head><body><p class=a>".utf8)
+        let tail = Array("</p><img src=https://m.example/after.gif><title>late</title></body></html>".utf8)
+        let block = HTMLStreamScanner.blockSize
+        let oddities: [[UInt8]] = [[], [0x00], [0x01], [0xFF], Array("é".utf8), Array("日".utf8), Array("&amp;".utf8)]
+        for odd in oddities {
+            for offset in [block - head.count - 2, block - head.count, block - head.count + 1, block + 5000, 2 * block + 3] {
+                let filler = [UInt8](repeating: UInt8(ascii: "t"), count: offset)
+                try expectSame(head + filler + odd + [UInt8](repeating: UInt8(ascii: "u"), count: block) + tail, "\(odd) after \(offset) bytes of text")
+            }
+        }
+        // A character cut by a block boundary, at every byte of it.
+        for cut in 0..<4 {
+            let filler = [UInt8](repeating: UInt8(ascii: "t"), count: block - head.count - cut)
+            try expectSame(head + filler + Array("𝒢日é".utf8) + filler + tail, "a character cut \(cut) bytes in")
+        }
+    }
+
     /// Documents built at random from fragments that exercise every path of the thinned feed,
     /// each scanned both ways. `TRAWL_FUZZ_ROUNDS=100000` runs more of them, `TRAWL_FUZZ_SEED`
     /// others, and `TRAWL_FUZZ_DUMP=1` writes each document that differs to /tmp/fuzz-ROUND.html
