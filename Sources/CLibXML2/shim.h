@@ -37,10 +37,14 @@ static inline void trawl_xml_silence_errors_on_this_thread(void) {
  *   3  content: a start tag is read from a fresh start; text is only reported
  *   4  content of html or head, or before any element: text that is not blank opens an implied <p>
  *   5  content of <title>: its text is wanted
+ *   6  it has switched from UTF-8 to another encoding (invalid UTF-8 made it): feed as they are
  * libxml2 lower-cases element names. */
 static inline int trawl_html_push_state(htmlParserCtxtPtr ctxt) {
     if (ctxt == NULL || ctxt->input == NULL || ctxt->disableSAX || ctxt->instate != XML_PARSER_CONTENT || ctxt->token != 0)
         return 0;
+    /* Invalid UTF-8 makes libxml2 switch to Latin-1 for the rest: bytes no longer pass as they are. */
+    if (ctxt->input->buf != NULL && ctxt->input->buf->encoder != NULL)
+        return 6;
     if (ctxt->input->cur != ctxt->input->end)
         return 0;
     const char *name = (const char *)ctxt->name;

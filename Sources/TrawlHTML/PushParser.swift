@@ -24,8 +24,9 @@ import Glibc
 final class PushParser {
     private let context: htmlParserCtxtPtr
     let state: ScanState
-    /// Whether the feed is thinned (UTF-8 input and not turned off).
-    private let thins: Bool
+    /// Whether the feed is thinned (UTF-8 input and not turned off, and libxml2 has not
+    /// switched to another encoding on invalid UTF-8).
+    private var thins: Bool
     /// The raw-text element whose text is being read, or nil in markup.
     private var inside: RawTextBypass.Element?
     /// Text libxml2 would only report runs on past the end of the last block: it is left out
@@ -39,6 +40,8 @@ final class PushParser {
     private var fedSinceAsked = true
     /// `<name>` or `<name/>` of the start tag being fed without attributes.
     private var bareTag: [UInt8] = []
+    /// Continuation bytes the last block's final UTF-8 sequence still needs.
+    private var owedContinuations = 0
 
     /// The longest start tag carried over to the next block; a longer one is fed to libxml2
     /// as it is.
@@ -73,7 +76,19 @@ final class PushParser {
 
     /// Feeds the next bytes of the document.
     func feed(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard thins else { return parse(bytes) }
+        if thins {
+            // Invalid UTF-8 would make libxml2 switch to Latin-1 within this block: from here
+            // on it reads every byte itself, as it would have.
+            if let owed = UTF8Scan.validate(bytes, pending: owedContinuations) { owedContinuations = owed } else { thins = false }
+        }
+        guard thins else {
+            if !carry.isEmpty {
+                let rest = carry
+                carry = []
+                rest.withUnsafeBufferPointer(parse)
+            }
+            return parse(bytes)
+        }
         if carry.isEmpty { return feedThinned(bytes) }
         // Rare: a tag or character cut by the block boundary waits in front of these bytes.
         let joined = carry + bytes
@@ -86,6 +101,8 @@ final class PushParser {
         if fedSinceAsked {
             lastState = PushState(context)
             fedSinceAsked = false
+            // For good: the rest of the document goes to libxml2 as written.
+            if lastState == .transcoding { thins = false }
         }
         return lastState
     }
@@ -162,6 +179,11 @@ final class PushParser {
                     // space: it gets the character before the odd byte too.
                     stop.index = RawTextBypass.characterStart(before: stop.index, in: bytes, notBefore: position)
                 }
+                if stop.reason == .incomplete {
+                    // The character before goes with the cut bytes: if the document ends here,
+                    // libxml2 reads them together, as it would have (a lone last byte it drops).
+                    stop.index = RawTextBypass.characterStart(before: stop.index, in: bytes, notBefore: position)
+                }
                 // The state keeps script text, and style text inside a title as libxml2 reports it.
                 if stop.index > position { state.characters(UnsafeBufferPointer(rebasing: bytes[position..<stop.index])) }
                 position = stop.index
@@ -219,9 +241,10 @@ final class PushParser {
                 var end: Int?
                 if next == UInt8(ascii: "!"), open + 3 < count, bytes[open + 2] == UInt8(ascii: "-"), bytes[open + 3] == UInt8(ascii: "-") {
                     end = Self.commentEnd(bytes, from: open + 4)
-                } else if let close = Self.markupEnd(bytes, from: open + 2) {
-                    // Up to a NUL, not past it: libxml2 skips it as content.
-                    end = bytes[close - 1] == 0 ? close - 1 : close
+                } else {
+                    // Through a NUL that ends it: libxml2 skips that NUL next, and a chunk
+                    // starting with one would not read the same inside a script.
+                    end = Self.markupEnd(bytes, from: open + 2)
                 }
                 // Cut by the block end: libxml2 gets it as it is and waits for the rest.
                 position = end ?? count
@@ -259,8 +282,8 @@ final class PushParser {
         let dash = UInt8(ascii: "-")
         var i = start
         while let close = markupEnd(bytes, from: i) {
-            // A NUL ends libxml2's reading of the comment, unfinished.
-            if bytes[close - 1] == 0 { return close - 1 }
+            // A NUL ends libxml2's reading of the comment, unfinished (and is skipped next).
+            if bytes[close - 1] == 0 { return close }
             let gt = close - 1
             if gt >= start + 2, bytes[gt - 1] == dash, bytes[gt - 2] == dash { return close }
             if gt >= start + 3, bytes[gt - 1] == UInt8(ascii: "!"), bytes[gt - 2] == dash, bytes[gt - 3] == dash { return close }

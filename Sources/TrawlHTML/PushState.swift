@@ -12,6 +12,9 @@ enum PushState: Equatable {
     case content(textMatters: Bool)
     /// In `<title>`, whose text the scanner reads: start tags read from a fresh start.
     case title
+    /// libxml2 read invalid UTF-8 and switched to Latin-1 for the rest of the document: it no
+    /// longer passes bytes on as they are, so the rest goes to it as written.
+    case transcoding
 
     init(_ context: htmlParserCtxtPtr) {
         switch trawl_html_push_state(context) {
@@ -20,6 +23,7 @@ enum PushState: Equatable {
         case 3: self = .content(textMatters: false)
         case 4: self = .content(textMatters: true)
         case 5: self = .title
+        case 6: self = .transcoding
         default: self = .busy
         }
     }
@@ -28,7 +32,7 @@ enum PushState: Equatable {
     var readsStartTagsAfresh: Bool {
         switch self {
         case .content, .title: true
-        case .busy, .rawText: false
+        case .busy, .rawText, .transcoding: false
         }
     }
 

@@ -16,7 +16,7 @@ enum StartTagReader {
     struct StartTag: Equatable {
         /// The element name as written (libxml2 lower-cases it).
         var name: Range<Int>
-        /// The index after the tag: after its `>` (or `/>`), or at a NUL that ends it.
+        /// The index after the tag: after its `>` (or `/>`), or after a NUL that ends it.
         var end: Int
         /// Plain syntax (see ``StartTagReader``): its attributes can be left out.
         var isPlain: Bool
@@ -51,8 +51,9 @@ enum StartTagReader {
             guard i < count else { return .incomplete }
             let c = bytes[i]
             if c == 0 {
-                // libxml2 reads a NUL as the end of its input: the tag ends, unclosed.
-                return .tag(StartTag(name: name, end: i, isPlain: false, selfClosing: false))
+                // libxml2 reads a NUL as the end of its input: the tag ends, unclosed, and the
+                // NUL is skipped next (it goes in the same chunk).
+                return .tag(StartTag(name: name, end: i + 1, isPlain: false, selfClosing: false))
             }
             if c == UInt8(ascii: ">") {
                 return .tag(StartTag(name: name, end: i + 1, isPlain: plain, selfClosing: false))
