@@ -18,10 +18,20 @@ enum UTF8Scan {
         let raw = UnsafeRawPointer(bytes.baseAddress)
         let highs: UInt64 = 0x8080_8080_8080_8080
         while i < count {
-            if let raw, i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & highs == 0 {
-                i += 8
-                continue
+            // ASCII 32 bytes at a time (most of a page), then 8.
+            if let raw {
+                while i + 32 <= count {
+                    let any = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                        | raw.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)
+                    if any & highs != 0 { break }
+                    i += 32
+                }
+                if i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & highs == 0 {
+                    i += 8
+                    continue
+                }
             }
+            guard i < count else { break }
             if bytes[i] < 0x80 {
                 i += 1
                 continue

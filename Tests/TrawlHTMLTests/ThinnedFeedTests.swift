@@ -197,6 +197,24 @@ struct ThinnedFeedTests {
         }
     }
 
+    @Test func findsUTF8LibXML2CannotRead() {
+        func validate(_ bytes: [UInt8], pending: Int = 0) -> Int? {
+            bytes.withUnsafeBufferPointer { UTF8Scan.validate($0, pending: pending) }
+        }
+        // Each kind of sequence at every offset of the 32- and 8-byte paths.
+        for offset in 0..<70 {
+            let a = [UInt8](repeating: UInt8(ascii: "a"), count: offset)
+            #expect(validate(a + Array("é日𝒢".utf8) + a) == 0, "valid at \(offset)")
+            #expect(validate(a + [0xFF] + a) == nil, "0xFF at \(offset)")
+            #expect(validate(a + [0xC3] + Array("x".utf8) + a) == nil, "a lead without its byte at \(offset)")
+            #expect(validate(a + [0xED, 0xA0, 0x80] + a) == nil, "a surrogate at \(offset)")
+            #expect(validate(a + [0xE6, 0x97]) == 1, "cut at the end after \(offset)")
+        }
+        #expect(validate([0x9C] + Array("abc".utf8), pending: 1) == 0)
+        #expect(validate(Array("abc".utf8), pending: 1) == nil)
+        #expect(validate([0x80], pending: 2) == 1)
+    }
+
     /// Stripped tags and left-out text must come out the same wherever a block boundary falls.
     @Test func thinningAtBlockBoundaries() throws {
         let piece = Array(#"<div class="card" data-x='a>b'>some text &amp; more</div><img src="https://m.example/b.gif" class=c>  <span id=s/>tail text"#.utf8)
