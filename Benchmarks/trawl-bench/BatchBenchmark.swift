@@ -78,6 +78,11 @@ enum BatchBenchmark {
         return (server, pages, names)
     }
 
+    /// `count` URLs over the corpus server, page N of the corpus at `/p/N/NAME`.
+    static func corpusURLs(_ server: LoopbackServer, names: [String], count: Int) -> [String] {
+        (0..<count).map { "http://127.0.0.1:\(server.port)/p/\($0)/\(names[$0 % names.count])" }
+    }
+
     /// libxml2's empty-SAX parse of `pages`, split over every core: pages per second.
     static func saxLimit(_ pages: [Data], cores: Int) -> Double {
         let next = Atomic<Int>(0)
@@ -100,7 +105,7 @@ enum BatchBenchmark {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let list = folder.appendingPathComponent("urls.txt")
-        let urls = (0..<options.pages).map { "http://127.0.0.1:\(server.port)/p/\($0)/\(names[$0 % names.count])" }
+        let urls = corpusURLs(server, names: names, count: options.pages)
         try Data((urls.joined(separator: "\n") + "\n").utf8).write(to: list)
         let pages = (0..<options.pages).map { corpus[$0 % corpus.count] }
         let bytes = pages.reduce(0) { $0 + $1.count }
@@ -177,7 +182,7 @@ enum BatchBenchmark {
     static func serve(_ options: Options, list: String) throws {
         let (server, _, names) = try corpusServer()
         defer { server.shutdown() }
-        let urls = (0..<options.pages).map { "http://127.0.0.1:\(server.port)/p/\($0)/\(names[$0 % names.count])" }
+        let urls = corpusURLs(server, names: names, count: options.pages)
         try Data((urls.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: list))
         print("serving \(options.pages) URLs listed in \(list); close stdin to stop")
         while readLine() != nil {}

@@ -38,8 +38,8 @@ final class PushParser {
     /// libxml2's state when last asked, valid while `fedSinceAsked` is false.
     private var lastState = PushState.busy
     private var fedSinceAsked = true
-    /// `<name>` or `<name/>` of the start tag being fed without attributes.
-    private var bareTag: [UInt8] = []
+    /// The start tag being fed thinned: `<name`, the attributes kept, `>`.
+    private var tagBuffer: [UInt8] = []
     /// Continuation bytes the last block's final UTF-8 sequence still needs.
     private var owedContinuations = 0
 
@@ -82,11 +82,7 @@ final class PushParser {
             if let owed = UTF8Scan.validate(bytes, pending: owedContinuations) { owedContinuations = owed } else { thins = false }
         }
         guard thins else {
-            if !carry.isEmpty {
-                let rest = carry
-                carry = []
-                rest.withUnsafeBufferPointer(parse)
-            }
+            parseCarry()
             return parse(bytes)
         }
         if carry.isEmpty { return feedThinned(bytes) }
@@ -260,20 +256,20 @@ final class PushParser {
     /// Feeds a plain start tag with only the attributes named in `kept` (any case), each as
     /// written: `<name>` for an element the scanner does not read.
     private func feedThinned(_ bytes: UnsafeBufferPointer<UInt8>, _ tag: StartTagReader.StartTag, keeping kept: [StaticString]) {
-        bareTag.removeAll(keepingCapacity: true)
-        bareTag.append(UInt8(ascii: "<"))
-        bareTag.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[tag.name]))
+        tagBuffer.removeAll(keepingCapacity: true)
+        tagBuffer.append(UInt8(ascii: "<"))
+        tagBuffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[tag.name]))
         if !kept.isEmpty {
             StartTagReader.forEachAttribute(of: tag, in: bytes) { name, attribute in
                 guard kept.contains(where: { StartTagReader.name(bytes, name, is: $0) }) else { return }
-                bareTag.append(UInt8(ascii: " "))
-                bareTag.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[attribute]))
+                tagBuffer.append(UInt8(ascii: " "))
+                tagBuffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[attribute]))
             }
         }
         // A blank before `/>`: after an unquoted value, `/` would be read as part of it.
-        if tag.selfClosing { bareTag.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: "/")]) }
-        bareTag.append(UInt8(ascii: ">"))
-        bareTag.withUnsafeBufferPointer(parse)
+        if tag.selfClosing { tagBuffer.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: "/")]) }
+        tagBuffer.append(UInt8(ascii: ">"))
+        tagBuffer.withUnsafeBufferPointer(parse)
     }
 
     /// The index after the `-->` (or `--!>`) that ends a comment whose text starts at `start`
@@ -301,10 +297,7 @@ final class PushParser {
         // Eight bytes at a time while none is `>` or NUL.
         while i + 8 <= bytes.count {
             let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            let gt = word ^ (ones &* 0x3E)
-            if ((gt &- ones) & ~gt | (word &- ones) & ~word) & highs != 0 { break }
+            if ByteWord.contains(word, UInt8(ascii: ">")) || ByteWord.zeroBytes(word) != 0 { break }
             i += 8
         }
         while i < bytes.count {
@@ -330,13 +323,16 @@ final class PushParser {
         }
     }
 
+    /// Whatever waited for more bytes is libxml2's to read as it would have.
+    private func parseCarry() {
+        guard !carry.isEmpty else { return }
+        let rest = carry
+        carry = []
+        rest.withUnsafeBufferPointer(parse)
+    }
+
     func finish() {
-        // Whatever waited for more bytes is libxml2's to read as it would have.
-        if !carry.isEmpty {
-            let rest = carry
-            carry = []
-            rest.withUnsafeBufferPointer(parse)
-        }
+        parseCarry()
         _ = htmlParseChunk(context, nil, 0, 1)
     }
 }

@@ -94,16 +94,10 @@ enum RawTextBypass {
         return .yes(index + length)
     }
 
-    /// Whether any of the eight bytes is `<`, below 0x20 or 0x80 and above (SWAR: a byte's
-    /// high bit is set in `x - 0x01…` & ~x exactly when some byte of x is zero).
+    /// Whether any of the eight bytes is `<`, below 0x20 or 0x80 and above.
     @inline(__always)
     static func hasSpecialByte(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let lessThan = ones &* 0x3C ^ word  // zero where a byte is `<`
-        let isLess = (lessThan &- ones) & ~lessThan
-        let below20 = (word &- ones &* 0x20) & ~word
-        return (isLess | below20 | word) & highs != 0
+        ByteWord.hasControlOrNonASCII(word) || ByteWord.contains(word, UInt8(ascii: "<"))
     }
 
     /// The start of the character that ends just before `index` (`index` itself when it is

@@ -158,7 +158,7 @@ enum StartTagReader {
             if let base = bytes.baseAddress, let found = memchr(base + i, Int32(first), count - i) {
                 let close = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 let raw = UnsafeRawPointer(base)
-                while i + 8 <= close, !hasControlOrNonASCII(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { i += 8 }
+                while i + 8 <= close, !ByteWord.hasControlOrNonASCII(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { i += 8 }
                 while i < close, bytes[i] >= 0x20, bytes[i] < 0x80 { i += 1 }
                 if i == close { return .ends(close + 1, ordinary: true) }
             }
@@ -201,14 +201,6 @@ enum StartTagReader {
         case .incomplete: return .incomplete
         case .invalid: return .odd
         }
-    }
-
-    /// Whether any of the eight bytes is below 0x20 or above 0x7F.
-    @inline(__always)
-    private static func hasControlOrNonASCII(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        return ((word &- ones &* 0x20) & ~word | word) & highs != 0
     }
 
     @inline(__always)

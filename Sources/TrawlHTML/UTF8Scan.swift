@@ -16,17 +16,16 @@ enum UTF8Scan {
             i += 1
         }
         let raw = UnsafeRawPointer(bytes.baseAddress)
-        let highs: UInt64 = 0x8080_8080_8080_8080
         while i < count {
             // ASCII 32 bytes at a time (most of a page), then 8.
             if let raw {
                 while i + 32 <= count {
                     let any = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
                         | raw.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)
-                    if any & highs != 0 { break }
+                    if ByteWord.hasNonASCII(any) { break }
                     i += 32
                 }
-                if i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & highs == 0 {
+                if i + 8 <= count, !ByteWord.hasNonASCII(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
                     i += 8
                     continue
                 }
