@@ -3,8 +3,9 @@ import Foundation
 /// What the user typed, parsed.
 ///
 /// `!giphy cats rating:g lang:"en us"` parses to the command `giphy`, the parameters
-/// `["rating": "g", "lang": "en us"]` and the term `cats`. A term that is a URL with a scheme and
-/// a host also sets ``url``; anything else leaves it `nil`.
+/// `["rating": "g", "lang": "en us"]` and the term `cats`. A term that is a URL sets ``url``
+/// (see ``QueryLocation``: a pasted `www.example.com/…` counts, a local path or a broken URL
+/// does not, and says why in ``location``); anything else leaves it `nil`.
 ///
 /// - The first `!word` is the command (lower-cased); later ones stay in the term.
 /// - `key:value` and `key:"quoted value"` are parameters; the first value for a key wins.
@@ -18,8 +19,12 @@ public struct Query: Sendable, Hashable, Codable, CustomStringConvertible {
     public var parameters: [String: String]
     /// The rest of the text, tokens joined by single spaces.
     public var term: String
-    /// The term as a URL, only when it has a scheme and a host.
+    /// The term as a URL Trawl can read: `http(s)` with a host, `file:`, `data:`, or a pasted
+    /// `www.…` / `host.tld/path` made `https`.
     public var url: URL?
+    /// What the term says about where it points, including why it cannot be read when it looks
+    /// like a URL or a path but is not one.
+    public var location: QueryLocation { url.map(QueryLocation.url) ?? QueryLocation(term: term) }
 
     public init(raw: String, command: String?, parameters: [String: String], term: String, url: URL?) {
         self.raw = raw
@@ -51,13 +56,9 @@ public struct Query: Sendable, Hashable, Codable, CustomStringConvertible {
 
     public var description: String { raw }
 
-    /// A URL needs a scheme and a host: `cats` and `mailto:x@y` are not page URLs.
+    /// The term as a readable URL (``QueryLocation/url``): `cats` and `mailto:x@y` are not.
     static func url(from term: String) -> URL? {
-        guard !term.isEmpty, !term.contains(" "),
-              let url = URL(string: term), let scheme = url.scheme, !scheme.isEmpty,
-              let host = url.host, !host.isEmpty
-        else { return nil }
-        return url
+        QueryLocation(term: term).url
     }
 
     struct Token { var text: String; var quoted: Bool }
@@ -94,7 +95,9 @@ public struct Query: Sendable, Hashable, Codable, CustomStringConvertible {
         guard let colon = token.firstIndex(of: ":") else { return nil }
         let key = token[..<colon]
         let value = token[token.index(after: colon)...]
+        // `file:page.html`, `data:…`, `https:…` are URLs (or broken ones), never parameters.
         guard !key.isEmpty, !value.isEmpty, !value.hasPrefix("//"),
+              !QueryLocation.readableSchemes.contains(key.lowercased()),
               key.first!.isLetter,
               key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
         else { return nil }

@@ -3,7 +3,7 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure; compare with the static members (`error.code == .unknownEngine`).
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
-            case unknownEngine, noDefaultEngine, emptyQuery, missingConfiguration, invalidRequest
+            case unknownEngine, noDefaultEngine, emptyQuery, missingConfiguration, invalidRequest, invalidURL
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -14,6 +14,9 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
         /// An API key or setting the engine needs is not set.
         public static let missingConfiguration = Code(.missingConfiguration)
         public static let invalidRequest = Code(.invalidRequest)
+        /// The query looks like a URL or a local path but is not a URL Trawl can read: it is
+        /// never sent to a search engine instead.
+        public static let invalidURL = Code(.invalidURL)
         public var description: String { base.rawValue }
     }
 

@@ -1,7 +1,8 @@
 /// The one entry point: picks the engine for a request, runs it in the environment and streams
 /// its result sets.
 ///
-/// - A query whose term is a URL goes to the web engine.
+/// - A query whose term is a URL goes to the web engine; one that only looks like a URL or a
+///   local path (`http://exa mple.com/`, `/home/me/page.html`) is an error naming it.
 /// - `!name …` goes to the engine called `name` (an unknown name is an error listing the engines).
 /// - Anything else goes to the default search engine.
 ///
@@ -36,7 +37,8 @@ public actor SearchProvider {
     public var engineNames: [String] { Set(engines.values.map(\.name)).sorted() }
 
     /// The engine that serves `query`.
-    /// - Throws: ``SearchError`` for an unknown `!name`, an empty query, or no default engine.
+    /// - Throws: ``SearchError`` for an unknown `!name`, an empty query, a term that looks like
+    ///   a URL but cannot be read (``SearchError/Code/invalidURL``), or no default engine.
     public func engine(for query: Query) throws -> any Engine {
         if let command = query.command {
             guard let engine = engines[command] else {
@@ -45,6 +47,8 @@ public actor SearchProvider {
             return engine
         }
         if query.url != nil { return webEngine }
+        // A broken URL or a local path must never leave the machine as a search query.
+        if let problem = query.location.problem { throw SearchError(.invalidURL, problem) }
         guard !query.term.isEmpty || !query.parameters.isEmpty else {
             throw SearchError(.emptyQuery, "nothing to search for in '\(query.raw)'")
         }

@@ -26,7 +26,7 @@ struct QueryTests {
         #expect(url.parameters.isEmpty)
         #expect(url.term == "https://giphy.com/gifs/cat-123?utm=x")
         #expect(Query(parsing: "mailto:someone@example.com").url == nil)
-        #expect(Query(parsing: "giphy.com/gifs").url == nil)
+        #expect(Query(parsing: "giphy.com/gifs").url?.absoluteString == "https://giphy.com/gifs")
         #expect(Query(parsing: "http://").url == nil)
     }
 

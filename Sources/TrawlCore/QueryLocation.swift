@@ -1,0 +1,122 @@
+import Foundation
+
+/// What a query's term says about where it points: a URL to read, text to search for, or
+/// something that looks like a place but cannot be read — which must never leave the machine
+/// as a search query.
+public enum QueryLocation: Sendable, Hashable {
+    /// Plain text: a search.
+    case none
+    /// A URL to read: `http(s)` with a host, `file:` with an absolute path, `data:`; a pasted
+    /// `www.example.com/…`, `example.com/path` or `//example.com/…` becomes `https`.
+    case url(URL)
+    /// The term looks like a URL or a local path but is not a URL Trawl can read; the sentence
+    /// names the input and says why.
+    case unusable(String)
+
+    /// Schemes whose URLs Trawl reads.
+    public static let readableSchemes: Set<String> = ["http", "https", "file", "data"]
+
+    /// Classifies a query term.
+    public init(term: String) {
+        let text = term.trimmedWhitespace
+        guard !text.isEmpty else {
+            self = .none
+            return
+        }
+        let firstToken = text.prefix(while: { !$0.isWhitespace })
+        let spaced = firstToken.count != text.count
+        if let scheme = Self.scheme(of: firstToken) {
+            self = Self.classify(text, scheme: scheme, spaced: spaced)
+        } else if firstToken.hasPrefix("//") {
+            self = Self.pasted(text, spaced: spaced, prefix: "https:")
+        } else if Self.isLocalPath(firstToken) {
+            self = .unusable("'\(text)' is a local path, not a URL; pass it as a file: URL (file:///…)")
+        } else if Self.isBareHost(firstToken) {
+            self = Self.pasted(text, spaced: spaced, prefix: "https://")
+        } else {
+            self = .none
+        }
+    }
+
+    /// The URL, when there is one.
+    public var url: URL? {
+        if case .url(let url) = self { return url }
+        return nil
+    }
+
+    /// Why the term cannot be read, when it looks like a place but is not one.
+    public var problem: String? {
+        if case .unusable(let problem) = self { return problem }
+        return nil
+    }
+
+    /// `https:` in `https://…`; a scheme needs `//` after it, except `file:` and `data:`.
+    private static func scheme(of token: Substring) -> String? {
+        guard let colon = token.firstIndex(of: ":"), colon > token.startIndex else { return nil }
+        let name = token[..<colon]
+        guard let first = name.first, first.isASCII, first.isLetter,
+              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") })
+        else { return nil }
+        let scheme = name.lowercased()
+        let rest = token[token.index(after: colon)...]
+        guard rest.hasPrefix("//") || scheme == "file" || scheme == "data" || scheme == "http" || scheme == "https" else { return nil }
+        return scheme
+    }
+
+    private static func classify(_ text: String, scheme: String, spaced: Bool) -> QueryLocation {
+        guard !spaced else { return .unusable("'\(text)' is not a URL: it contains a space") }
+        guard readableSchemes.contains(scheme) else {
+            return .unusable("'\(text)' has the scheme '\(scheme)'; Trawl reads http, https, file and data URLs")
+        }
+        guard let url = URL(string: text) else { return .unusable("'\(text)' is not a valid URL") }
+        switch scheme {
+        case "file":
+            let host = url.host ?? ""
+            guard host.isEmpty || host == "localhost", url.path.hasPrefix("/"), url.path.count > 1 else {
+                return .unusable("'\(text)' is not a file URL with an absolute path (file:///path/to/page.html)")
+            }
+        case "data":
+            guard text.contains(",") else { return .unusable("'\(text)' is not a data URL (data:[type],content)") }
+        default:
+            guard let host = url.host, !host.isEmpty else { return .unusable("'\(text)' is not a URL: it has no host") }
+            guard isPlausibleHost(host) else { return .unusable("'\(text)' is not a URL: '\(host)' is not a host name") }
+        }
+        return .url(url)
+    }
+
+    /// A URL pasted without its scheme.
+    private static func pasted(_ text: String, spaced: Bool, prefix: String) -> QueryLocation {
+        guard !spaced else { return .unusable("'\(text)' is not a URL: it contains a space") }
+        guard let url = URL(string: prefix + text), let host = url.host, !host.isEmpty, isPlausibleHost(host) else {
+            return .unusable("'\(text)' looks like a URL but is not a valid one")
+        }
+        return .url(url)
+    }
+
+    /// `/abs`, `./rel`, `../rel`, `~/home`, `~`.
+    private static func isLocalPath(_ token: Substring) -> Bool {
+        token.hasPrefix("/") || token.hasPrefix("./") || token.hasPrefix("../") || token.hasPrefix("~/") || token == "~"
+            || token == "." || token == ".."
+    }
+
+    /// `www.example.com…`, or `example.com/path` (a dotted host followed by a path).
+    private static func isBareHost(_ token: Substring) -> Bool {
+        let hostPart = token.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
+        let host = hostPart.split(separator: ":", maxSplits: 1).first ?? hostPart
+        guard host.contains("."), !host.hasPrefix("."), !host.hasSuffix("."),
+              host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" })
+        else { return false }
+        if host.lowercased().hasPrefix("www.") { return true }
+        let labels = host.split(separator: ".")
+        // `example.com/…`: the last label reads as a top-level domain, and a path follows.
+        guard let tld = labels.last, tld.count >= 2, tld.allSatisfy(\.isLetter) else { return false }
+        return hostPart.count < token.count
+    }
+
+    /// Letters, digits, dots, dashes, an IPv6 literal; no empty labels.
+    private static func isPlausibleHost(_ host: String) -> Bool {
+        if host.hasPrefix("[") || host.contains(":") { return true }
+        guard !host.hasPrefix("."), !host.contains("..") else { return false }
+        return host.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" || $0 == "%" }
+    }
+}
