@@ -118,6 +118,10 @@ let package = Package(
         .testTarget(
             name: "TrawlStoreTests", dependencies: ["TrawlStore"],
             swiftSettings: swiftSettings),
+        // The `trawl` command as users and scripts meet it: exit codes, output formats, errors.
+        .testTarget(
+            name: "TrawlCommandTests", dependencies: ["trawl", "Trawl", "TrawlTesting"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlBatchTests", dependencies: ["TrawlBatch", "TrawlStore", "TrawlTesting", "trawl"],
             swiftSettings: swiftSettings),

@@ -51,7 +51,7 @@ public struct GiphySearchEngine: Engine {
     public var apiKey: String?
     public var endpoint: String
 
-    public init(apiKey: String? = ProcessInfo.processInfo.environment["TRAWL_GIPHY_KEY"], endpoint: String = "https://api.giphy.com/v1/gifs") {
+    public init(apiKey: String? = nil, endpoint: String = "https://api.giphy.com/v1/gifs") {
         self.apiKey = apiKey
         self.endpoint = endpoint
     }
@@ -85,7 +85,7 @@ public struct TenorSearchEngine: Engine {
     public var endpoint: String
     public var clientKey: String
 
-    public init(apiKey: String? = ProcessInfo.processInfo.environment["TRAWL_TENOR_KEY"], endpoint: String = "https://tenor.googleapis.com/v2", clientKey: String = "trawl") {
+    public init(apiKey: String? = nil, endpoint: String = "https://tenor.googleapis.com/v2", clientKey: String = "trawl") {
         self.apiKey = apiKey
         self.endpoint = endpoint
         self.clientKey = clientKey

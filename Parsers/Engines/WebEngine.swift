@@ -156,6 +156,10 @@ extension WebEngine {
 public struct WebError: Error, Sendable, Hashable, CustomStringConvertible {
     public var url: String
     public var status: Int
+    public init(url: String, status: Int) {
+        self.url = url
+        self.status = status
+    }
     public var description: String { "HTTP \(status) from \(Redaction.url(url))" }
 }
 

@@ -14,9 +14,15 @@ public struct MediaLine: Codable, Sendable, Hashable {
     public var parser: String
     public var origin: String
     public var renditions: [Rendition]
-    public var degraded: String?
+    /// Whether a fallback found this media because the site parser could not.
+    public var degraded: Bool
+    /// Which parsers failed and why, when ``degraded``.
+    public var degradedReason: String?
+    /// Where the next page of the result set this media came from starts (a `--page` token).
+    public var next: String?
 
-    public init(_ media: Media, input: String, degraded: String?) {
+    /// - Parameter degraded: the reason the result set was degraded, `nil` when it was not.
+    public init(_ media: Media, input: String, degraded reason: String?, next: Pagination? = nil) {
         self.input = input
         url = media.url
         kind = media.kind.rawValue
@@ -29,7 +35,13 @@ public struct MediaLine: Codable, Sendable, Hashable {
         parser = media.provenance.parser
         origin = media.provenance.origin.description
         renditions = media.renditions
-        self.degraded = degraded
+        degraded = reason != nil
+        degradedReason = reason
+        self.next = next?.token
+    }
+
+    /// The line for `media` of `set`: degradation and next page from the set.
+    public init(_ media: Media, of set: ResultSet, input: String) {
+        self.init(media, input: input, degraded: set.degradation?.reason, next: set.next)
     }
 }
-

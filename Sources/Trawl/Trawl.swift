@@ -115,11 +115,9 @@ public enum Trawl {
         public var tenorKey: String?
         public var defaultEngine: String
 
-        public init(
-            giphyKey: String? = ProcessInfo.processInfo.environment["TRAWL_GIPHY_KEY"],
-            tenorKey: String? = ProcessInfo.processInfo.environment["TRAWL_TENOR_KEY"],
-            defaultEngine: String = ProcessInfo.processInfo.environment["TRAWL_DEFAULT_ENGINE"] ?? "tenor"
-        ) {
+        /// Keys are given, never read from the environment here: only the `trawl` command reads
+        /// `TRAWL_GIPHY_KEY`, `TRAWL_TENOR_KEY` and `TRAWL_DEFAULT_ENGINE`, and passes them down.
+        public init(giphyKey: String? = nil, tenorKey: String? = nil, defaultEngine: String = "tenor") {
             self.giphyKey = giphyKey
             self.tenorKey = tenorKey
             self.defaultEngine = defaultEngine

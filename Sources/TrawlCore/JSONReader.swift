@@ -249,5 +249,5 @@ public struct JSONReadError: Error, Sendable, Hashable, CustomStringConvertible 
         self.reason = reason
     }
 
-    public var description: String { "\(reason) at byte \(offset)" }
+    public var description: String { Redaction.text("\(reason) at byte \(offset)") }
 }

@@ -25,7 +25,8 @@ public protocol Parser: Sendable {
     func parse(_ payload: Payload) throws -> ResultSet
 }
 
-/// A parser could not read a payload.
+/// A parser could not read a payload. ``description`` names the URL with its secrets
+/// (API keys in the query) redacted.
 public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
     public var parser: String
     public var url: String
@@ -37,5 +38,5 @@ public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { "\(parser) could not parse \(url): \(reason)" }
+    public var description: String { Redaction.text("\(parser) could not parse \(url): \(reason)") }
 }

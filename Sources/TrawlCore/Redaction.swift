@@ -31,3 +31,68 @@ public enum Redaction {
         return head + pairs.joined(separator: "&") + fragment
     }
 }
+
+extension Redaction {
+    /// `text` with the secret in every URL it holds replaced: values of secret query
+    /// parameters (`?api_key=…`, `&token=…`) and `user:password@` in a URL's authority.
+    /// Every error's `description` goes through this, so a message that quotes a URL, a
+    /// request line or a library's own words never shows a key.
+    public static func text(_ text: String, extraParameters: Set<String> = []) -> String {
+        guard text.contains("=") || text.contains("@") else { return text }
+        let names = secretQueryParameters.union(extraParameters)
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            let byte = bytes[i]
+            // `?name=` or `&name=` (also `&amp;name=`): replace the value up to its delimiter.
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "&") || byte == UInt8(ascii: ";") {
+                output.append(byte)
+                i += 1
+                var nameEnd = i
+                while nameEnd < bytes.count, isNameByte(bytes[nameEnd]) { nameEnd += 1 }
+                if nameEnd < bytes.count, bytes[nameEnd] == UInt8(ascii: "="), nameEnd > i,
+                   names.contains(String(decoding: bytes[i..<nameEnd], as: UTF8.self).lowercased()) {
+                    output += bytes[i...nameEnd]
+                    var valueEnd = nameEnd + 1
+                    while valueEnd < bytes.count, !isValueDelimiter(bytes[valueEnd]) { valueEnd += 1 }
+                    if valueEnd > nameEnd + 1 { output += Array(placeholder.utf8) }
+                    i = valueEnd
+                }
+                continue
+            }
+            // `://user:password@host`: the credentials go.
+            if byte == UInt8(ascii: ":"), i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "/"), bytes[i + 2] == UInt8(ascii: "/") {
+                output += bytes[i...(i + 2)]
+                i += 3
+                var end = i
+                while end < bytes.count, !isValueDelimiter(bytes[end]), bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"),
+                      bytes[end] != UInt8(ascii: "@") { end += 1 }
+                if end < bytes.count, bytes[end] == UInt8(ascii: "@"), end > i {
+                    output += Array(placeholder.utf8)
+                    i = end
+                }
+                continue
+            }
+            output.append(byte)
+            i += 1
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+
+    /// Where a query value ends in running text.
+    private static func isValueDelimiter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "&"), UInt8(ascii: "#"), UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\""),
+            UInt8(ascii: "'"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: ")"), UInt8(ascii: ","), UInt8(ascii: ";"),
+            UInt8(ascii: "\\"):
+            true
+        default: false
+        }
+    }
+}

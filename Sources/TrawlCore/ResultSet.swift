@@ -53,6 +53,12 @@ public struct Degradation: Sendable, Hashable, Codable, CustomStringConvertible 
         self.answeredBy = answeredBy
     }
 
+    /// `giphy: found nothing; answered by opengraph`.
+    public var reason: String {
+        let failed = failures.map { "\($0.parser): \($0.reason)" }.joined(separator: "; ")
+        return "\(failed); answered by \(answeredBy)"
+    }
+
     public var description: String {
         let failed = failures.map { "\($0.parser): \($0.reason)" }.joined(separator: "; ")
         return "degraded (\(failed)); answered by \(answeredBy)"

@@ -18,6 +18,12 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
         /// never sent to a search engine instead.
         public static let invalidURL = Code(.invalidURL)
         public var description: String { base.rawValue }
+        /// The stable code JSON output carries: `invalid-url`, `unknown-engine`, …
+        public var identifier: String {
+            base.rawValue.reduce(into: "") { text, character in
+                if character.isUppercase { text += "-" + character.lowercased() } else { text.append(character) }
+            }
+        }
     }
 
     public var code: Code
@@ -29,7 +35,7 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { message }
+    public var description: String { Redaction.text(message) }
 }
 
 extension SearchError.Code {

@@ -1,3 +1,5 @@
+import TrawlCore
+
 /// How a ``Loader`` behaves. Defaults suit resolving one pasted URL.
 public struct LoaderConfiguration: Sendable, Hashable {
     public var userAgent: String
@@ -46,7 +48,9 @@ public struct LoaderConfiguration: Sendable, Hashable {
         self.connectTo = connectTo
     }
 
-    public static let defaultUserAgent = "Trawl/0.1 (+https://github.com/trawl; GIF resolver)"
+    /// Names the project and its version. Trawl has no public home page to link to, so none
+    /// is invented: operators of large crawls should add their own contact (`--user-agent`).
+    public static let defaultUserAgent = "Trawl/\(TrawlVersion.string) (GIF resolver; libcurl)"
 }
 
 extension Duration {

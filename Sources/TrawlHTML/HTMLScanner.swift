@@ -240,5 +240,5 @@ public struct HTMLError: Error, Sendable, Hashable, CustomStringConvertible {
         self.url = url
         self.reason = reason
     }
-    public var description: String { "could not parse HTML of \(Redaction.url(url)): \(reason)" }
+    public var description: String { Redaction.text("could not parse HTML of \(url): \(reason)") }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TrawlCore
 
 /// A recording that cannot be read, a replay with no matching entry, or a case that is not
 /// well formed. Modelled on AsyncHTTPClient's errors: one struct, a code to switch on, and a
@@ -37,10 +38,11 @@ public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String {
         var text = "\(subject): \(code): \(message)"
         if !closest.isEmpty { text += "; closest recorded: " + closest.joined(separator: ", ") }
-        return text
+        return Redaction.text(text)
     }
 
-    /// A decoding error as a path and a reason (`log.entries[3].response.status: missing`).
+    /// A decoding error as a path and a reason (`log.entries[3].response.status: missing`); a
+    /// file that is not JSON at all says so, not Foundation's `The given data was not valid JSON`.
     static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String {
             keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
@@ -48,8 +50,9 @@ public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible
         switch error {
         case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])): missing"
         case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context.codingPath)): \(context.debugDescription)"
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: return ErrorSentence.describe(error)
         case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
-        @unknown default: return "\(error)"
+        @unknown default: return ErrorSentence.describe(error)
         }
     }
 }

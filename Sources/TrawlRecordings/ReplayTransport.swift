@@ -92,7 +92,7 @@ public final class ReplayTransport: PayloadTransport {
             guard let entry = entry(method: method, url: url) else {
                 throw RecordingError(
                     .noMatchingEntry, file: "\(request.method) \(Redaction.url(request.url.absoluteString))",
-                    "no recorded entry in \(sources.isEmpty ? "the replay" : sources.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))"
+                    "no recorded entry in \(Self.naming(sources))"
                         + (url == request.url.absoluteString ? "" : " for the redirect to \(Redaction.url(url))"),
                     closest: matcher.closest(to: url, among: recordedURLs).map { Redaction.url($0) })
             }
@@ -146,5 +146,14 @@ public final class ReplayTransport: PayloadTransport {
             url: URL(string: finalURL) ?? requestURL, requestURL: requestURL, status: entry.response.status,
             headers: headers, origin: .document)
         return Payload(body: body, info: info)
+    }
+}
+
+extension ReplayTransport {
+    /// `a.har, b.har`, or `29 archives` when there are more than three.
+    static func naming(_ sources: [String]) -> String {
+        if sources.isEmpty { return "the replay" }
+        if sources.count > 3 { return "\(sources.count) archives" }
+        return sources.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
     }
 }

@@ -124,7 +124,9 @@ struct BatchRunCommand: AsyncParsableCommand {
         let runner: BatchRunner
         let report: BatchRunner.Report
         do {
-            runner = try BatchRunner(configuration: configuration, storePath: storePath, inputs: file.map { [$0] } ?? [], output: out)
+            runner = try BatchRunner(
+                configuration: configuration, storePath: storePath, inputs: file.map { [$0] } ?? [], output: out,
+                search: SearchKeys.fromEnvironment())
             let progress = quiet ? nil : BatchProgress(terminal: !noProgressBar && isatty(2) != 0)
             report = try await runner.run(progress: progress)
         } catch {

@@ -9,39 +9,52 @@ import TrawlRecordings
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Resolve every recorded case in Recordings/ from its recording (no network needed).")
+        abstract: "Resolve every recorded case in Recordings/ from its recording (no network needed).",
+        discussion: """
+            On a terminal, each case's GIF list as a table and its verdict; otherwise one JSON object per case (case, input, verdict, reasons, media). Exit codes: 0 every case as expected, 1 some case not, 2 usage error, 3 the recordings could not be read.
+            """)
 
     @Option(help: "The recordings folder.")
     var recordings: String = "Recordings"
 
-    @Flag(help: "One JSON object per media instead of tables.")
+    @Flag(help: "One JSON object per case (the default when the output is not a terminal).")
     var json = false
+
+    @Flag(help: "Tables even when the output is not a terminal.")
+    var table = false
+
+    func validate() throws {
+        if json && table { throw ValidationError("--json and --table are exclusive") }
+    }
 
     func run() async throws {
         let folder = URL(fileURLWithPath: recordings)
-        let cases: [RecordedCase]
-        do {
-            cases = try RecordedCase.all(in: folder)
-        } catch {
-            throw ValidationError("\(error)")
+        guard FileManager.default.fileExists(atPath: folder.path) else {
+            throw ValidationError("no recordings folder at '\(folder.path)'; run from the repository's top folder or pass --recordings")
         }
+        let cases = try RecordedCase.all(in: folder)
         guard !cases.isEmpty else {
-            throw ValidationError("no cases in \(folder.path); run from the repository's top folder or pass --recordings")
+            throw ValidationError("no cases in '\(folder.path)'; run from the repository's top folder or pass --recordings")
         }
-        let output = OutputWriter(mode: json ? .jsonLines : .table)
+        let format = OutputFormat.choose(json: json, stream: false, table: table)
         var failed: [String] = []
         for recorded in cases {
             let run = await Trawl.run(recorded)
             let input = recorded.recordingCase.input
-            for set in run.sets { output.write(set, input: input) }
-            output.flush(input: input, next: run.sets.compactMap(\.next).last)
             if run.verdict.outcome == .fail { failed.append(recorded.name) }
-            if !json { print("  \(symbol(run.verdict.outcome)) \(recorded.name): \(run.verdict)\n") }
+            if format == .table {
+                var renderer = ResultRenderer(format: .table, input: input)
+                for set in run.sets { _ = renderer.lines(for: set) }
+                renderer.finish(next: run.sets.compactMap(\.next).last, error: nil).forEach { print($0) }
+                print("  \(symbol(run.verdict.outcome)) \(recorded.name): \(run.verdict)\n")
+            } else {
+                print(JSONLine.encode(CaseLine(run, input: input)))
+            }
         }
-        if !json {
+        if format == .table {
             print("\(cases.count - failed.count) of \(cases.count) cases as expected" + (failed.isEmpty ? "" : "; failing: " + failed.joined(separator: ", ")))
         }
-        throw ExitCode(failed.isEmpty ? 0 : 1)
+        throw ExitCode(failed.isEmpty ? ExitStatus.found.rawValue : ExitStatus.nothingFound.rawValue)
     }
 
     func symbol(_ outcome: CaseVerdict.Outcome) -> String {
@@ -49,6 +62,25 @@ struct DemoCommand: AsyncParsableCommand {
         case .pass: "✓"
         case .degraded: "~"
         case .fail: "✗"
+        }
+    }
+
+    /// One case as `trawl demo` prints it when piped.
+    struct CaseLine: Encodable {
+        var `case`: String
+        var input: String
+        var verdict: String
+        var reasons: [String]
+        var media: [MediaLine]
+        var error: ErrorSummary?
+
+        init(_ run: CaseRun, input: String) {
+            `case` = run.recordedCase.name
+            self.input = input
+            verdict = run.verdict.outcome.rawValue
+            reasons = run.verdict.reasons
+            media = run.sets.flatMap { set in set.media.map { MediaLine($0, of: set, input: input) } }
+            error = run.error.map(ErrorSummary.init)
         }
     }
 }

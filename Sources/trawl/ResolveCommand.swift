@@ -11,22 +11,28 @@ struct ResolveCommand: AsyncParsableCommand {
         commandName: "resolve",
         abstract: "Resolve pasted URLs (or !engine queries) into the GIFs they carry.",
         discussion: """
-            A table on a terminal; --json prints one JSON object per media, --stream one per
-            result set as it arrives. Exit codes: 0 media found for every input, 1 some input
-            had no media, 2 usage error, 3 a fetch or parse failed.
+            A table on a terminal, JSON Lines (one object per media) when the output is a pipe or a file; --stream prints one object per result set as it arrives, and a line for every input, also one that found nothing. Several inputs are resolved at once and printed in the order given. A local file path is read as a file: URL; something that looks like a URL but is not one is a usage error, never a search.
+
+            Exit codes: 0 media found for every input, 1 some input had no media, 2 usage error, 3 a fetch or parse failed (the message names the input).
             """)
 
-    @Argument(help: "Page URLs, or queries like '!giphy cats'.")
+    @Argument(help: "Page URLs, local files, or queries like '!giphy cats'.")
     var inputs: [String]
 
-    @Flag(help: "One JSON object per media.")
+    @Flag(help: "One JSON object per media (the default when the output is not a terminal).")
     var json = false
 
     @Flag(help: "One JSON object per result set, as each arrives.")
     var stream = false
 
+    @Flag(help: "A table even when the output is not a terminal.")
+    var table = false
+
     @Option(help: "Stop after this many media per input.")
     var limit: Int?
+
+    @Option(help: "Inputs resolved at once.")
+    var parallel: Int = 8
 
     @Option(help: "Seconds allowed for each request.")
     var timeout: Double = 30
@@ -47,72 +53,94 @@ struct ResolveCommand: AsyncParsableCommand {
     var record: String?
 
     func validate() throws {
-        if json && stream { throw ValidationError("--json and --stream are exclusive") }
+        if [json, stream, table].filter({ $0 }).count > 1 { throw ValidationError("--json, --stream and --table are exclusive") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if let page, Pagination(token: page) == nil { throw ValidationError("--page '\(page)' is not an offset or cursor token") }
         if fallback == .network && replay == nil { throw ValidationError("--fallback needs --replay") }
+        for input in inputs { _ = try InputText.query(for: input) }
     }
 
     func run() async throws {
         let loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)))
         var configuration = Trawl.Configuration(loader: loader)
+        configuration.search = SearchKeys.fromEnvironment()
         if let replay {
-            do {
-                configuration.replay = try Trawl.Replay(path: URL(fileURLWithPath: replay), fallback: fallback)
-            } catch {
-                throw ValidationError("--replay: \(error)")
-            }
+            configuration.replay = try Trawl.Replay(path: URL(fileURLWithPath: replay), fallback: fallback)
         }
         let recorder = record.map { _ in HARRecorder() }
         configuration.recorder = recorder
         let provider = Trawl.makeProvider(configuration)
-        let output = OutputWriter(mode: json ? .jsonLines : stream ? .stream : .table)
-        var status = ExitStatus.found
-        for input in inputs {
-            let outcome = await resolve(input, provider: provider, output: output)
-            switch outcome {
-            case .failure: status = .failure
-            case .nothing where status == .found: status = .nothingFound
-            default: break
+        let format = OutputFormat.choose(json: json, stream: stream, table: table)
+        let texts = try inputs.map(InputText.query(for:))
+        let output = OrderedOutput()
+        let pagination = page.flatMap(Pagination.init(token:)) ?? .start
+
+        let outcomes = await withTaskGroup(of: (Int, Outcome).self) { group in
+            var outcomes = [Outcome](repeating: .found, count: inputs.count)
+            var next = 0
+            func start() {
+                guard next < inputs.count else { return }
+                let index = next
+                next += 1
+                let input = inputs[index]
+                let request = Request(texts[index], pagination: pagination, limit: limit)
+                group.addTask { [limit] in
+                    let outcome = await Self.resolve(
+                        request, input: input, limit: limit, provider: provider, format: format,
+                        print: { await output.write($0, for: index) })
+                    await output.finish(index)
+                    return (index, outcome)
+                }
             }
+            for _ in 0..<min(parallel, inputs.count) { start() }
+            for await (index, outcome) in group {
+                outcomes[index] = outcome
+                start()
+            }
+            return outcomes
         }
         if let recorder, let record {
             let file = URL(fileURLWithPath: record)
             try await recorder.write(to: file, comment: "trawl resolve " + inputs.joined(separator: " "))
-            FileHandle.standardError.write(Data("trawl: recorded \(await recorder.recorded.count) payloads to \(file.path)\n".utf8))
+            Diagnostics.write("trawl: recorded \(await recorder.recorded.count) payloads to \(file.path)")
         }
+        let status: ExitStatus = outcomes.contains(.failure) ? .failure : outcomes.contains(.nothing) ? .nothingFound : .found
         throw ExitCode(status.rawValue)
     }
 
-    enum Outcome { case found, nothing, failure }
+    enum Outcome: Sendable { case found, nothing, failure }
 
-    func resolve(_ input: String, provider: SearchProvider, output: OutputWriter) async -> Outcome {
-        let request = Request(input, pagination: page.flatMap(Pagination.init(token:)) ?? .start, limit: limit)
+    /// Resolves one input, handing each batch of printed lines to `print` as it is ready.
+    static func resolve(
+        _ request: Request, input: String, limit: Int?, provider: SearchProvider, format: OutputFormat,
+        print: @Sendable ([OutputLine]) async -> Void
+    ) async -> Outcome {
+        var renderer = ResultRenderer(format: format, input: input)
         var count = 0
-        var degraded = false
         var next: Pagination?
+        var failure: (any Error)?
         do {
             for try await set in await provider.results(for: request) {
                 var set = set
                 if let limit { set.media = Array(set.media.prefix(limit - count)) }
                 count += set.media.count
-                degraded = degraded || set.isDegraded
                 next = set.next ?? next
-                output.write(set, input: input)
+                await print(renderer.lines(for: set).map(OutputLine.out))
                 if let limit, count >= limit { break }
             }
         } catch {
-            output.flush(input: input, next: next)
-            FileHandle.standardError.write(Data("trawl: \(input): \(error)\n".utf8))
-            return .failure
+            failure = error
         }
-        output.flush(input: input, next: next)
-        if count == 0 {
-            FileHandle.standardError.write(Data("trawl: \(input): no media found\n".utf8))
-            return .nothing
+        var lines = renderer.finish(next: next, error: failure).map(OutputLine.out)
+        if let failure {
+            lines.append(.err("trawl: \(input): \(ErrorSentence.describe(failure))"))
+        } else if count == 0 {
+            lines.append(.err("trawl: \(input): no media found"))
         }
-        return .found
+        await print(lines)
+        return failure != nil ? .failure : count == 0 ? .nothing : .found
     }
 }
 

@@ -1,45 +1,77 @@
 import ArgumentParser
 import Foundation
+import TrawlCore
 
 /// `trawl`: turns web pages into the GIFs they carry.
 struct TrawlCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trawl",
         abstract: "Turn web pages into the GIFs they carry.",
-        discussion: """
-            Exit codes: 0 media found for every input, 1 some input had no media,
-            2 usage error, 3 a fetch or parse failed.
-            """,
+        discussion: ExitStatus.documentation,
+        version: "trawl \(TrawlVersion.string)",
         subcommands: [ResolveCommand.self, BatchCommand.self, RecordCommand.self, SmokeCommand.self, DemoCommand.self])
 }
 
-/// Entry point: maps ArgumentParser's usage errors to exit code 2, as documented.
+/// Entry point: usage errors exit 2, runtime failures 3, each with one sentence on standard
+/// error naming what failed.
 @main
 enum TrawlMain {
     static func main() async {
+        var command: any ParsableCommand
         do {
-            var command = try TrawlCommand.parseAsRoot()
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
-            }
-        } catch let exit as ExitCode {
-            Foundation.exit(exit.rawValue)
+            command = try TrawlCommand.parseAsRoot()
         } catch {
+            // Help, --version, and usage errors: ArgumentParser knows which is which.
             let code = TrawlCommand.exitCode(for: error)
             let message = TrawlCommand.fullMessage(for: error)
             if code == .success {
                 print(message)
-                Foundation.exit(0)
+                exit(0)
             }
-            FileHandle.standardError.write(Data((message + "\n").utf8))
-            Foundation.exit(ExitStatus.usage.rawValue)
+            Diagnostics.write(message)
+            exit(ExitStatus.usage.rawValue)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let exitCode as ExitCode {
+            exit(exitCode.rawValue)
+        } catch let usage as ValidationError {
+            Diagnostics.write("trawl: \(usage.message)")
+            exit(ExitStatus.usage.rawValue)
+        } catch {
+            let code = TrawlCommand.exitCode(for: error)
+            if code == .success { exit(0) }
+            Diagnostics.write("trawl: " + ErrorSentence.describe(error))
+            exit(ExitStatus.failure.rawValue)
         }
     }
 }
 
-/// The documented exit codes.
+/// The documented exit codes, the same in every command.
 enum ExitStatus: Int32 {
-    case found = 0, nothingFound = 1, usage = 2, failure = 3
+    /// Everything asked for was done (media found for every input, every URL done, every case passed).
+    case found = 0
+    /// The command ran, but some input gave nothing: no media, a failed URL, a case not passing.
+    case nothingFound = 1
+    /// The command line was wrong: an unknown option, a bad value, an input that is not a URL.
+    case usage = 2
+    /// The command could not do its work: a fetch or parse failed, a file could not be read.
+    case failure = 3
+    /// Interrupted (Ctrl-C) after stopping cleanly.
+    case interrupted = 130
+
+    static let documentation = """
+        Exit codes, in every command: 0 everything asked for was done; 1 the command ran but some input gave nothing (no media, a failed URL, a smoke case not passing); 2 usage error (the message names the option or input); 3 a runtime failure (a fetch, a parse, a file that cannot be read; the message names it); 130 interrupted with Ctrl-C after stopping cleanly.
+        """
+}
+
+/// Writes a line to standard error.
+enum Diagnostics {
+    static func write(_ line: String) {
+        FileHandle.standardError.write(Data((line.hasSuffix("\n") ? line : line + "\n").utf8))
+    }
 }

@@ -1,0 +1,5 @@
+// `import Trawl` is enough to use Trawl: the vocabulary (Request, Query, ResultSet, Media…),
+// the loader's configuration and the recording types that `Trawl.Configuration` names.
+@_exported import TrawlCore
+@_exported import TrawlFetch
+@_exported import TrawlRecordings

@@ -1,0 +1,37 @@
+/// An error with a stable code that scripts can match on: the `error.code` that JSON output
+/// carries (`invalid-url`, `timed-out`, `http-404`). Codes are documented in the README and do
+/// not change between versions; messages may.
+public protocol CodedError: Error, Sendable, CustomStringConvertible {
+    /// The stable code, lower case with dashes.
+    var errorCode: String { get }
+}
+
+/// The code and message JSON output prints for any error.
+public struct ErrorSummary: Sendable, Hashable, Codable {
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// A ``CodedError``'s code, `cancelled` for cancellation, `failed` for anything else; the
+    /// message is ``ErrorSentence/describe(_:subject:)``'s sentence.
+    public init(_ error: any Error) {
+        if let coded = error as? any CodedError {
+            code = coded.errorCode
+        } else if error is CancellationError {
+            code = "cancelled"
+        } else {
+            code = "failed"
+        }
+        message = ErrorSentence.describe(error)
+    }
+}
+
+extension SearchError: CodedError {
+    /// `unknown-engine`, `no-default-engine`, `empty-query`, `missing-configuration`,
+    /// `invalid-request`, `invalid-url`.
+    public var errorCode: String { code.identifier }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Runs a built executable to completion and keeps what it printed: for tests of the `trawl`
+/// command as a user (or a script) meets it. Output goes through files, so a chatty child can
+/// never block on a full pipe.
+public struct CommandRun: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+
+    /// The lines of standard output.
+    public var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+
+    /// The executable `name` built beside the running test bundle.
+    public static func builtExecutable(_ name: String) -> URL? {
+        let places = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+        ]
+        return places.map { $0.appendingPathComponent(name) }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// Runs `executable` with `arguments`, standard input from `input` (empty when `nil`), and
+    /// waits for it to exit.
+    public static func run(
+        _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil,
+        in folder: URL? = nil
+    ) throws -> CommandRun {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("out")
+        let errURL = scratch.appendingPathComponent("err")
+        let inURL = scratch.appendingPathComponent("in")
+        for url in [outURL, errURL, inURL] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
+        try Data((input ?? "").utf8).write(to: inURL)
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let folder { process.currentDirectoryURL = folder }
+        let stdout = try FileHandle(forWritingTo: outURL)
+        let stderr = try FileHandle(forWritingTo: errURL)
+        let stdin = try FileHandle(forReadingFrom: inURL)
+        defer { try? stdout.close(); try? stderr.close(); try? stdin.close() }
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+        try process.run()
+        process.waitUntilExit()
+        return CommandRun(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import Foundation
+import TrawlCore
+
+/// What the user typed on the command line, made into query text: a local file path becomes a
+/// `file:` URL; something that looks like a URL but is not one is a usage error naming it.
+enum InputText {
+    static func query(for input: String) throws -> String {
+        let trimmed = input.trimmingCharacters(in: .whitespaces)
+        if isLocalPath(trimmed) {
+            let path = NSString(string: trimmed).expandingTildeInPath
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+                throw ValidationError("'\(input)': no such file")
+            }
+            guard !isFolder.boolValue else { throw ValidationError("'\(input)' is a folder, not a page") }
+            return URL(fileURLWithPath: path).standardizedFileURL.absoluteString
+        }
+        let query = Query(parsing: trimmed)
+        if query.command == nil, let problem = query.location.problem {
+            throw ValidationError(problem)
+        }
+        return input
+    }
+
+    /// `/abs`, `./rel`, `../rel`, `~/…`: a file on this machine.
+    static func isLocalPath(_ text: String) -> Bool {
+        text.hasPrefix("/") || text.hasPrefix("./") || text.hasPrefix("../") || text.hasPrefix("~/")
+    }
+}

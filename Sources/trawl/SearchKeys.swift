@@ -1,0 +1,14 @@
+import Foundation
+import Trawl
+
+/// The one place Trawl reads its environment variables: the command line reads them and hands
+/// the libraries a configuration value.
+enum SearchKeys {
+    /// `TRAWL_GIPHY_KEY`, `TRAWL_TENOR_KEY`, `TRAWL_DEFAULT_ENGINE` (default `tenor`).
+    static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Trawl.Search {
+        Trawl.Search(
+            giphyKey: environment["TRAWL_GIPHY_KEY"].flatMap { $0.isEmpty ? nil : $0 },
+            tenorKey: environment["TRAWL_TENOR_KEY"].flatMap { $0.isEmpty ? nil : $0 },
+            defaultEngine: environment["TRAWL_DEFAULT_ENGINE"].flatMap { $0.isEmpty ? nil : $0 } ?? "tenor")
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+import TrawlTesting
+
+/// A page with one clip, one without media, written for these tests.
+struct Pages {
+    let folder: URL
+    let clip: URL
+    let empty: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        clip = folder.appendingPathComponent("clip.html")
+        empty = folder.appendingPathComponent("empty.html")
+        try Data("""
+            <!doctype html><html><head><title>A cat clip</title>
+            <meta property="og:title" content="A cat clip">
+            <meta property="og:video:url" content="https://media.example.com/cat.mp4">
+            <meta property="og:video:type" content="video/mp4">
+            <meta property="og:video:width" content="480"><meta property="og:video:height" content="270">
+            </head><body><p>cat</p></body></html>
+            """.utf8).write(to: clip)
+        try Data("<!doctype html><html><head><title>Nothing</title></head><body><p>words only</p></body></html>".utf8).write(to: empty)
+    }
+}
+
+@Suite("trawl resolve on the command line")
+struct ResolveCommandTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func trawl(_ arguments: [String], input: String? = nil) throws -> CommandRun {
+        let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
+        // No keys from the caller's environment: the runs must not depend on them.
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["TRAWL_GIPHY_KEY", "TRAWL_TENOR_KEY", "TRAWL_DEFAULT_ENGINE"] { environment[key] = nil }
+        return try CommandRun.run(binary, arguments, input: input, environment: environment, in: Self.repository)
+    }
+
+    func json(_ line: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+    }
+
+    @Test func versionAndHelp() throws {
+        let version = try trawl(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("trawl "))
+        let help = try trawl(["resolve", "--help"])
+        #expect(help.status == 0)
+        // Help paragraphs are written as one line each and wrapped once, by ArgumentParser:
+        // no line of the help is a short stub left over from wrapping twice.
+        let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for (index, line) in lines.enumerated() where index + 1 < lines.count {
+            let next = lines[index + 1]
+            if !line.isEmpty, !next.isEmpty, !next.hasPrefix(" "), !line.hasPrefix(" "), line.count < 40, !line.hasSuffix(":") {
+                Issue.record("help wrapped twice near: \(line) / \(next)")
+            }
+        }
+    }
+
+    @Test(arguments: ["http://exa mple.com/", "http://", "ftp://example.com/a.gif", "./no-such-page.html", "/no/such/page.html", "https://giphy.com/gifs/x funny"])
+    func lookalikeURLsAreUsageErrors(input: String) throws {
+        // Refused before any work: exit 2, the input named, no search engine involved.
+        let run = try trawl(["resolve", input])
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains(input.split(separator: " ").first.map(String.init) ?? input), "\(run.stderr)")
+        #expect(!run.stderr.contains("tenor"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func localFilesAndFileURLsLoadThePage() throws {
+        let pages = try Pages()
+        for input in [pages.clip.path, pages.clip.absoluteString] {
+            let run = try trawl(["resolve", input])
+            #expect(run.status == 0, "\(run.stderr)")
+            // Not a terminal: JSON Lines, one per media, with degraded as a boolean.
+            let line = try json(try #require(run.lines.first))
+            #expect(line["url"] as? String == "https://media.example.com/cat.mp4")
+            #expect(line["degraded"] as? Bool == false)
+            #expect(line["kind"] as? String == "mp4")
+        }
+    }
+
+    @Test func tableOnlyWhenAskedOrOnATerminal() throws {
+        let pages = try Pages()
+        let run = try trawl(["resolve", "--table", pages.clip.path])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("KIND"))
+        #expect(run.stdout.contains("https://media.example.com/cat.mp4"))
+    }
+
+    @Test func exitCodes() throws {
+        let pages = try Pages()
+        #expect(try trawl(["resolve", pages.empty.path]).status == 1)
+        #expect(try trawl(["resolve", pages.clip.path, pages.empty.path]).status == 1)
+        let missingArchive = try trawl(["resolve", "https://giphy.com/gifs/x", "--replay", "/no/such/archive.har"])
+        #expect(missingArchive.status == 3, "a runtime failure is 3, not the usage code")
+        #expect(missingArchive.stderr.contains("/no/such/archive.har"))
+        #expect(!missingArchive.stderr.contains("NSCocoaErrorDomain"))
+        #expect(!missingArchive.stderr.contains("Usage:"))
+        let broken = pages.folder.appendingPathComponent("broken.har")
+        try Data("{not json".utf8).write(to: broken)
+        let brokenArchive = try trawl(["resolve", "https://giphy.com/gifs/x", "--replay", broken.path])
+        #expect(brokenArchive.status == 3)
+        #expect(brokenArchive.stderr.contains("broken.har"))
+        #expect(brokenArchive.stderr.contains("not valid JSON"), "\(brokenArchive.stderr)")
+        #expect(try trawl(["resolve", "--limit", "0", pages.clip.path]).status == 2)
+        #expect(try trawl(["resolve", "--no-such-option", pages.clip.path]).status == 2)
+    }
+
+    @Test func streamPrintsALineForEveryInputInInputOrder() throws {
+        let pages = try Pages()
+        // The missing-page URL fails at run time (a file: URL is not checked up front).
+        let missing = pages.folder.appendingPathComponent("gone.html").absoluteString
+        let inputs = [pages.empty.path, pages.clip.path, missing, pages.clip.path, pages.empty.path]
+        let run = try trawl(["resolve", "--stream", "--parallel", "4"] + inputs)
+        #expect(run.status == 3)
+        let lines = try run.lines.map(json)
+        let order = lines.map { $0["input"] as? String ?? "" }
+        // Every input has at least one line; lines of one input are together, in input order.
+        var grouped: [String] = []
+        for input in order where grouped.last != input { grouped.append(input) }
+        #expect(grouped == inputs, "\(order)")
+        let failed = try #require(lines.first { $0["input"] as? String == missing })
+        let error = try #require(failed["error"] as? [String: Any])
+        #expect(error["code"] as? String == "file-not-found" || error["code"] as? String == "failed" || (error["code"] as? String)?.isEmpty == false)
+        #expect((error["message"] as? String)?.contains("gone.html") == true)
+        let empty = try #require(lines.first { $0["input"] as? String == pages.empty.path })
+        #expect((empty["media"] as? [Any])?.isEmpty == true)
+        #expect(empty["degraded"] as? Bool == false)
+    }
+
+    @Test func jsonKeepsTheNextTokenAndDegradation() throws {
+        let search = try trawl(["resolve", "--json", "--replay", "Recordings/giphy", "!giphy cats"])
+        #expect(search.status == 0, "\(search.stderr)")
+        let first = try json(try #require(search.lines.first))
+        let next = try #require(first["next"] as? String)
+        let page2 = try trawl(["resolve", "--json", "--replay", "Recordings/giphy", "--page", next, "!giphy cats"])
+        #expect(page2.status == 0, "\(page2.stderr)")
+        #expect(page2.lines.first != search.lines.first)
+
+        let drift = try trawl(["resolve", "--json", "--replay", "Recordings/giphy", "https://giphy.com/gifs/drifting-cat-TrwlDrift9"])
+        #expect(drift.status == 0, "\(drift.stderr)")
+        let degraded = try json(try #require(drift.lines.first))
+        #expect(degraded["degraded"] as? Bool == true)
+        #expect((degraded["degradedReason"] as? String)?.contains("giphy") == true)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import Trawl
+
+// This file imports only `Trawl` (and the test frameworks): the README's promise that
+// `import Trawl` is enough is checked by compiling the snippets here.
+
+/// The README's snippets, verbatim between the `snippet` markers: ``readmeSnippetsAreHere``
+/// fails when the README changes and this file does not, so the README never shows code that
+/// does not compile.
+enum ReadmeSnippets {
+    /// The first snippet goes to the network: it is compiled, not run.
+    static func library() async throws {
+        // snippet begin
+        let provider = Trawl.makeProvider()
+        for try await set in await provider.results(for: Request("https://imgur.com/gallery/Sdc0Klc")) {
+            for media in set.media { print(media.kind, media.url) }
+        }
+        // snippet end
+    }
+
+    /// The second snippet reads recordings: it runs.
+    static func configured(recordings: URL) async throws -> [String] {
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+        // snippet begin
+        var configuration = Trawl.Configuration(loader: LoaderConfiguration(userAgent: "MyApp/1.0 (me@example.com)"))
+        configuration.replay = try Trawl.Replay(path: URL(fileURLWithPath: "Recordings/giphy"))
+        let offline = Trawl.makeProvider(configuration)
+        for try await set in await offline.results(for: Request("https://giphy.com/gifs/dancing-cat-Trawl0Cat1Demo")) {
+            print(set.media.first?.url ?? "nothing", set.isDegraded ? "(degraded)" : "")
+        }
+        // snippet end
+        return printed
+    }
+}
+
+@Suite("README snippets")
+struct ReadmeSnippetTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Code blocks marked `swift` in the README, without their `import` lines.
+    static func readmeSnippets() throws -> [String] {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        var snippets: [String] = []
+        var current: [String]?
+        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line.trimmingCharacters(in: .whitespaces) == "```swift" {
+                current = []
+            } else if current != nil, line.trimmingCharacters(in: .whitespaces) == "```" {
+                snippets.append(normalized(current!.filter { !$0.hasPrefix("import ") }))
+                current = nil
+            } else {
+                current?.append(String(line))
+            }
+        }
+        return snippets
+    }
+
+    /// The code between the markers of this file.
+    static func compiledSnippets() throws -> [String] {
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        var snippets: [String] = []
+        var current: [String]?
+        for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed == "// snippet begin" { current = [] } else if trimmed == "// snippet end" {
+                snippets.append(normalized(current ?? []))
+                current = nil
+            } else {
+                current?.append(String(line))
+            }
+        }
+        return snippets
+    }
+
+    /// Lines trimmed, blank lines dropped: indentation differs between a README and a function.
+    static func normalized(_ lines: [String]) -> String {
+        lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+
+    @Test func readmeSnippetsAreHere() throws {
+        let readme = try Self.readmeSnippets()
+        let compiled = try Self.compiledSnippets()
+        #expect(readme.count >= 2)
+        for snippet in readme {
+            #expect(compiled.contains(snippet), "README snippet not compiled by ReadmeSnippetTests:\n\(snippet)")
+        }
+    }
+
+    @Test func configuredSnippetRunsOffline() async throws {
+        // The snippet names `Recordings/giphy` relative to the repository, as a reader runs it;
+        // `swift test` runs in the package's folder.
+        try #require(
+            FileManager.default.fileExists(atPath: "Recordings/giphy"),
+            "run the tests from the package's folder (\(Self.root.path)), as `make test` does")
+        let printed = try await ReadmeSnippets.configured(recordings: Self.root.appendingPathComponent("Recordings"))
+        #expect(printed.contains { $0.hasPrefix("https://") && $0.contains("giphy") }, "\(printed)")
+    }
+}
