@@ -70,8 +70,8 @@ public struct BatchRunner: Sendable {
         let started = Date().timeIntervalSince1970
         let recovered = try store.recoverAbandoned(now: started)
         if recovered > 0 { logger.info("put back \(recovered) jobs a stopped run left running") }
-        // Lists an earlier run read to the end are not read again.
-        var pendingIntakes = try inputs.map { try Intake(path: $0, store: store, configuration: configuration) }.filter { !$0.completeAtStart }
+        // Every list is read on from where the store left it: lines appended since join.
+        var pendingIntakes = try inputs.map { try Intake(path: $0, store: store, configuration: configuration) }
         let outputFile = try output.map { try OutputFile(path: $0, store: store) }
         try outputFile?.catchUp()
 
@@ -156,6 +156,9 @@ public struct BatchRunner: Sendable {
                 case .intake(let chunk):
                     intakeRunning = false
                     snapshot.total += chunk.added
+                    // Rejected lines are finished the moment they are read: they count as failed.
+                    snapshot.failed += chunk.rejected
+                    snapshot.finishedThisRun += chunk.rejected
                     for host in chunk.hosts { scheduler.hasNewWork(host) }
                     if chunk.finished { pendingIntakes.removeFirst() }
                     snapshot.totalKnown = pendingIntakes.isEmpty

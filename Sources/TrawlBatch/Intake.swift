@@ -4,6 +4,11 @@ import TrawlStore
 /// Reads a URL list into the store a chunk at a time, each chunk with its line count in one
 /// transaction, so a killed run resumes reading at the first line it had not committed.
 ///
+/// A file is always read on from where the store says it was left, also when an earlier run
+/// read it to its end: lines appended since join the store (done URLs are not redone, they
+/// coalesce). Standard input is a new stream each run: it is read from its first line, and
+/// URLs the store knows coalesce.
+///
 /// Reading blocks (standard input waits for its writer), so the actor runs on a queue of its
 /// own; a chunk also ends when a pipe has no more lines for now, so URLs written one at a time
 /// are fetched as they come, not once 2,000 have gathered.
@@ -12,8 +17,10 @@ actor Intake {
     struct Chunk: Sendable {
         /// Hosts that got new jobs.
         var hosts: Set<String>
-        /// New jobs (lines that repeat a known URL are not new).
+        /// New jobs (lines that repeat a known URL are not new), rejected lines included.
         var added: Int
+        /// New rejected lines (bad URLs, bad bytes): failed from the start.
+        var rejected: Int
         var finished: Bool
     }
 
@@ -23,9 +30,7 @@ actor Intake {
     private let chunkSize: Int
     private let maxLineLength: Int
     private var lineNumber: Int
-    private var finished: Bool
-    /// An earlier run read the whole list already: nothing to read.
-    nonisolated let completeAtStart: Bool
+    private var finished = false
     /// Lines an earlier run committed, skipped before the first chunk.
     private var linesToSkip: Int
     private let executor = DedicatedQueueExecutor(label: "trawl.batch.intake")
@@ -38,14 +43,13 @@ actor Intake {
         chunkSize = configuration.intakeChunk
         maxLineLength = configuration.maxLineLength
         source = path == "-" ? "-" : URL(fileURLWithPath: path).standardizedFileURL.path
-        let mark = try store.intake(of: source)
-        lineNumber = mark.linesRead
-        linesToSkip = mark.linesRead
-        finished = mark.complete
-        completeAtStart = mark.complete
-        if finished {
-            reader = nil
-            return
+        if source == "-" {
+            lineNumber = 0
+            linesToSkip = 0
+        } else {
+            let mark = try store.intake(of: source)
+            lineNumber = mark.linesRead
+            linesToSkip = mark.linesRead
         }
         let handle: FileHandle
         if path == "-" {
@@ -61,7 +65,7 @@ actor Intake {
 
     /// Reads and commits the next chunk.
     func next() throws -> Chunk {
-        guard let reader, !finished else { return Chunk(hosts: [], added: 0, finished: true) }
+        guard let reader, !finished else { return Chunk(hosts: [], added: 0, rejected: 0, finished: true) }
         // Lines committed by an earlier run are skipped, not read again into jobs.
         while linesToSkip > 0, try reader.next() != nil { linesToSkip -= 1 }
         linesToSkip = 0
@@ -88,15 +92,17 @@ actor Intake {
             case .rejected(let input, let code, let reason):
                 let result = BatchResultLine(
                     input: input, url: nil, status: "failed", error: .init(code: code, message: "line \(number): \(reason)"), attempts: 0)
+                // Keyed by what the line says: the same bad line in a later run, or in another
+                // list, is the same job and is reported once.
                 jobs.append(NewJob(
-                    key: "line:\(source):\(number)", input: input, url: nil, host: nil,
+                    key: "rejected:\(input)", input: input, url: nil, host: nil,
                     rejection: JobResult(line: result.encoded(), errorCode: code)))
             }
         }
         lineNumber += read
         let done = ended
-        let added = try store.add(jobs, source: source, linesRead: lineNumber, complete: done, now: Date().timeIntervalSince1970)
+        let counts = try store.addCounting(jobs, source: source, linesRead: lineNumber, complete: done, now: Date().timeIntervalSince1970)
         finished = done
-        return Chunk(hosts: hosts, added: added, finished: done)
+        return Chunk(hosts: hosts, added: counts.added, rejected: counts.rejected, finished: done)
     }
 }

@@ -52,8 +52,15 @@ public final class JobStore: Sendable {
     /// - Returns: how many new jobs there are (duplicates and repeats not counted).
     @discardableResult
     public func add(_ jobs: [NewJob], source: String, linesRead: Int, complete: Bool, now: Double) throws -> Int {
+        try addCounting(jobs, source: source, linesRead: linesRead, complete: complete, now: now).added
+    }
+
+    /// ``add(_:source:linesRead:complete:now:)``, saying also how many of the new jobs were
+    /// rejections (failed from the start, their result written): progress counts them as failed.
+    public func addCounting(_ jobs: [NewJob], source: String, linesRead: Int, complete: Bool, now: Double) throws -> IntakeCounts {
         try pool.write { db in
             var added = 0
+            var rejected = 0
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO job (key, input, url, host, state, updatedAt) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET duplicates = duplicates + 1
@@ -68,6 +75,7 @@ public final class JobStore: Sendable {
                     try reject.execute(arguments: [job.key, job.input, job.url, job.host, rejection.errorCode, now])
                     if db.changesCount > 0 {
                         added += 1
+                        rejected += 1
                         try Self.insertResult(rejection, outcome: .failed, jobID: db.lastInsertedRowID, host: job.host, now: now, db: db)
                     }
                 } else {
@@ -79,7 +87,7 @@ public final class JobStore: Sendable {
                 INSERT INTO intake (source, linesRead, complete) VALUES (?, ?, ?)
                 ON CONFLICT(source) DO UPDATE SET linesRead = excluded.linesRead, complete = excluded.complete
                 """, arguments: [source, linesRead, complete])
-            return added
+            return IntakeCounts(added: added, rejected: rejected)
         }
     }
 
@@ -291,6 +299,14 @@ public final class JobStore: Sendable {
 }
 
 /// How far an input list has been read into jobs.
+/// What one ``JobStore/addCounting(_:source:linesRead:complete:now:)`` added.
+public struct IntakeCounts: Sendable, Hashable {
+    /// New jobs, rejections included (repeats of known keys are not new).
+    public var added: Int
+    /// New jobs that were rejected lines, failed from the start.
+    public var rejected: Int
+}
+
 public struct IntakeMark: Sendable, Hashable {
     public var linesRead: Int
     public var complete: Bool

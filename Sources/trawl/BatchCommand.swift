@@ -22,13 +22,9 @@ struct BatchRunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Work a URL list to the end (run again with the same store to resume).",
         discussion: """
-            Writes one JSON object per input URL to --out: input, url (normalised), status
-            (done or failed), httpStatus, media (as `trawl resolve --json` prints them) or error
-            (code and message), attempts. Jobs live in the SQLite store; after a crash or
-            kill -9, the same command picks up where the store says, and every URL still appears
-            exactly once in the output. Blank lines and # comments are skipped; a bad line
-            becomes a failed result naming it. Exit codes: 0 every URL done, 1 some failed,
-            2 usage error, 3 the batch could not run.
+            Writes one JSON object per input URL to --out: input, url (normalised), status (done or failed), httpStatus, media (as `trawl resolve --json` prints them) or error (code and message), attempts. Jobs live in the SQLite store; after a crash or kill -9, the same command picks up where the store says, and every URL still appears exactly once in the output. Run it again with a list that has grown (or new URLs on standard input) and the new URLs join the store; done ones are not redone. Blank lines and # comments are skipped; a bad line becomes a failed result naming it, reported once. Ctrl-C stops cleanly: work in flight goes back to the store and the summary is printed.
+
+            Exit codes: 0 every URL done, 1 some failed, 2 usage error, 3 the batch could not run, 130 interrupted.
             """)
 
     @Argument(help: "A file with one URL per line, or - for standard input. Omit it to finish a store's work.")
@@ -155,24 +151,37 @@ struct BatchRunCommand: AsyncParsableCommand {
     }
 }
 
-/// `trawl batch status --store FILE`: a store's progress, while a run works it or after.
+/// `trawl batch status [--out FILE | --store FILE]`: a store's progress, while a run works it or after.
 struct BatchStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show a job store's progress (safe while a run is working it).")
+        commandName: "status",
+        abstract: "Show a job store's progress (safe while a run is working it).",
+        discussion: "Finds the store as `trawl batch` does: beside --out (results.sqlite for results.jsonl), or the one --store names. Text on a terminal, one JSON object otherwise.")
 
-    @Option(help: "The SQLite job store.")
-    var store: String
+    @Option(help: "The output the batch writes; its store is beside it.")
+    var out: String = "results.jsonl"
 
-    @Flag(help: "One JSON object instead of text.")
+    @Option(help: "The SQLite job store (default: beside the output, OUT.sqlite).")
+    var store: String?
+
+    @Flag(help: "One JSON object (the default when the output is not a terminal).")
     var json = false
 
+    @Flag(help: "Text even when the output is not a terminal.")
+    var text = false
+
+    func validate() throws {
+        if json && text { throw ValidationError("--json and --text are exclusive") }
+    }
+
     func run() throws {
+        let store = self.store ?? BatchRunCommand.defaultStore(for: out)
         guard FileManager.default.fileExists(atPath: store) else {
-            throw ValidationError("no job store at '\(store)'")
+            throw ValidationError("no job store at '\(store)'" + (self.store == nil ? " (beside --out \(out); pass --out or --store)" : ""))
         }
         let summary = try JobStore(path: store).summary()
         let progress = summary.progress
-        if json {
+        if json || (!text && isatty(STDOUT_FILENO) == 0) {
             var object: [String: Any] = [
                 "total": progress.total, "mediaFound": progress.mediaFound, "duplicates": progress.duplicates,
                 "intakeComplete": progress.intakeComplete,
