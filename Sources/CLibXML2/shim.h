@@ -17,6 +17,7 @@
 #include <libxml/xmlerror.h>
 #include <libxml/parserInternals.h>
 #include <string.h>
+#include <stdlib.h>
 
 /* xmlFree is a global function-pointer variable, which Swift 6 rejects as unsafe shared state. */
 static inline void trawl_xml_free(void *p) { xmlFree(p); }
@@ -29,6 +30,26 @@ static inline void trawl_xml_silence_errors_on_this_thread(void) {
     xmlSetStructuredErrorFunc(NULL, NULL);
 }
 
+/* The thinned feed reads fields of libxml2 2.9's parser context (instate, token, name,
+ * input->cur/end, input->buf->encoder, disableSAX): private state whose meaning is only checked
+ * against 2.9's push parser. Other versions compile without reading them, and the scanner feeds
+ * every byte to libxml2 (the portable path), so a distribution upgrade costs speed, never
+ * memory safety. The library run must be 2.9 too (trawl_html_runtime_version). */
+#if LIBXML_VERSION >= 20900 && LIBXML_VERSION < 21000
+#define TRAWL_HTML_READS_PUSH_STATE 1
+#else
+#define TRAWL_HTML_READS_PUSH_STATE 0
+#endif
+
+/* Whether this build reads the push parser's state (the headers are libxml2 2.9). */
+static inline int trawl_html_reads_push_state(void) { return TRAWL_HTML_READS_PUSH_STATE; }
+
+/* The version of the libxml2 library loaded at run time, as LIBXML_VERSION spells it (20914). */
+static inline int trawl_html_runtime_version(void) { return atoi(xmlParserVersion); }
+
+/* The version of the headers compiled against. */
+static inline int trawl_html_compiled_version(void) { return LIBXML_VERSION; }
+
 /* What an HTML push parser (2.9) that has read every byte it was given does with the bytes fed
  * next, for the scanner's thinned feed:
  *   0  busy: input left unread, not in content, or SAX off: feed bytes as they are
@@ -40,6 +61,10 @@ static inline void trawl_xml_silence_errors_on_this_thread(void) {
  *   6  it has switched from UTF-8 to another encoding (invalid UTF-8 made it): feed as they are
  * libxml2 lower-cases element names. */
 static inline int trawl_html_push_state(htmlParserCtxtPtr ctxt) {
+#if !TRAWL_HTML_READS_PUSH_STATE
+    (void)ctxt;
+    return 0;
+#else
     if (ctxt == NULL || ctxt->input == NULL || ctxt->disableSAX || ctxt->instate != XML_PARSER_CONTENT || ctxt->token != 0)
         return 0;
     /* Invalid UTF-8 makes libxml2 switch to Latin-1 for the rest: bytes no longer pass as they are. */
@@ -62,6 +87,7 @@ static inline int trawl_html_push_state(htmlParserCtxtPtr ctxt) {
     default:
         return 3;
     }
+#endif
 }
 
 #endif

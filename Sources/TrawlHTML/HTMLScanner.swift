@@ -144,6 +144,7 @@ public final class HTMLStreamScanner {
             if let parser, let charset {
                 feedBlocks(bytes.dropFirst(charset.skip), to: parser, tail: true)
                 parser.finish()
+                if let failure = parser.failure { throw HTMLError(url: url, reason: failure) }
                 return Self.result(parser.state, charset: charset, configuration: configuration)
             }
         }
@@ -152,12 +153,14 @@ public final class HTMLStreamScanner {
     }
 
     /// Ends the document and returns what the scan found.
-    /// - Throws: ``HTMLError`` when libxml2 cannot start a parser (out of memory).
+    /// - Throws: ``HTMLError`` when libxml2 cannot start a parser (out of memory), or an
+    ///   `htmlParseChunk` call failed (the reason names it).
     public func finish() throws -> ScannedDocument {
         if parser == nil { startPendingIfDecided(isComplete: true) }
         flush(all: true)
-        guard let parser, let charset else { throw HTMLError(url: url, reason: "libxml2 could not create a parser") }
+        guard let parser, let charset else { throw HTMLError(url: url, reason: "libxml2 could not create a parser (htmlCreatePushParserCtxt)") }
         parser.finish()
+        if let failure = parser.failure { throw HTMLError(url: url, reason: failure) }
         return Self.result(parser.state, charset: charset, configuration: configuration)
     }
 

@@ -42,6 +42,8 @@ final class PushParser {
     private var tagBuffer: [UInt8] = []
     /// Continuation bytes the last block's final UTF-8 sequence still needs.
     private var owedContinuations = 0
+    /// Why libxml2 stopped, when an `htmlParseChunk` call failed: nothing more is fed.
+    private(set) var failure: String?
 
     /// The longest start tag carried over to the next block; a longer one is fed to libxml2
     /// as it is.
@@ -68,7 +70,8 @@ final class PushParser {
             self.thins = false
         } else {
             xmlSwitchEncoding(context, XML_CHAR_ENCODING_UTF8)
-            self.thins = thins
+            // Only where the feed may read libxml2's state (2.9); elsewhere the portable path.
+            self.thins = thins && LibXML2.readsPushState
         }
     }
 
@@ -310,15 +313,16 @@ final class PushParser {
 
     /// Hands bytes to libxml2.
     private func parse(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        guard let base = bytes.baseAddress, bytes.count > 0, failure == nil else { return }
         fedSinceAsked = true
         // htmlParseChunk takes an Int32 size: feed huge buffers in slices.
         var offset = 0
-        while offset < bytes.count {
+        while offset < bytes.count, failure == nil {
             let size = min(bytes.count - offset, 1 << 24)
-            base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                _ = htmlParseChunk(context, $0 + offset, Int32(size), 0)
+            let result = base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                htmlParseChunk(context, $0 + offset, Int32(size), 0)
             }
+            failure = LibXML2.chunkFailure(result)
             offset += size
         }
     }
@@ -333,7 +337,8 @@ final class PushParser {
 
     func finish() {
         parseCarry()
-        _ = htmlParseChunk(context, nil, 0, 1)
+        guard failure == nil else { return }
+        failure = LibXML2.chunkFailure(htmlParseChunk(context, nil, 0, 1))
     }
 }
 
