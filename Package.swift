@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "trawl",
             dependencies: [
-                "Trawl", "TrawlRecordings", "TrawlBatch", "TrawlStore", "CMalloc",
+                "Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlBatch", "TrawlStore", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -95,35 +95,36 @@ let package = Package(
         // Benchmarks: run with `swift run -c release trawl-bench …` (see Benchmarks/README.md).
         .executableTarget(
             name: "trawl-bench",
-            dependencies: ["Trawl", "TrawlBatch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlTesting", "CLibXML2"],
+            dependencies: ["Trawl", "TrawlCore", "TrawlBatch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlTesting", "CLibXML2"],
             path: "Benchmarks/trawl-bench",
             swiftSettings: swiftSettings),
 
         .testTarget(name: "TrawlCoreTests", dependencies: ["TrawlCore"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlFetchTests", dependencies: ["TrawlFetch", "TrawlTesting"],
+            name: "TrawlFetchTests", dependencies: ["TrawlCore", "TrawlFetch", "TrawlTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlHTMLTests", dependencies: ["TrawlHTML", "TrawlTesting"],
+            name: "TrawlHTMLTests", dependencies: ["CLibXML2", "TrawlCore", "TrawlHTML", "TrawlTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlParsersTests", dependencies: ["TrawlParsers", "TrawlHTML", "TrawlTesting"],
+            name: "TrawlParsersTests", dependencies: ["TrawlCore", "TrawlParsers", "TrawlHTML", "TrawlTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlRecordingsTests", dependencies: ["TrawlRecordings", "Trawl", "TrawlTesting"],
+            name: "TrawlRecordingsTests", dependencies: ["TrawlCore", "TrawlParsers", "TrawlRecordings", "Trawl", "TrawlTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlTests", dependencies: ["Trawl", "TrawlRecordings", "TrawlTesting"],
+            name: "TrawlTests", dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlStoreTests", dependencies: ["TrawlStore"],
             swiftSettings: swiftSettings),
         // The `trawl` command as users and scripts meet it: exit codes, output formats, errors.
         .testTarget(
-            name: "TrawlCommandTests", dependencies: ["trawl", "Trawl", "TrawlTesting"],
+            name: "TrawlCommandTests", dependencies: ["trawl", "TrawlTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlBatchTests", dependencies: ["TrawlBatch", "TrawlStore", "TrawlTesting", "trawl"],
+            name: "TrawlBatchTests",
+            dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlBatch", "TrawlStore", "TrawlTesting", "trawl"],
             swiftSettings: swiftSettings),
     ]
 )
