@@ -67,7 +67,7 @@ let package = Package(
         // Durable batch jobs on SQLite (WAL): coalesced URLs, states, attempts, results.
         .target(
             name: "TrawlStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["TrawlCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
         // Batch extraction: the scheduler, politeness, retries, the HTTP cache, progress.
         .target(

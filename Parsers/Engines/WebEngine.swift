@@ -163,6 +163,11 @@ public struct WebError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { "HTTP \(status) from \(Redaction.url(url))" }
 }
 
+extension WebError: CodedError {
+    /// `http-404`, `http-503`, …: the page's status.
+    public var errorCode: String { "http-\(status)" }
+}
+
 extension Query {
     /// A bare `example.com/path` as an https URL, for people who paste without a scheme.
     static func url(fromLoose term: String) -> URL? {

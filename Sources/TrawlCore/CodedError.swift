@@ -30,6 +30,16 @@ public struct ErrorSummary: Sendable, Hashable, Codable {
     }
 }
 
+extension ParseError: CodedError {
+    /// `parse-failed`: a parser could not read a payload (the chain falls through to the next).
+    public var errorCode: String { "parse-failed" }
+}
+
+extension JSONReadError: CodedError {
+    /// `invalid-json`.
+    public var errorCode: String { "invalid-json" }
+}
+
 extension SearchError: CodedError {
     /// `unknown-engine`, `no-default-engine`, `empty-query`, `missing-configuration`,
     /// `invalid-request`, `invalid-url`.

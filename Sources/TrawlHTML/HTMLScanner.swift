@@ -245,3 +245,8 @@ public struct HTMLError: Error, Sendable, Hashable, CustomStringConvertible {
     }
     public var description: String { Redaction.text("could not parse HTML of \(url): \(reason)") }
 }
+
+extension HTMLError: CodedError {
+    /// `html-unreadable`: libxml2 could not read the document at all (broken markup is not this).
+    public var errorCode: String { "html-unreadable" }
+}

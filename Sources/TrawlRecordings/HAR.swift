@@ -85,7 +85,7 @@ extension HAR {
     public static func read(from file: URL) throws -> HAR {
         let data: Data
         do { data = try Data(contentsOf: file) } catch {
-            throw RecordingError(.unreadable, file: file.path, ErrorSentence.reason(error))
+            throw RecordingError(.unreadable, file: file.path, ErrorSentence.reason(error), underlying: error)
         }
         return try decode(data, file: file.path)
     }

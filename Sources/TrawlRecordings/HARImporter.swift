@@ -21,7 +21,7 @@ public enum HARImporter {
     public static func har(file: URL, url: String, contentType: String? = nil, scrubber: Scrubber = Scrubber()) throws -> HAR {
         let body: Data
         do { body = try Data(contentsOf: file) } catch {
-            throw RecordingError(.unreadable, file: file.path, ErrorSentence.reason(error))
+            throw RecordingError(.unreadable, file: file.path, ErrorSentence.reason(error), underlying: error)
         }
         let entry = scrubber.scrub(Self.entry(body: body, url: url, contentType: contentType, fileName: file.lastPathComponent))
         return HAR(log: HAR.Log(entries: [entry], comment: "imported from \(file.lastPathComponent)"))

@@ -8,6 +8,16 @@ public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         let name: String
         public var description: String { name }
+        /// The stable code JSON output carries: `recording-unreadable`, `invalid-har`,
+        /// `no-recorded-entry`, `bad-recorded-entry`, `invalid-case`.
+        public var identifier: String {
+            switch name {
+            case "unreadable": "recording-unreadable"
+            case "no matching entry": "no-recorded-entry"
+            case "bad entry": "bad-recorded-entry"
+            default: name.lowercased().replacingOccurrences(of: " ", with: "-")
+            }
+        }
 
         /// The file could not be read.
         public static let unreadable = Code(name: "unreadable")
@@ -27,12 +37,15 @@ public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible
     public var message: String
     /// For a replay miss: the recorded URLs closest to the request.
     public var closest: [String]
+    /// What failed beneath (the file system's error for an unreadable file).
+    public var underlying: UnderlyingError?
 
-    public init(_ code: Code, file subject: String, _ message: String, closest: [String] = []) {
+    public init(_ code: Code, file subject: String, _ message: String, closest: [String] = [], underlying: (any Error & Sendable)? = nil) {
         self.code = code
         self.subject = subject
         self.message = message
         self.closest = closest
+        self.underlying = underlying.map(UnderlyingError.init)
     }
 
     public var description: String {
@@ -54,5 +67,16 @@ public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible
         case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
         @unknown default: return ErrorSentence.describe(error)
         }
+    }
+}
+
+extension RecordingError: CodedError {
+    public var errorCode: String { code.identifier }
+}
+
+extension RecordingError.Code {
+    /// Lets `catch RecordingError.Code.noMatchingEntry` read well.
+    public static func ~= (code: RecordingError.Code, error: any Error) -> Bool {
+        (error as? RecordingError)?.code == code
     }
 }

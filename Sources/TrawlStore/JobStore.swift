@@ -30,7 +30,7 @@ public final class JobStore: Sendable {
             pool = try DatabasePool(path: path, configuration: configuration)
             try StoreMigrations.migrator.migrate(pool)
         } catch {
-            throw StoreError(path: path, message: "cannot open the job store: \(error)")
+            throw StoreError(.openFailed, path: path, message: "cannot open the job store: \(error)", underlying: error)
         }
     }
 

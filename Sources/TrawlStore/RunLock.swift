@@ -16,13 +16,13 @@ public final class RunLock: Sendable {
         path = storePath + ".lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw StoreError(path: storePath, message: "cannot create lock file \(path): \(String(cString: strerror(errno)))")
+            throw StoreError(.lockFailed, path: storePath, message: "cannot create lock file \(path): \(String(cString: strerror(errno)))")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var holder = ""
             if let text = try? String(contentsOfFile: path, encoding: .utf8), !text.isEmpty { holder = " (pid \(text.trimmingCharacters(in: .whitespacesAndNewlines)))" }
             close(fd)
-            throw StoreError(path: storePath, message: "another trawl batch is working this store\(holder)")
+            throw StoreError(.locked, path: storePath, message: "another trawl batch is working this store\(holder)")
         }
         ftruncate(fd, 0)
         let pid = "\(getpid())\n"
