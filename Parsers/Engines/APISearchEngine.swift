@@ -1,7 +1,7 @@
 import Foundation
 import TrawlCore
 
-/// What the Giphy and Tenor search engines share: a key from the environment, one API request
+/// What the Giphy and Tenor search engines share: a key from the configuration, one API request
 /// per page, the site's API parser for the response, and the engine's own `next`.
 struct APISearch {
     var engine: String
@@ -14,6 +14,23 @@ struct APISearch {
             throw SearchError(.missingConfiguration, "!\(engine) needs an API key: set \(keyVariable)")
         }
         return key
+    }
+
+    /// The endpoint's parts; an endpoint that is not a URL (a bad configuration) is an error
+    /// naming it, never a crash.
+    func components(_ endpoint: String) throws -> URLComponents {
+        guard let parts = URLComponents(string: endpoint), parts.scheme != nil, parts.host != nil else {
+            throw SearchError(.invalidRequest, "!\(engine): the endpoint '\(endpoint)' is not a URL")
+        }
+        return parts
+    }
+
+    /// The request URL, or an error naming the endpoint.
+    func url(_ parts: URLComponents) throws -> URL {
+        guard let url = parts.url else {
+            throw SearchError(.invalidRequest, "!\(engine): cannot build a request URL from '\(Redaction.url(parts.string ?? ""))'")
+        }
+        return url
     }
 
     /// Fetches `url` and yields its results; an HTTP error or an unreadable response is an error
@@ -60,7 +77,7 @@ public struct GiphySearchEngine: Engine {
         let search = APISearch(engine: name, keyVariable: "TRAWL_GIPHY_KEY", parser: GiphyAPIParser())
         let key = try search.require(apiKey)
         let query = request.query
-        var parts = URLComponents(string: endpoint + (query.term.isEmpty ? "/trending" : "/search"))!
+        var parts = try search.components(endpoint + (query.term.isEmpty ? "/trending" : "/search"))
         var items = [URLQueryItem(name: "api_key", value: key)]
         if !query.term.isEmpty { items.append(URLQueryItem(name: "q", value: query.term)) }
         items.append(URLQueryItem(name: "limit", value: String(query.pageSize(request, fallback: 25, maximum: 50))))
@@ -70,7 +87,7 @@ public struct GiphySearchEngine: Engine {
         }
         for key in ["rating", "lang", "bundle"] { if let value = query.parameters[key] { items.append(URLQueryItem(name: key, value: value)) } }
         parts.queryItems = items
-        let url = parts.url!
+        let url = try search.url(parts)
         return Handler { environment, continuation in
             try await search.run(url, environment: environment, request: request, continuation: continuation)
         }
@@ -107,7 +124,7 @@ public struct TenorSearchEngine: Engine {
         let search = APISearch(engine: name, keyVariable: "TRAWL_TENOR_KEY", parser: TenorAPIParser())
         let key = try search.require(apiKey)
         let query = request.query
-        var parts = URLComponents(string: endpoint + (query.term.isEmpty ? "/featured" : "/search"))!
+        var parts = try search.components(endpoint + (query.term.isEmpty ? "/featured" : "/search"))
         var items = [URLQueryItem(name: "key", value: key), URLQueryItem(name: "client_key", value: clientKey)]
         if !query.term.isEmpty { items.append(URLQueryItem(name: "q", value: query.term)) }
         items.append(URLQueryItem(name: "limit", value: String(query.pageSize(request, fallback: 20, maximum: 50))))
@@ -125,7 +142,7 @@ public struct TenorSearchEngine: Engine {
         }
         if let lang = query.parameters["lang"] { items.append(URLQueryItem(name: "locale", value: lang)) }
         parts.queryItems = items
-        let url = parts.url!
+        let url = try search.url(parts)
         return Handler { environment, continuation in
             try await search.run(url, environment: environment, request: request, continuation: continuation)
         }

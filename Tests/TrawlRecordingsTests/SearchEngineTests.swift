@@ -52,4 +52,14 @@ struct SearchEngineTests {
         #expect(throws: SearchError.self) { try TenorSearchEngine(apiKey: "k").handler(for: Request("!tenor cats rating:bogus")) }
         #expect(throws: SearchError.self) { try TenorSearchEngine(apiKey: "k").handler(for: Request("!tenor cats", pagination: .offset(20))) }
     }
+
+    @Test func aBadEndpointIsAnErrorNotACrash() throws {
+        for engine in [GiphySearchEngine(apiKey: "k", endpoint: "not a url") as any Engine, TenorSearchEngine(apiKey: "k", endpoint: "::")] {
+            #expect {
+                _ = try engine.handler(for: Request("!\(engine.name) cats"))
+            } throws: { error in
+                (error as? SearchError)?.code == .invalidRequest && "\(error)".contains("endpoint")
+            }
+        }
+    }
 }
