@@ -25,7 +25,7 @@ enum TrawlMain {
             let code = TrawlCommand.exitCode(for: error)
             let message = TrawlCommand.fullMessage(for: error)
             if code == .success {
-                print(message)
+                FileHandle.standardOutput.write(Data((message + "\n").utf8))
                 exit(0)
             }
             Diagnostics.write(message)
@@ -43,8 +43,12 @@ enum TrawlMain {
             Diagnostics.write("trawl: \(usage.message)")
             exit(ExitStatus.usage.rawValue)
         } catch {
-            let code = TrawlCommand.exitCode(for: error)
-            if code == .success { exit(0) }
+            // A command group's default `run()` asks for its help (CleanExit).
+            if TrawlCommand.exitCode(for: error) == .success {
+                let message = TrawlCommand.fullMessage(for: error)
+                if !message.isEmpty { FileHandle.standardOutput.write(Data((message + "\n").utf8)) }
+                exit(0)
+            }
             Diagnostics.write("trawl: " + ErrorSentence.describe(error))
             exit(ExitStatus.failure.rawValue)
         }

@@ -45,6 +45,13 @@ struct ResolveCommandTests {
         let version = try trawl(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("trawl "))
+        for command in [[], ["resolve"], ["batch"], ["batch", "status"], ["record"], ["demo"], ["smoke"]] {
+            let run = try trawl(command + ["--help"])
+            #expect(run.status == 0)
+            #expect(run.stdout.hasPrefix("OVERVIEW:"), "trawl \(command) --help: \(run.stdout)")
+        }
+        let group = try trawl(["batch", "--help"])
+        #expect(group.stdout.contains("SUBCOMMANDS"))
         let help = try trawl(["resolve", "--help"])
         #expect(help.status == 0)
         // Help paragraphs are written as one line each and wrapped once, by ArgumentParser:
