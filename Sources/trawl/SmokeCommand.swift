@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Trawl
+import TrawlSmoke
 
 /// `trawl smoke`: runs every case against the live sites (or replayed) and says which site
 /// changed.
@@ -9,9 +10,19 @@ struct SmokeCommand: AsyncParsableCommand {
         commandName: "smoke",
         abstract: "Run the recorded cases against the live sites: pass, degraded, fail or skipped per case and site.",
         discussion: """
-            Exit codes: 0 everything passed (or was skipped), 1 degraded cases (with
-            --fail-on degraded, the default), 2 failing cases. --record rewrites the recordings
-            of cases that passed; failing cases keep theirs.
+            Live cases (every case not marked synthetic) go to the real sites; synthetic cases
+            only replay (--replay). Each case is pass, degraded, fail or skipped (site
+            unreachable or down after --retries, a search key not set, or when replaying a live
+            case with no recording yet).
+
+            Exit codes:
+              0  every case checked passed (some may have been skipped)
+              1  degraded cases (with --fail-on degraded, the default) and no failures
+              2  failing cases
+              4  nothing was checked: every case was skipped (no network, every site down)
+              64 bad usage, or no cases to run
+            Reports are written whatever the exit code. --record rewrites (or first writes) the
+            recordings of cases that passed live; other cases keep theirs.
             """)
 
     @Option(help: "Only these sites (comma-separated folder names in Recordings/).")
@@ -68,7 +79,7 @@ struct SmokeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var options = SmokeOptions()
+        var options = SmokeOptions(search: Trawl.Search())
         options.sites = Set((sites ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
         options.replay = replay
         options.record = record
@@ -78,19 +89,20 @@ struct SmokeCommand: AsyncParsableCommand {
         options.plainHTTP = plainHTTP
         let results: [SmokeResult]
         do {
-            results = try await Trawl.smoke(recordings: URL(fileURLWithPath: recordings), options: options)
+            results = try await SmokeRunner(options: options).run(recordings: URL(fileURLWithPath: recordings))
         } catch {
             throw ValidationError("\(error)")
         }
         guard !results.isEmpty else {
-            throw ValidationError("no cases\(sites.map { " for sites \($0)" } ?? "") in \(recordings)" + (replay ? "" : " that run live (synthetic cases only replay: add --replay, or record live cases with trawl record)"))
+            throw ValidationError("no cases\(sites.map { " for sites \($0)" } ?? "") in \(recordings)" + (replay ? "" : " that run live (synthetic cases only replay: add --replay, or add live cases, see Recordings/README.md)"))
         }
         let report = SmokeReport(results: results)
         for result in results {
-            let why = (result.reasons + result.vanished.map { "vanished: \($0)" }).joined(separator: "; ")
+            let why = result.explanation.joined(separator: "; ")
             print("\(result.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(result.name)\(why.isEmpty ? "" : "  — " + why)")
         }
         print("\nsites: " + report.sites.map { "\($0.site) \($0.status.rawValue)" }.joined(separator: ", "))
+        print("cases: " + SmokeStatus.allCases.map { "\(report.counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", "))
 
         let past = history.map { SmokeReport.history(at: URL(fileURLWithPath: $0)) } ?? []
         var outputs: [(String, Data)] = []
@@ -106,6 +118,9 @@ struct SmokeCommand: AsyncParsableCommand {
             try data.write(to: file, options: .atomic)
         }
         if let history { try report.append(toHistory: URL(fileURLWithPath: history)) }
+        if report.checkedNothing {
+            FileHandle.standardError.write(Data("trawl smoke: nothing was checked, every case was skipped (no network? every site down?)\n".utf8))
+        }
         throw ExitCode(report.exitStatus(failOn: failOn == .degraded ? .degraded : .fail))
     }
 }
