@@ -112,4 +112,33 @@ struct LiveCaseTests {
             #expect(result.status == .pass, "\(result.name): \(result.reasons)")
         }
     }
+
+    /// The live cases of two sites, search cases included (their keys set), against a network
+    /// that refuses every connection and then against one where every server answers 503:
+    /// each case skipped, unreachable or down, by error code and HTTP status.
+    @Test func searchAndPageCasesAreSkippedWhenTheSitesAreUnreachableOrDown() async throws {
+        let closed = try LoopbackServer { _ in .status(200) }
+        let port = closed.port
+        closed.shutdown()
+        var options = SmokeOptions(search: Trawl.Search(giphyKey: "test-key", tenorKey: "test-key"))
+        options.sites = ["giphy", "tenor"]
+        options.retries = 0
+        options.plainHTTP = true
+        options.connectTo = ["::127.0.0.1:\(port)"]
+        let live = try RecordedCase.all(in: Self.repository).filter { !$0.recordingCase.synthetic && options.sites.contains($0.site) }
+        let unreachable = try await SmokeRunner(options: options).run(recordings: Self.repository)
+        #expect(unreachable.count == live.count && live.contains { $0.recordingCase.input.hasPrefix("!giphy") })
+        for result in unreachable {
+            #expect(result.status == .skipped && result.reasons.first?.hasPrefix("site unreachable: connection failed") == true, "\(result.name): \(result.reasons)")
+        }
+
+        let down = try LoopbackServer { _ in .status(503) }
+        defer { down.shutdown() }
+        options.connectTo = ["::127.0.0.1:\(down.port)"]
+        let serverErrors = try await SmokeRunner(options: options).run(recordings: Self.repository)
+        for result in serverErrors {
+            #expect(result.status == .skipped && result.reasons.first?.hasPrefix("site down:") == true, "\(result.name): \(result.reasons)")
+        }
+        #expect(SmokeReport(results: serverErrors).exitStatus(failOn: .degraded) == SmokeReport.nothingChecked)
+    }
 }
