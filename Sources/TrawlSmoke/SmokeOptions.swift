@@ -8,6 +8,7 @@ public struct SmokeOptions: Sendable {
     public var replay = false
     /// Rewrite (or first write) the recordings of cases that passed live.
     public var record = false
+    /// Time allowed for each request.
     public var timeout: Duration = .seconds(30)
     /// Extra attempts for a case whose site looked down.
     public var retries = 1

@@ -18,9 +18,9 @@ struct SmokeCommand: AsyncParsableCommand {
             Exit codes:
               0  every case checked passed (some may have been skipped)
               1  degraded cases (with --fail-on degraded, the default) and no failures
-              2  failing cases
+              2  failing cases; or, as for every trawl command, a usage error (then no
+                 report is written and the message says why: a bad option, no cases)
               4  nothing was checked: every case was skipped (no network, every site down)
-              64 bad usage, or no cases to run
             Reports are written whatever the exit code. --record rewrites (or first writes) the
             recordings of cases that passed live; other cases keep theirs.
             """)
