@@ -64,6 +64,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        // The smoke runner (live or replayed cases, graded) and its JUnit/JSON/HTML reports.
+        .target(
+            name: "TrawlSmoke",
+            dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlParsers", "TrawlRecordings"],
+            swiftSettings: swiftSettings),
         // Durable batch jobs on SQLite (WAL): coalesced URLs, states, attempts, results.
         .target(
             name: "TrawlStore",
@@ -80,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "trawl",
             dependencies: [
-                "Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlBatch", "TrawlStore", "CMalloc",
+                "Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlBatch", "TrawlStore", "TrawlSmoke", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -114,6 +119,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlTests", dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlTesting"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlSmokeTests", dependencies: ["TrawlSmoke", "Trawl", "TrawlCore", "TrawlRecordings", "TrawlTesting", "trawl"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlStoreTests", dependencies: ["TrawlStore"],

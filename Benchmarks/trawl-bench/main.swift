@@ -212,7 +212,7 @@ final class CountingTransport: PayloadTransport {
 /// The whole replay suite end to end: the repository's cases and every corpus response
 /// imported into a HAR, each resolved through provider → engine → payloads → parsers.
 func replay() async throws {
-    let cases = try RecordedCase.all(in: Corpus.repositoryRoot.appendingPathComponent("Recordings"))
+    let cases = try RecordedCase.all(in: Corpus.repositoryRoot.appendingPathComponent("Recordings")).filter(\.hasRecording)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-replay-\(getpid())")
     defer { try? FileManager.default.removeItem(at: folder) }
     var jobs: [(request: Request, archive: URL)] = cases.map {

@@ -1,3 +1,4 @@
+import Foundation
 import TrawlCore
 
 /// How a run of a case went: the result the smoke test reports per site.
@@ -19,12 +20,22 @@ public struct CaseVerdict: Sendable, Hashable, CustomStringConvertible {
     /// A failure only because results lack fields the case requires (the smoke run calls
     /// that degraded: the media are there, the site dropped details).
     public var onlyFieldsMissing: Bool
+    /// Every expectation was met, but only through a fallback parser after the site parser
+    /// failed (the outcome is `degraded` where the case allows it, `fail` where it does not).
+    public var metByFallback: Bool
+    /// How each fallback came to answer, when ``metByFallback``.
+    public var degradations: [Degradation]
 
-    public init(outcome: Outcome, reasons: [String] = [], resultCount: Int = 0, onlyFieldsMissing: Bool = false) {
+    public init(
+        outcome: Outcome, reasons: [String] = [], resultCount: Int = 0, onlyFieldsMissing: Bool = false,
+        metByFallback: Bool = false, degradations: [Degradation] = []
+    ) {
         self.outcome = outcome
         self.reasons = reasons
         self.resultCount = resultCount
         self.onlyFieldsMissing = onlyFieldsMissing
+        self.metByFallback = metByFallback
+        self.degradations = degradations
     }
 
     public var description: String {
@@ -40,6 +51,17 @@ public struct CaseVerdict: Sendable, Hashable, CustomStringConvertible {
         if let max = expect.maxResults, media.count > max { problems.append("\(media.count) results, at most \(max) expected") }
         let urls = media.flatMap(\.allURLs)
         for match in expect.media where !match.matches(any: urls) { problems.append("missing \(match)") }
+        if expect.isLoose {
+            // A live case: the site's media, wherever on its media hosts they are today.
+            let wanted = max(expect.minResults, 1)
+            let matching = media.filter(expect.looselyMatches).count
+            if matching < wanted {
+                let elsewhere = Set(urls.compactMap { URL(string: $0)?.host?.lowercased() }).sorted()
+                problems.append(
+                    "\(matching) results of \(expect.looseDescription), at least \(wanted) expected"
+                        + (elsewhere.isEmpty ? "" : " (media found on \(elsewhere.joined(separator: ", ")))"))
+            }
+        }
         let structural = problems.count
         for field in expect.fields {
             let lacking = media.filter { !field.isPresent(in: $0) }
@@ -52,7 +74,10 @@ public struct CaseVerdict: Sendable, Hashable, CustomStringConvertible {
         }
         guard degradations.isEmpty else {
             let why = degradations.map { "\($0)" }
-            return CaseVerdict(outcome: expect.status == .pass ? .fail : .degraded, reasons: (expect.status == .pass ? ["degraded where the site parser must answer"] : []) + why, resultCount: media.count)
+            return CaseVerdict(
+                outcome: expect.status == .pass ? .fail : .degraded,
+                reasons: (expect.status == .pass ? ["degraded where the site parser must answer"] : []) + why, resultCount: media.count,
+                metByFallback: true, degradations: degradations)
         }
         return CaseVerdict(outcome: .pass, resultCount: media.count)
     }

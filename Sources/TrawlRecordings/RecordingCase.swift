@@ -4,15 +4,27 @@ import TrawlCore
 /// What a recording must resolve to: `Recordings/<site>/<case>.case.json`, beside
 /// `<case>.har`. The format is described in `Recordings/README.md`.
 ///
+/// A replayed case pins exact URLs; a live case (the nightly smoke run against the real site)
+/// states loosely what any healthy answer looks like, so it keeps passing while the site keeps
+/// its shape and fails when the site moves its media elsewhere:
+///
 /// ```json
 /// {
 ///   "input": "https://giphy.com/gifs/dancing-cat-Trawl0Cat1Demo",
+///   "synthetic": true,
 ///   "expect": {
 ///     "status": "pass",
 ///     "minResults": 1, "maxResults": 1,
 ///     "media": ["https://media2.giphy.com/…/giphy.mp4", {"pattern": "giphy\\.gif$"}],
 ///     "fields": ["width", "height", "title"]
 ///   }
+/// }
+/// ```
+///
+/// ```json
+/// {
+///   "input": "https://giphy.com/gifs/the-office-no-steve-carell-12XMGIWtrHBl5e",
+///   "expect": {"minResults": 1, "kinds": ["gif", "mp4"], "hosts": ["media*.giphy.com", "i.giphy.com"], "fields": ["title"]}
 /// }
 /// ```
 public struct RecordingCase: Sendable, Codable, Hashable {
@@ -22,7 +34,8 @@ public struct RecordingCase: Sendable, Codable, Hashable {
     public var page: String?
     public var description: String?
     /// Written for Trawl (a modelled page, a drift case), not recorded from a live site: the
-    /// smoke run replays it but never sends it to the site.
+    /// smoke run replays it but never sends it to the site. Every other case is *live*: the
+    /// smoke run sends it to the site, and it may have no recording until `--record` makes one.
     public var synthetic: Bool
     public var expect: Expectation
 
@@ -56,16 +69,27 @@ public struct RecordingCase: Sendable, Codable, Hashable {
         public var media: [MediaMatch]
         /// Fields every result must have.
         public var fields: [Field]
+        /// Loose, for live cases: hosts the media must be served from (`media*.giphy.com`: `*`
+        /// stands for any run of characters). With ``kinds``, at least `max(minResults, 1)`
+        /// results must have a URL (primary or rendition) on one of these hosts, of one of those kinds.
+        public var hosts: [String]
+        /// Loose, for live cases: the kinds that count (`gif`, `mp4`, …); empty for any animated kind.
+        public var kinds: [MediaKind]
 
-        public init(status: Status = .pass, minResults: Int = 1, maxResults: Int? = nil, media: [MediaMatch] = [], fields: [Field] = []) {
+        public init(
+            status: Status = .pass, minResults: Int = 1, maxResults: Int? = nil, media: [MediaMatch] = [], fields: [Field] = [],
+            hosts: [String] = [], kinds: [MediaKind] = []
+        ) {
             self.status = status
             self.minResults = minResults
             self.maxResults = maxResults
             self.media = media
             self.fields = fields
+            self.hosts = hosts
+            self.kinds = kinds
         }
 
-        private enum CodingKeys: String, CodingKey { case status, minResults, maxResults, media, fields }
+        private enum CodingKeys: String, CodingKey { case status, minResults, maxResults, media, fields, hosts, kinds }
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -74,6 +98,20 @@ public struct RecordingCase: Sendable, Codable, Hashable {
             maxResults = try c.decodeIfPresent(Int.self, forKey: .maxResults)
             media = try c.decodeIfPresent([MediaMatch].self, forKey: .media) ?? []
             fields = try c.decodeIfPresent([Field].self, forKey: .fields) ?? []
+            hosts = try c.decodeIfPresent([String].self, forKey: .hosts) ?? []
+            kinds = try c.decodeIfPresent([MediaKind].self, forKey: .kinds) ?? []
+        }
+
+        /// Written as read: the loose keys only when a case uses them.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(status, forKey: .status)
+            try c.encode(minResults, forKey: .minResults)
+            try c.encodeIfPresent(maxResults, forKey: .maxResults)
+            try c.encode(media, forKey: .media)
+            try c.encode(fields, forKey: .fields)
+            if !hosts.isEmpty { try c.encode(hosts, forKey: .hosts) }
+            if !kinds.isEmpty { try c.encode(kinds, forKey: .kinds) }
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Trawl
+import TrawlSmoke
 
 /// `trawl smoke`: runs every case against the live sites (or replayed) and says which site
 /// changed.
@@ -9,9 +10,9 @@ struct SmokeCommand: AsyncParsableCommand {
         commandName: "smoke",
         abstract: "Run the recorded cases against the live sites: pass, degraded, fail or skipped per case and site.",
         discussion: """
-            Exit codes: 0 everything passed (or was skipped), 1 degraded cases (with
-            --fail-on degraded, the default), 2 failing cases. --record rewrites the recordings
-            of cases that passed; failing cases keep theirs.
+            Live cases (every case not marked synthetic) go to the real sites; synthetic cases only replay (--replay). Each case is pass, degraded, fail or skipped (site unreachable or down after --retries, a search key not set, or when replaying a live case with no recording yet). On a terminal a line per case and a summary; otherwise one JSON object per case. Reports are written whatever the exit code. --record rewrites (or first writes) the recordings of cases that passed live; other cases keep theirs.
+
+            Exit codes: 0 every case checked passed (some may have been skipped); 1 failing cases, or degraded ones with --fail-on degraded (the default); 2 usage error (no report is written); 3 the run could not go on; 4 nothing was checked, every case was skipped (no network, every site down).
             """)
 
     @Option(help: "Only these sites (comma-separated folder names in Recordings/).")
@@ -68,7 +69,7 @@ struct SmokeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var options = SmokeOptions()
+        var options = SmokeOptions(search: SearchKeys.fromEnvironment())
         options.sites = Set((sites ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
         options.replay = replay
         options.record = record
@@ -76,21 +77,27 @@ struct SmokeCommand: AsyncParsableCommand {
         options.retries = retries
         options.connectTo = connectTo
         options.plainHTTP = plainHTTP
-        let results: [SmokeResult]
-        do {
-            results = try await Trawl.smoke(recordings: URL(fileURLWithPath: recordings), options: options)
-        } catch {
-            throw ValidationError("\(error)")
+        guard FileManager.default.fileExists(atPath: recordings) else {
+            throw ValidationError("no recordings folder at '\(recordings)'; run from the repository's top folder or pass --recordings")
         }
+        let results = try await SmokeRunner(options: options).run(recordings: URL(fileURLWithPath: recordings))
         guard !results.isEmpty else {
-            throw ValidationError("no cases\(sites.map { " for sites \($0)" } ?? "") in \(recordings)" + (replay ? "" : " that run live (synthetic cases only replay: add --replay, or record live cases with trawl record)"))
+            throw ValidationError("no cases\(sites.map { " for sites \($0)" } ?? "") in \(recordings)" + (replay ? "" : " that run live (synthetic cases only replay: add --replay, or add live cases, see Recordings/README.md)"))
         }
         let report = SmokeReport(results: results)
-        for result in results {
-            let why = (result.reasons + result.vanished.map { "vanished: \($0)" }).joined(separator: "; ")
-            print("\(result.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(result.name)\(why.isEmpty ? "" : "  — " + why)")
+        let summary = "sites: " + report.sites.map { "\($0.site) \($0.status.rawValue)" }.joined(separator: ", ")
+            + "\ncases: " + SmokeStatus.allCases.map { "\(report.counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
+        if isatty(STDOUT_FILENO) != 0 {
+            for result in results {
+                let why = result.explanation.joined(separator: "; ")
+                print("\(result.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(result.name)\(why.isEmpty ? "" : "  — " + why)")
+            }
+            print("\n" + summary)
+        } else {
+            // Piped: one JSON object per case for scripts; the summary goes to the log.
+            for result in results { print(JSONLine.encode(result)) }
+            Diagnostics.write(summary)
         }
-        print("\nsites: " + report.sites.map { "\($0.site) \($0.status.rawValue)" }.joined(separator: ", "))
 
         let past = history.map { SmokeReport.history(at: URL(fileURLWithPath: $0)) } ?? []
         var outputs: [(String, Data)] = []
@@ -106,6 +113,9 @@ struct SmokeCommand: AsyncParsableCommand {
             try data.write(to: file, options: .atomic)
         }
         if let history { try report.append(toHistory: URL(fileURLWithPath: history)) }
+        if report.checkedNothing {
+            FileHandle.standardError.write(Data("trawl smoke: nothing was checked, every case was skipped (no network? every site down?)\n".utf8))
+        }
         throw ExitCode(report.exitStatus(failOn: failOn == .degraded ? .degraded : .fail))
     }
 }

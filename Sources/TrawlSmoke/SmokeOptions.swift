@@ -1,0 +1,26 @@
+import Trawl
+
+/// How a smoke run is made.
+public struct SmokeOptions: Sendable {
+    /// Only these sites (folder names); empty for all.
+    public var sites: Set<String> = []
+    /// Replay the recordings instead of going live.
+    public var replay = false
+    /// Rewrite (or first write) the recordings of cases that passed live.
+    public var record = false
+    /// Time allowed for each request.
+    public var timeout: Duration = .seconds(30)
+    /// Extra attempts for a case whose site looked down.
+    public var retries = 1
+    /// `HOST:PORT:TO_HOST:TO_PORT`, as curl's `--connect-to`.
+    public var connectTo: [String] = []
+    /// Speak plain HTTP to every host (for a local mirror behind `connectTo`).
+    public var plainHTTP = false
+    /// The search engines' keys: a live `!giphy` / `!tenor` case without its key is skipped.
+    public var search: Trawl.Search
+
+    /// - Parameter search: the keys; the CLI reads them from `TRAWL_GIPHY_KEY` / `TRAWL_TENOR_KEY`.
+    public init(search: Trawl.Search = Trawl.Search(giphyKey: nil, tenorKey: nil)) {
+        self.search = search
+    }
+}

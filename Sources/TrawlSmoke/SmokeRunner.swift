@@ -1,0 +1,89 @@
+import Foundation
+import Trawl
+import TrawlCore
+import TrawlFetch
+import TrawlRecordings
+
+/// Runs the cases under a recordings folder live against the sites (the nightly smoke test), or
+/// replayed, and grades each: pass, degraded, fail or skipped.
+///
+/// ```swift
+/// var options = SmokeOptions()
+/// options.sites = ["giphy"]
+/// let results = try await SmokeRunner(options: options).run(recordings: URL(fileURLWithPath: "Recordings"))
+/// let report = SmokeReport(results: results)
+/// ```
+public struct SmokeRunner: Sendable {
+    public var options: SmokeOptions
+
+    public init(options: SmokeOptions = SmokeOptions()) {
+        self.options = options
+    }
+
+    /// Every case under `recordings` (filtered by ``SmokeOptions/sites``): live cases live, or
+    /// every case replayed with ``SmokeOptions/replay``. Synthetic cases never go live.
+    /// - Throws: ``RecordingError`` for a malformed case file.
+    public func run(recordings: URL) async throws -> [SmokeResult] {
+        let cases = try RecordedCase.all(in: recordings)
+            .filter { options.sites.isEmpty || options.sites.contains($0.site) }
+            .filter { options.replay || !$0.recordingCase.synthetic }  // modelled pages do not exist live
+        var results: [SmokeResult] = []
+        for recorded in cases { results.append(await run(recorded)) }
+        return results
+    }
+
+    /// One case, with up to ``SmokeOptions/retries`` more attempts while its site looks down.
+    public func run(_ recorded: RecordedCase) async -> SmokeResult {
+        let clock = ContinuousClock()
+        let started = clock.now
+        func result(_ grade: SmokeGrade, attempts: Int, run: CaseRun? = nil, vanished: [String] = [], rerecorded: Bool = false) -> SmokeResult {
+            SmokeResult(
+                name: recorded.name, site: recorded.site, input: recorded.recordingCase.input, status: grade.status,
+                reasons: grade.reasons, notes: grade.notes, vanished: vanished, seconds: (clock.now - started).seconds, attempts: attempts,
+                media: (run?.media ?? []).map { SmokeResult.Found(url: $0.url, still: $0.still, kind: $0.kind.rawValue) },
+                rerecorded: rerecorded)
+        }
+        if options.replay && !recorded.hasRecording {
+            // Not a replay case: it has never been recorded.
+            return result(SmokeGrade(status: .skipped, reasons: [SkipReason.notRecorded.message], notes: []), attempts: 0)
+        }
+
+        var attempts = 0
+        var run: CaseRun
+        var recorder: HARRecorder
+        var skip: SkipReason?
+        repeat {
+            attempts += 1
+            recorder = HARRecorder()
+            var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: options.timeout, connectTo: options.connectTo))
+            configuration.plainHTTP = options.plainHTTP
+            configuration.search = options.search
+            run = await Trawl.run(recorded, replay: options.replay, configuration: configuration, recorder: options.replay ? nil : recorder)
+            let statuses = await recorder.recorded.map(\.response.status)
+            skip = SkipReason.of(run.error, statuses: statuses)
+        } while skip?.retry == true && attempts <= options.retries
+
+        if let skip {
+            let message = skip.retry ? "\(skip.message) (\(attempts == 1 ? "1 attempt" : "\(attempts) attempts"))" : skip.message
+            return result(SmokeGrade(status: .skipped, reasons: [message], notes: []), attempts: attempts, run: run)
+        }
+        let grade = SmokeGrade(run.verdict, expect: recorded.recordingCase.expect)
+        var vanished: [String] = []
+        var rerecorded = false
+        if !options.replay {
+            let live = await recorder.recorded
+            if grade.status != .pass, recorded.hasRecording, let old = try? HAR.read(from: recorded.archive) {
+                vanished = PayloadDiff.vanished(recorded: old.log.entries, live: live)
+            }
+            if options.record, grade.status == .pass, !live.isEmpty {
+                // Atomic: the old recording stays whole until the new one is complete.
+                rerecorded = (try? await recorder.write(to: recorded.archive, comment: "trawl smoke --record \(recorded.recordingCase.input)")) != nil
+            }
+        }
+        return result(grade, attempts: attempts, run: run, vanished: vanished, rerecorded: rerecorded)
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
