@@ -19,6 +19,8 @@ enum BatchBenchmark {
         var scrapyPython: String?
         var counts = [10_000, 100_000]
         var rounds = 5
+        /// `nginx` (a real server, as users meet: the default) or `loopback` (the in-process one).
+        var server = "nginx"
 
         init(_ arguments: ArraySlice<String>) {
             var rest = arguments
@@ -28,6 +30,7 @@ enum BatchBenchmark {
                 case "--concurrency": concurrency = rest.popFirst().flatMap(Int.init) ?? concurrency
                 case "--scrapy": scrapyPython = rest.popFirst()
                 case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
+                case "--server": server = rest.popFirst() ?? server
                 case "--counts": counts = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? counts
                 default: continue
                 }
@@ -80,7 +83,11 @@ enum BatchBenchmark {
 
     /// `count` URLs over the corpus server, page N of the corpus at `/p/N/NAME`.
     static func corpusURLs(_ server: LoopbackServer, names: [String], count: Int) -> [String] {
-        (0..<count).map { "http://127.0.0.1:\(server.port)/p/\($0)/\(names[$0 % names.count])" }
+        corpusURLs(port: server.port, names: names, count: count)
+    }
+
+    static func corpusURLs(port: Int, names: [String], count: Int) -> [String] {
+        (0..<count).map { "http://127.0.0.1:\(port)/p/\($0)/\(names[$0 % names.count])" }
     }
 
     /// libxml2's empty-SAX parse of `pages`, split over every core: pages per second.
@@ -99,13 +106,25 @@ enum BatchBenchmark {
     }
 
     static func run(_ options: Options) throws {
-        let (server, corpus, names) = try corpusServer()
-        defer { server.shutdown() }
+        let port: Int
+        let corpus: [Data]
+        let names: [String]
+        let stopServer: () -> Void
+        if options.server == "loopback" {
+            let (server, pages, pageNames) = try corpusServer()
+            (port, corpus, names, stopServer) = (server.port, pages, pageNames, { server.shutdown() })
+        } else {
+            let files = try Corpus.genericPages()
+            let nginx = try NginxServer(pages: files)
+            (port, corpus, names, stopServer) = (nginx.port, try files.map { try Data(contentsOf: $0) }, files.map(\.lastPathComponent), { nginx.stop() })
+        }
+        defer { stopServer() }
+        print("server: \(options.server == "loopback" ? "the in-process loopback server" : "nginx \(NginxServer.version), keep-alive, sendfile") on 127.0.0.1:\(port)")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-batch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let list = folder.appendingPathComponent("urls.txt")
-        let urls = corpusURLs(server, names: names, count: options.pages)
+        let urls = corpusURLs(port: port, names: names, count: options.pages)
         try Data((urls.joined(separator: "\n") + "\n").utf8).write(to: list)
         let pages = (0..<options.pages).map { corpus[$0 % corpus.count] }
         let bytes = pages.reduce(0) { $0 + $1.count }
@@ -127,7 +146,7 @@ enum BatchBenchmark {
                 // The server stands in for every host: a page's follow-up requests (its oEmbed
                 // link when it shows no media) get a quick 404 here instead of waiting on DNS
                 // with no internet. Scrapy makes no follow-up requests.
-                "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http",
+                "--connect-to", "::127.0.0.1:\(port)", "--plain-http",
             ])
             let lines = (try? String(contentsOf: out, encoding: .utf8))?.split(separator: "\n").count ?? 0
             guard lines == options.pages else {
