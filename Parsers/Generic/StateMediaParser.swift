@@ -1,0 +1,197 @@
+import Foundation
+import TrawlCore
+
+/// Media in a JSON state object: `window.__STATE__ = {…}`, `var postData = …`, a rehydration
+/// blob, `__NEXT_DATA__`, `<script type="application/json">`, or a JSON response.
+///
+/// In the generic stage (``Mode/pageItem``) it returns only the page's own item: the object
+/// whose identifier (`id`, `slug`, `hash`, …) is a token of the page URL — a state object holds
+/// related posts, comments and promotions beside it. As a fallback (``Mode/everyItem``), when
+/// nothing structured answered, it returns every item it finds.
+///
+/// Each item is one media: every animated URL under it (its gif, mp4, webm, `.gifv`) is a
+/// rendition, with the width and height written beside that URL, and the primary follows the
+/// site rule (``SiteMedia``). An array of objects holds several items (a gallery), unless it
+/// lists formats of one (`sources`, `variants`, objects with a `type` or `bitrate`).
+public struct StateMediaParser: Parser {
+    public enum Mode: Sendable { case pageItem, everyItem }
+
+    public let name: String
+    public let stage: ParserStage
+    public let mode: Mode
+
+    public init(_ mode: Mode = .pageItem) {
+        self.mode = mode
+        name = mode == .pageItem ? "state-item" : "state-groups"
+        stage = mode == .pageItem ? .generic : .fallback
+    }
+
+    public func canParse(_ info: PayloadInfo) -> Bool {
+        if case .embedded(let locator) = info.origin { return locator.kind != .linkedData }
+        return info.isJSON && !(info.url.path.contains("oembed") || info.contentType == "application/json+oembed")
+    }
+
+    public func parse(_ payload: Payload) throws -> ResultSet {
+        let json: JSONValue
+        do { json = try JSONValue(parsing: payload.body) } catch { return ResultSet() }
+        let base = payload.info.url.absoluteString
+        let items: [JSONValue]
+        switch mode {
+        case .pageItem:
+            let tokens = StateItems.identifiers(of: payload.info.url).union(StateItems.identifiers(of: payload.info.requestURL))
+            guard !tokens.isEmpty else { return ResultSet() }
+            items = StateItems.items(namedBy: tokens, in: json)
+        case .everyItem:
+            items = [json]
+        }
+        var collection = MediaCollection()
+        for item in items {
+            for files in StateItems.groups(in: item, base: base) {
+                if let media = files.media(parser: name, payload: payload) { collection.insert(media) }
+            }
+        }
+        return ResultSet(media: collection.media)
+    }
+}
+
+/// How ``StateMediaParser`` reads a state object.
+enum StateItems {
+    /// Keys whose value names an item.
+    static let identityKeys: Set<String> = [
+        "id", "_id", "slug", "key", "hash", "shortcode", "uuid", "postid", "post_id", "gid", "gif_id", "media_id", "code", "uid",
+    ]
+
+    /// Keys under which a state keeps other items than the one it holds: never part of it.
+    static let foreignKeys: Set<String> = [
+        "related", "recommended", "recommendations", "suggested", "suggestions", "similar", "more", "morefrom", "next", "prev",
+        "previous", "comments", "replies", "trending", "popular", "sidebar", "promo", "promos", "promoted", "ads", "ad",
+        "user", "author", "owner", "creator", "profile", "avatar", "channel", "publisher", "sponsor", "tags",
+    ]
+
+    /// Keys of an array that lists formats of one media, not several items.
+    static let formatListKeys: Set<String> = ["sources", "variants", "formats", "renditions", "files", "encodings", "media_formats", "versions"]
+
+    /// Tokens of a URL that can be an item's identifier: path segments and their parts split on
+    /// `-`/`_` that hold a digit or mix cases (`12XMGIWtrHBl5e`, `abY5Mm9`, `post-1234`), and the
+    /// values of the query.
+    static func identifiers(of url: URL) -> Set<String> {
+        var tokens = Set<String>()
+        func consider(_ token: Substring) {
+            guard token.count >= 4, token.count <= 80 else { return }
+            let digit = token.contains { $0.isNumber }
+            let mixed = token.contains { $0.isUppercase } && token.contains { $0.isLowercase }
+            if digit || (mixed && token.count >= 5) { tokens.insert(String(token)) }
+        }
+        for segment in url.path.split(separator: "/") {
+            let stem = segment.split(separator: ".").first ?? segment
+            consider(stem)
+            if stem.contains("-") || stem.contains("_") {
+                for part in stem.split(whereSeparator: { $0 == "-" || $0 == "_" }) { consider(part) }
+                // A slug is an identifier too.
+                if stem.count >= 8 { tokens.insert(String(stem)) }
+            }
+        }
+        if let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {
+            for value in query.compactMap(\.value) { consider(Substring(value)) }
+        }
+        return tokens
+    }
+
+    /// Objects whose identifier is one of `tokens`, outermost first; foreign keys are not searched.
+    static func items(namedBy tokens: Set<String>, in root: JSONValue) -> [JSONValue] {
+        var found: [JSONValue] = []
+        func visit(_ value: JSONValue, depth: Int) {
+            guard depth < 64 else { return }
+            switch value {
+            case .object(let object):
+                let named = object.contains { key, value in
+                    guard identityKeys.contains(key.lowercased()) else { return false }
+                    if let string = value.string { return tokens.contains(string) }
+                    if let number = value.int { return tokens.contains(String(number)) }
+                    return false
+                }
+                if named { found.append(value); return }
+                for (key, child) in object where !foreignKeys.contains(key.lowercased()) { visit(child, depth: depth + 1) }
+            case .array(let array):
+                for child in array { visit(child, depth: depth + 1) }
+            default:
+                return
+            }
+        }
+        visit(root, depth: 0)
+        return found
+    }
+
+    /// The media of one item: each a ``SiteMedia`` of the files under it.
+    static func groups(in item: JSONValue, base: String) -> [SiteMedia] {
+        var groups: [SiteMedia] = []
+        var own = SiteMedia()
+        own.title = title(of: item)
+        collect(item, name: nil, holder: item.object, into: &own, groups: &groups, base: base, depth: 0)
+        return own.files.isEmpty ? groups : [own] + groups
+    }
+
+    static func title(of value: JSONValue) -> String? {
+        for key in ["title", "caption", "name", "headline"] {
+            if let title = value[key]?.string, !title.isEmpty, title.count < 300 { return title }
+        }
+        return nil
+    }
+
+    private static func collect(
+        _ value: JSONValue, name: String?, holder: [String: JSONValue]?, into files: inout SiteMedia, groups: inout [SiteMedia],
+        base: String, depth: Int
+    ) {
+        guard depth < 32 else { return }
+        switch value {
+        case .string(let string):
+            add(string, name: name, holder: holder, to: &files, base: base)
+        case .object(let object):
+            for (key, child) in object.sorted(by: { $0.key < $1.key }) where !foreignKeys.contains(key.lowercased()) {
+                // A URL under `url`/`src` is named by its object (`original: {url}`).
+                let childName = child.string != nil && ["url", "src", "href", "link"].contains(key.lowercased()) ? (name ?? key) : key
+                collect(child, name: childName, holder: object, into: &files, groups: &groups, base: base, depth: depth + 1)
+            }
+        case .array(let array):
+            let objects = array.filter { $0.object != nil }
+            let isFormatList = formatListKeys.contains((name ?? "").lowercased())
+                || objects.contains { $0["type"] != nil || $0["mimeType"] != nil || $0["content_type"] != nil || $0["bitrate"] != nil }
+            for element in array {
+                if element.object != nil, !isFormatList {
+                    var item = SiteMedia()
+                    item.title = title(of: element) ?? files.title
+                    collect(element, name: name, holder: element.object, into: &item, groups: &groups, base: base, depth: depth + 1)
+                    if !item.files.isEmpty { groups.append(item) }
+                } else {
+                    collect(element, name: name, holder: element.object ?? holder, into: &files, groups: &groups, base: base, depth: depth + 1)
+                }
+            }
+        default:
+            return
+        }
+    }
+
+    /// Keys that name a still of the item.
+    static let stillKeys = ["poster", "thumbnail", "thumb", "still", "preview", "cover", "image"]
+
+    private static func add(_ string: String, name: String?, holder: [String: JSONValue]?, to files: inout SiteMedia, base: String) {
+        guard string.count < 4096, string.hasPrefix("http://") || string.hasPrefix("https://") || string.hasPrefix("//") || string.hasPrefix("/"),
+              !string.contains(" "), let url = URLResolver.resolve(string, base: base) else { return }
+        let lowered = name?.lowercased() ?? ""
+        // An extensionless file under a format's own key (`mp4: …/videos/HASH`).
+        let typeByKey: String? = lowered == "mp4" ? "video/mp4" : lowered == "webm" ? "video/webm" : lowered == "gif" ? "image/gif" : nil
+        let width = dimension(holder?["width"] ?? holder?["w"]), height = dimension(holder?["height"] ?? holder?["h"])
+        var hints = MediaHints(url: url, width: width, height: height)
+        if hints.kind == nil { hints.mimeType = typeByKey }
+        if hints.isAnimatedMedia, !Decorations.isDecoration(url, width: width, height: height) {
+            files.add(url, name: name, mimeType: hints.mimeType, width: width, height: height, byteSize: dimension(holder?["size"]))
+        } else if hints.kind == .still, stillKeys.contains(where: { lowered.contains($0) }) {
+            files.addStill(url, width: width, height: height)
+        }
+    }
+
+    static func dimension(_ value: JSONValue?) -> Int? {
+        if let number = value?.number, number > 0 { return number }
+        return nil
+    }
+}
