@@ -73,17 +73,19 @@ struct SiteMedia {
 
     static let kindOrder: [MediaKind] = [.gif, .mp4, .webp, .webm, .apng, .video]
 
-    /// Sort key of a rendition: its kind's place in ``kindOrder``, then larger area, then higher
-    /// bitrate or byte size, then the order the site gave.
+    /// Sort key of a rendition: its kind's place in ``kindOrder``, then the original's own file
+    /// of that kind, then larger area, then higher bitrate or byte size, then the order the site gave.
     static func renditionRank(_ file: File, _ offset: Int) -> RenditionRank {
         RenditionRank(
-            kind: kindOrder.firstIndex(of: file.hints.kind ?? .unknown) ?? kindOrder.count,
+            kind: kindOrder.firstIndex(of: file.hints.kind ?? .unknown) ?? kindOrder.count, original: file.name == "original" ? 0 : 1,
             size: -area(file), weight: -(file.bitrate ?? file.hints.byteSize ?? 0), offset: offset)
     }
 
     struct RenditionRank: Comparable {
-        var kind: Int, size: Int, weight: Int, offset: Int
-        static func < (a: Self, b: Self) -> Bool { (a.kind, a.size, a.weight, a.offset) < (b.kind, b.size, b.weight, b.offset) }
+        var kind: Int, original: Int, size: Int, weight: Int, offset: Int
+        static func < (a: Self, b: Self) -> Bool {
+            (a.kind, a.original, a.size, a.weight, a.offset) < (b.kind, b.original, b.size, b.weight, b.offset)
+        }
     }
 }
 
