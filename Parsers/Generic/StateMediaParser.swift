@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TrawlCore
 
 /// Media in a JSON state object: `window.__STATE__ = {…}`, `var postData = …`, a rehydration
@@ -32,14 +33,23 @@ public struct StateMediaParser: Parser {
     }
 
     public func parse(_ payload: Payload) throws -> ResultSet {
+        var tokens = Set<String>()
+        if mode == .pageItem {
+            tokens = StateItems.identifiers(of: payload.info.url).union(StateItems.identifiers(of: payload.info.requestURL))
+            // Reading a state object costs more than the rest of a page's parsers: only one
+            // that holds an identifier of the page and a media URL is read.
+            let candidate = payload.body.withUnsafeBytes { raw -> Bool in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                return tokens.contains { StateItems.occurs($0, in: bytes) } && !RegexFallbackParser.scan(bytes, limit: 1).isEmpty
+            }
+            guard candidate else { return ResultSet() }
+        }
         let json: JSONValue
         do { json = try JSONValue(parsing: payload.body) } catch { return ResultSet() }
         let base = payload.info.url.absoluteString
         let items: [JSONValue]
         switch mode {
         case .pageItem:
-            let tokens = StateItems.identifiers(of: payload.info.url).union(StateItems.identifiers(of: payload.info.requestURL))
-            guard !tokens.isEmpty else { return ResultSet() }
             items = StateItems.items(namedBy: tokens, in: json)
         case .everyItem:
             items = [json]
@@ -95,6 +105,24 @@ enum StateItems {
             for value in query.compactMap(\.value) { consider(Substring(value)) }
         }
         return tokens
+    }
+
+    /// Whether `token` occurs in `bytes`, as a byte search.
+    static func occurs(_ token: String, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        var token = token
+        return token.withUTF8 { word in
+            guard let first = word.first, word.count <= bytes.count else { return false }
+            var i = 0
+            let last = bytes.count - word.count
+            while i <= last {
+                guard let hit = memchr(base + i, Int32(first), last - i + 1) else { return false }
+                let at = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                if memcmp(base + at, word.baseAddress!, word.count) == 0 { return true }
+                i = at + 1
+            }
+            return false
+        }
     }
 
     /// Objects whose identifier is one of `tokens`, outermost first; foreign keys are not searched.
