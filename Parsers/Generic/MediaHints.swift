@@ -96,8 +96,12 @@ enum Decorations {
         // Words of the file's stem that only interface images carry (`ajax-spinner-32.gif`,
         // `icons_sprite.gif`, `tracking_pixel.gif`).
         let stem = name.split(separator: ".").first ?? name
+        // Beacons are named in a letter or two and carry their report in the query (`l.gif?e=view`).
+        if stem.count <= 2, name.hasSuffix(".gif"), url.contains("?") { return true }
         let words = stem.split { $0 == "-" || $0 == "_" || $0 == "." || $0 == "@" }
-        if words.contains(where: { interfaceWords.contains(String($0)) }) { return true }
+        if words.contains(where: { word in
+            interfaceWords.contains(String(word)) || interfacePrefixes.contains { word.hasPrefix($0) }
+        }) { return true }
         // Folders that hold ads, tracking and interface art.
         let folders = path.split(separator: "/").dropLast()
         return folders.contains { interfaceFolders.contains(String($0)) }
@@ -107,7 +111,10 @@ enum Decorations {
         "spinner", "sprite", "sprites", "spacer", "throbber", "preloader", "loader", "loading", "1x1", "beacon", "favicon", "icon",
         "icons", "pixel", "tracking", "tracker", "adbanner", "banner", "badge", "button", "btn", "logo", "avatar",
     ]
+    /// Words that mark an interface image with a suffix too (`logo2`, `icon_up`, `icons32`).
+    static let interfacePrefixes = ["logo", "icon", "sprite", "spinner"]
     static let interfaceFolders: Set<String> = [
+        "rsrc.php",
         "ads", "adserver", "adservers", "banners", "banner", "tracking", "pixel", "pixels", "beacon", "icons", "sprites", "emoji", "emojis",
         "smilies", "avatars",
     ]
