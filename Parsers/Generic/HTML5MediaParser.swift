@@ -61,7 +61,7 @@ public struct HTML5MediaParser: Parser {
                 if let original = element.original { references.append((original, nil, false)) }
                 let widths = element.srcsetWidths.count == element.srcset.count ? element.srcsetWidths : element.srcset.map { _ in nil }
                 let srcset = Array(zip(element.srcset, widths).reversed())
-                if let largest = srcset.first, largest.1 != nil, largest.1! > (element.width ?? 0) { references.append((largest.0, largest.1, false)) }
+                if let largest = srcset.first, let width = largest.1, width > (element.width ?? 0) { references.append((largest.0, width, false)) }
                 if let src = element.src { references.append((src, nil, true)) }
                 references += srcset.map { ($0.0, $0.1, false) }
                 references += sources.map { ($0, nil, false) }
