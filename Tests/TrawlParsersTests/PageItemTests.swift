@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrawlCore
 import TrawlHTML
+import TrawlTesting
 
 @testable import TrawlParsers
 
@@ -286,5 +287,22 @@ struct PageItemTests {
         ])
         #expect(media.first?.renditions.first?.name == "fixed_height")
         #expect(media.first?.still == "\(base)/480w_s.jpg")
+    }
+}
+
+@Suite("Giphy's real page")
+struct GiphyRealPageTests {
+    /// The saved Giphy page lists `downsized_large` (same URL as the original) before `original`
+    /// and a `fixed_height` larger than both: the primary must still be the original.
+    @Test(.enabled(if: Corpus.isAvailable)) func thePrimaryOfTheSavedPageIsTheOriginal() async throws {
+        let entry = try #require(try Corpus.siteEntries().first { $0.file == "giphy/gif-page-the-office-no.html" })
+        let html = try String(contentsOf: entry.path, encoding: .utf8)
+        let media = try await resolvePage(entry.url, [entry.url: ("text/html", html)])
+        #expect(media.count == 1)
+        #expect(media.first?.url.hasSuffix("/12XMGIWtrHBl5e/giphy.gif") == true)
+        let kinds = media.first?.renditions.map(\.kind) ?? []
+        // GIFs, then MP4s, then WebPs: grouped by what they are.
+        #expect(kinds == kinds.sorted { SiteMedia.kindOrder.firstIndex(of: $0) ?? 9 < SiteMedia.kindOrder.firstIndex(of: $1) ?? 9 })
+        #expect(media.first?.renditions.first(where: { $0.kind == .mp4 })?.url.hasSuffix("/12XMGIWtrHBl5e/giphy.mp4") == true)
     }
 }
