@@ -35,7 +35,8 @@ public struct StateMediaParser: Parser {
     public func parse(_ payload: Payload) throws -> ResultSet {
         var tokens = Set<String>()
         if mode == .pageItem {
-            tokens = StateItems.identifiers(of: payload.info.url).union(StateItems.identifiers(of: payload.info.requestURL))
+            tokens = StateItems.identifiers(of: payload.info.url)
+            if payload.info.requestURL != payload.info.url { tokens.formUnion(StateItems.identifiers(of: payload.info.requestURL)) }
             // Reading a state object costs more than the rest of a page's parsers: only one
             // that holds an identifier of the page and a media URL is read.
             let candidate = payload.body.withUnsafeBytes { raw -> Bool in
@@ -85,24 +86,32 @@ enum StateItems {
     /// `-`/`_` that hold a digit or mix cases (`12XMGIWtrHBl5e`, `abY5Mm9`, `post-1234`), and the
     /// values of the query.
     static func identifiers(of url: URL) -> Set<String> {
+        // Read as UTF-8 bytes: this runs for every JSON payload of every page.
         var tokens = Set<String>()
-        func consider(_ token: Substring) {
+        func consider(_ token: Substring.UTF8View.SubSequence) {
             guard token.count >= 4, token.count <= 80 else { return }
-            let digit = token.contains { $0.isNumber }
-            let mixed = token.contains { $0.isUppercase } && token.contains { $0.isLowercase }
-            if digit || (mixed && token.count >= 5) { tokens.insert(String(token)) }
+            var digit = false, upper = false, lower = false
+            for c in token {
+                if c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") { digit = true }
+                else if c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") { upper = true }
+                else if c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z") { lower = true }
+            }
+            if digit || (upper && lower && token.count >= 5) { tokens.insert(String(Substring(token))) }
         }
-        for segment in url.path.split(separator: "/") {
-            let stem = segment.split(separator: ".").first ?? segment
+        let path = Substring(url.path)
+        for segment in path.utf8.split(separator: UInt8(ascii: "/")) {
+            let stem = segment.split(separator: UInt8(ascii: "."), maxSplits: 1).first ?? segment
             consider(stem)
-            if stem.contains("-") || stem.contains("_") {
-                for part in stem.split(whereSeparator: { $0 == "-" || $0 == "_" }) { consider(part) }
+            if stem.contains(UInt8(ascii: "-")) || stem.contains(UInt8(ascii: "_")) {
+                for part in stem.split(whereSeparator: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) { consider(part) }
                 // A slug is an identifier too.
-                if stem.count >= 8 { tokens.insert(String(stem)) }
+                if stem.count >= 8 { tokens.insert(String(Substring(stem))) }
             }
         }
-        if let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {
-            for value in query.compactMap(\.value) { consider(Substring(value)) }
+        if let query = url.query {
+            for pair in Substring(query).utf8.split(separator: UInt8(ascii: "&")) {
+                if let equals = pair.firstIndex(of: UInt8(ascii: "=")) { consider(pair[pair.index(after: equals)...]) }
+            }
         }
         return tokens
     }
