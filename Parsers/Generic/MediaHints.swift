@@ -109,12 +109,12 @@ enum Decorations {
 
     static let interfaceWords: Set<String> = [
         "spinner", "sprite", "sprites", "spacer", "throbber", "preloader", "loader", "loading", "1x1", "beacon", "favicon", "icon",
-        "icons", "pixel", "tracking", "tracker", "adbanner", "banner", "badge", "button", "btn", "logo", "avatar",
+        "icons", "pixel", "tracking", "tracker", "adbanner", "banner", "badge", "button", "btn", "logo", "avatar", "spaceball",
     ]
     /// Words that mark an interface image with a suffix too (`logo2`, `icon_up`, `icons32`).
     static let interfacePrefixes = ["logo", "icon", "sprite", "spinner"]
     static let interfaceFolders: Set<String> = [
-        "rsrc.php",
+        "rsrc.php", "count", "counter", "log", "stat", "stats", "analytics", "metrics", "collect", "beacons",
         "ads", "adserver", "adservers", "banners", "banner", "tracking", "pixel", "pixels", "beacon", "icons", "sprites", "emoji", "emojis",
         "smilies", "avatars",
     ]
@@ -123,15 +123,22 @@ enum Decorations {
     static func isAdOrTracker(_ url: String) -> Bool {
         guard let host = KnownMediaHosts.host(of: url)?.lowercased() else { return false }
         if adHosts.contains(where: { host == $0 || host.hasSuffix("." + $0) }) { return true }
-        let first = host.split(separator: ".").first.map(String.init) ?? ""
-        return ["ad", "ads", "adserver", "adservice", "pixel", "track", "tracking", "tracker", "beacon", "stats", "analytics", "metrics"].contains(first)
+        let labels = host.split(separator: ".").dropLast()  // not the top-level domain
+        if let first = labels.first, trackerFirstLabels.contains(String(first)) { return true }
+        // Ad servers and trackers name themselves (`adsnative.com`, `vs.dmtracker.com`).
+        return labels.contains { $0.hasPrefix("adserv") || $0.hasPrefix("adsnative") || $0.contains("tracker") || $0.contains("tracking") }
     }
+
+    static let trackerFirstLabels: Set<String> = [
+        "ad", "ads", "adserver", "adservice", "pixel", "pixels", "track", "tracking", "tracker", "beacon", "beacons", "stats", "analytics",
+        "metrics", "idsync", "sync", "cm", "match", "count", "counter", "log", "logs", "collect", "telemetry",
+    ]
 
     static let adHosts = [
         "doubleclick.net", "googlesyndication.com", "googleadservices.com", "google-analytics.com", "googletagmanager.com",
         "adnxs.com", "amazon-adsystem.com", "criteo.com", "criteo.net", "taboola.com", "outbrain.com", "scorecardresearch.com",
         "quantserve.com", "moatads.com", "pubmatic.com", "rubiconproject.com", "openx.net", "adsrvr.org", "mathtag.com",
-        "bluekai.com", "krxd.net", "demdex.net", "yieldmo.com", "adform.net", "bidswitch.net", "casalemedia.com", "sharethrough.com",
+        "bluekai.com", "krxd.net", "demdex.net", "yieldmo.com", "adform.net", "bidswitch.net", "rlcdn.com", "agkn.com", "adsymptotic.com", "everesttech.net", "casalemedia.com", "sharethrough.com",
         "teads.tv", "smartadserver.com", "advertising.com", "adtech.de", "revcontent.com", "mgid.com", "zemanta.com", "bat.bing.com",
         "facebook.net", "hotjar.com", "chartbeat.net", "newrelic.com", "nr-data.net", "ads-twitter.com",
     ]

@@ -95,6 +95,8 @@ struct PageItemTests {
             <img src="https://cdn.blog.example/b.gif?u=7&amp;e=view">
             <img src="https://cdn.blog.example/partners/magazine-logo2-cut.gif" width="300">
             <img src="https://cdn.blog.example/ui/icon_comments.gif" width="48">
+            <img src="https://vs.sitetracker.example/images/zig.gif?Log=1">
+            <img src="https://cdn.blog.example/count/pv.gif" width="300">
             <img src="https://cdn.blog.example/2026/cat-juggles.gif" width="400">
             </body></html>
             """)
@@ -239,7 +241,7 @@ struct PageItemTests {
         let found = Array(text.utf8).withUnsafeBufferPointer { RegexFallbackParser.scan($0, limit: 10) }
         #expect(found == ["https://v.redd.it/k3j4h5g6"])
         // Nor are an ad network's images, found in any text.
-        let ads = Array(#"x("https://tpc.googlesyndication.com/simgad/123/creative.gif"); y("https://m.example/real.gif")"#.utf8)
+        let ads = Array(#"x("https://tpc.googlesyndication.com/simgad/123/creative.gif"); z("https://idsync.rlcdn.com/379708.gif?partner_uid="); y("https://m.example/real.gif")"#.utf8)
         #expect(ads.withUnsafeBufferPointer { RegexFallbackParser.scan($0, limit: 10) } == ["https://m.example/real.gif"])
     }
 
