@@ -2,12 +2,13 @@ import TrawlCore
 
 /// The parsers that work on any site, in chain order.
 public enum GenericParsers {
-    /// OpenGraph, Twitter cards, JSON-LD, oEmbed, microdata, HTML5 media, then the text fallback.
+    /// OpenGraph, Twitter cards, JSON-LD, oEmbed, microdata, HTML5 media, the page's item in
+    /// its state objects, then the fallbacks: every item of a state object, the text scan.
     public static var all: [any Parser] {
         [
             OpenGraphParser(), TwitterCardParser(), JSONLDParser(), OEmbedParser(), MicrodataParser(), HTML5MediaParser(),
-            DirectMediaParser(),
-            RegexFallbackParser(),
+            DirectMediaParser(), StateMediaParser(.pageItem),
+            StateMediaParser(.everyItem), RegexFallbackParser(),
         ]
     }
 

@@ -41,9 +41,34 @@ public struct WebEngine: Engine {
             }
         }
 
+        /// Stills of the media emitted so far: never a media of their own.
+        var stills = Set<String>()
+        /// Media the page shows without naming them (its body's images and videos), held until
+        /// every payload of the page is read: they answer only if nothing names the page's item.
+        var heldBack: ResultSet?
+
+        /// A media the page names that is also one it shows (its `<video>` in the article) takes
+        /// what the shown one adds: its poster, its sources.
+        func absorbHeldBack(into media: inout [Media]) {
+            guard var held = heldBack, !held.media.isEmpty else { return }
+            for index in media.indices {
+                let keys = Set(media[index].allURLs.map(CanonicalURL.key))
+                let same = held.media.filter { !keys.isDisjoint(with: $0.allURLs.map(CanonicalURL.key)) }
+                guard !same.isEmpty else { continue }
+                var merged = MediaCollection([media[index]])
+                merged.insert(contentsOf: same)
+                media[index] = merged.media[0]
+                held.media.removeAll { same.contains($0) }
+            }
+            heldBack = held
+        }
+
         let siteParsers = Set(environment.parsers.parsers.filter { $0.stage == .site }.map(\.name))
         func emit(_ set: ResultSet, page: URL) {
             var set = set
+            // A poster or still of one media is not another media.
+            for still in set.media.compactMap(\.still) { stills.insert(CanonicalURL.key(still)) }
+            set.media.removeAll { stills.contains($0.canonicalKey) }
             // After a site parser failed, any other parser's answer is degraded.
             if !set.media.isEmpty, set.degradation == nil, !siteFailures.isEmpty, !set.media.contains(where: { siteParsers.contains($0.provenance.parser) }) {
                 set.degradation = Degradation(failures: siteFailures, answeredBy: set.provenance?.parser ?? "generic")
@@ -101,7 +126,26 @@ public struct WebEngine: Engine {
                     SiblingRenditions.attach(to: set.media, from: $0.bindMemory(to: UInt8.self))
                 }
             }
+            // The item a page names (its metadata, JSON-LD, its post object) comes first and
+            // alone; what its body merely shows waits.
+            let shown = set.media.filter { Self.shownParsers.contains($0.provenance.parser) }
+            if !shown.isEmpty {
+                set.media.removeAll { Self.shownParsers.contains($0.provenance.parser) }
+                if heldBack == nil {
+                    var held = set
+                    held.media = []
+                    heldBack = held
+                }
+                heldBack?.media += shown
+            }
+            absorbHeldBack(into: &set.media)
             emit(set, page: documentURL)
+        }
+
+        if var held = heldBack, seen.count == 0, !definitive {
+            // The page names nothing: what it shows answers, in the order of its regions.
+            held.media = SiblingRenditions.mergeByStem(held.media)
+            emit(held, page: documentURL)
         }
 
         if seen.count == 0 && !definitive {
@@ -128,8 +172,10 @@ public struct WebEngine: Engine {
         }
 
         if seen.count == 0 && !definitive {
-            // Nothing structured: scan the text of every payload, the document first.
-            for payload in kept {
+            // Nothing structured: scan the text of every payload. JSON first, where each item's
+            // files come grouped (its gif, mp4, .gifv as one media); then the document's text.
+            let jsonFirst = kept.filter { !$0.info.isHTMLDocument } + kept.filter(\.info.isHTMLDocument)
+            for payload in jsonFirst {
                 emit(environment.parsers.parse(payload, stages: .fallback), page: documentURL)
             }
         }
@@ -141,6 +187,10 @@ public struct WebEngine: Engine {
 }
 
 extension WebEngine {
+    /// Parsers that read what a page shows (its `<img>` and `<video>` elements) rather than
+    /// what it names as its item.
+    static let shownParsers: Set<String> = [HTML5MediaParser().name]
+
     /// Whether a page describes itself by a still (`og:image` / `twitter:image` a JPEG, PNG…)
     /// and declares no video.
     static func isAboutAStill(_ summary: DocumentSummary) -> Bool {

@@ -127,7 +127,7 @@ public struct RegexFallbackParser: Parser {
         }
         // The kind comes from the extension, or (extensionless) from a video-only host.
         let hints = MediaHints(url: url)
-        guard hints.isAnimatedMedia, !Decorations.isDecoration(url, width: nil, height: nil),
+        guard hints.isAnimatedMedia, !Decorations.isDecoration(url, width: nil, height: nil), !Decorations.isAdOrTracker(url),
               hints.kind != .webp || KnownMediaHosts.servesAnimatedWebP(url) else { return nil }
         return url
     }

@@ -1,8 +1,15 @@
 import TrawlCore
 
 /// `<video>` with its `<source>`s (one media, the sources its renditions, the poster its
-/// still), animated `<img>` and `<picture>` sources. Tracking pixels and spinners are skipped,
-/// and so are `blob:` sources, which only the page's own player can read.
+/// still), animated `<img>` and `<picture>` sources, and the same elements in markup a script
+/// builds. Tracking pixels, spinners, ad and tracker images, `aria-hidden` images and anything
+/// in `<nav>`, `<aside>`, a `<footer>` or the page's `<header>` are skipped, and so are `blob:`
+/// sources, which only the page's own player can read.
+///
+/// Results come in the order of their region: the page's `<main>` or first `<article>`, then
+/// unmarked parts of the page, then script-built markup, then other posts (replies, later
+/// articles). An `<img>` that names its full file beside a resized `src` (`data-original`,
+/// `data-gif`, a larger `srcset` candidate) returns the full file, the others as renditions.
 public struct HTML5MediaParser: Parser {
     public let name = "html5-media"
     public let stage = ParserStage.generic
@@ -15,7 +22,11 @@ public struct HTML5MediaParser: Parser {
         guard let document = payload.document else { return ResultSet() }
         let elements = document.mediaElements
         var collection = MediaCollection()
-        for (index, element) in elements.enumerated() {
+        var ranked: [(rank: Int, media: Media)] = []
+        func insert(_ media: Media, _ element: MediaElement) {
+            ranked.append((Self.rank(of: element.region), media))
+        }
+        for (index, element) in elements.enumerated() where element.region != .peripheral && !element.isHidden {
             switch element.tag {
             case .video:
                 var files: [MediaHints] = []
@@ -24,14 +35,14 @@ public struct HTML5MediaParser: Parser {
                     if let src = source.src.flatMap(document.resolve) { files.append(MediaHints(url: src, mimeType: source.type)) }
                 }
                 let playable = files.filter(\.isAnimatedMedia)
-                guard let primary = Self.best(playable) else { continue }
+                guard let primary = Self.best(playable), !Decorations.isAdOrTracker(primary.url) else { continue }
                 var media = primary.media(
                     parser: name, payload: payload, title: document.firstMeta("og:title") ?? document.title,
                     still: element.poster.flatMap(document.resolve))
                 media.width = media.width ?? element.width
                 media.height = media.height ?? element.height
                 media.renditions = playable.filter { $0.url != primary.url }.map { $0.rendition() }
-                collection.insert(media)
+                insert(media, element)
             case .source:
                 continue  // read with their <video>, or with their <picture>'s <img>
             case .img:
@@ -44,31 +55,60 @@ public struct HTML5MediaParser: Parser {
                         k -= 1
                     }
                 }
-                var references: [String] = element.src.map { [$0] } ?? []
-                references += element.srcset.reversed()
-                references += sources
-                let candidates: [MediaHints] = references.compactMap { reference in
-                    guard Self.mayNameAnimatedImage(reference), let url = document.resolve(reference) else { return nil }
-                    let hints = MediaHints(url: url, width: element.width, height: element.height)
-                    return hints.isAnimatedMedia && Self.imageKinds.contains(hints.kind ?? .unknown) ? hints : nil
+                // The full file first (named beside src, or the largest srcset candidate), then
+                // src, then the smaller candidates: the first animated one is the primary.
+                var references: [(reference: String, width: Int?, isSrc: Bool)] = []
+                if let original = element.original { references.append((original, nil, false)) }
+                let widths = element.srcsetWidths.count == element.srcset.count ? element.srcsetWidths : element.srcset.map { _ in nil }
+                let srcset = Array(zip(element.srcset, widths).reversed())
+                if let largest = srcset.first, let width = largest.1, width > (element.width ?? 0) { references.append((largest.0, width, false)) }
+                if let src = element.src { references.append((src, nil, true)) }
+                references += srcset.map { ($0.0, $0.1, false) }
+                references += sources.map { ($0, nil, false) }
+                var seenReferences = Set<String>()
+                let candidates: [(hints: MediaHints, isSrc: Bool)] = references.compactMap { item in
+                    guard seenReferences.insert(item.reference).inserted, Self.mayNameAnimatedImage(item.reference),
+                          let url = document.resolve(item.reference) else { return nil }
+                    let hints = MediaHints(url: url, width: item.width, height: nil)
+                    return hints.isAnimatedMedia && Self.imageKinds.contains(hints.kind ?? .unknown) ? (hints, item.isSrc) : nil
                 }
-                guard let primary = candidates.first, !Decorations.isDecoration(primary.url, width: element.width, height: element.height),
-                      primary.kind != .webp || KnownMediaHosts.servesAnimatedWebP(primary.url) else { continue }
+                guard let first = candidates.first, !Decorations.isDecoration(first.hints.url, width: element.width, height: element.height),
+                      !Decorations.isAdOrTracker(first.hints.url),
+                      first.hints.kind != .webp || KnownMediaHosts.servesAnimatedWebP(first.hints.url) else { continue }
+                var primary = first.hints
+                // The <img>'s declared size is its src's; a full file has only what it declares.
+                if first.isSrc { (primary.width, primary.height) = (element.width, element.height) }
                 var media = primary.media(parser: name, payload: payload, title: element.alt.flatMap { $0.isEmpty ? nil : $0 })
-                // Other sizes of the same image: their dimensions are not the <img>'s.
-                media.renditions = candidates.dropFirst().filter { $0.url != primary.url }.map {
-                    Rendition(url: $0.url, kind: $0.kind ?? .unknown)
+                // Other sizes of the same image, each with the size it declares (never the <img>'s).
+                media.renditions = candidates.dropFirst().filter { $0.hints.url != primary.url }.map {
+                    Rendition(url: $0.hints.url, kind: $0.hints.kind ?? .unknown, width: $0.isSrc ? element.width : $0.hints.width,
+                              height: $0.isSrc ? element.height : nil)
                 }
-                collection.insert(media)
+                insert(media, element)
             case .embed:
                 guard let url = element.src.flatMap(document.resolve) else { continue }
                 let hints = MediaHints(url: url, mimeType: element.type, width: element.width, height: element.height)
-                if hints.isAnimatedMedia { collection.insert(hints.media(parser: name, payload: payload)) }
+                if hints.isAnimatedMedia, !Decorations.isAdOrTracker(url) { insert(hints.media(parser: name, payload: payload), element) }
             default:
                 continue
             }
         }
+        // A stable sort: document order within a region.
+        for item in ranked.enumerated().sorted(by: { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }) {
+            collection.insert(item.element.media)
+        }
         return ResultSet(media: collection.media)
+    }
+
+    /// Regions in the order their media are returned.
+    static func rank(of region: MediaElement.Region) -> Int {
+        switch region {
+        case .mainContent: 0
+        case .unmarked: 1
+        case .script: 2
+        case .otherPost: 3
+        case .peripheral: 4
+        }
     }
 
     static let imageKinds: Set<MediaKind> = [.gif, .webp, .apng]

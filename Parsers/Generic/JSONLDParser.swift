@@ -33,11 +33,13 @@ public struct JSONLDParser: Parser {
                 files += Self.urls(object["embedUrl"]).filter { MediaKind(urlString: $0)?.isAnimated == true }
                 if types.contains("imageobject") { files += Self.urls(object["url"]) }
                 let hints = files.compactMap { URLResolver.resolve($0, base: base) }
-                    .map { MediaHints(url: $0, mimeType: object["encodingFormat"]?.string, width: width, height: height) }
+                    .map { MediaHints(url: $0, mimeType: object["encodingFormat"]?.string) }
                     .filter(\.isAnimatedMedia)
-                if let primary = hints.first {
+                if var primary = hints.first {
+                    // The object's width and height are its content's; other files have their own.
+                    (primary.width, primary.height) = (width, height)
                     var media = primary.media(parser: name, payload: payload, title: title, still: still)
-                    media.renditions = hints.dropFirst().map { $0.rendition() }
+                    media.renditions = hints.dropFirst().filter { $0.url != primary.url }.map { $0.rendition() }
                     collection.insert(media)
                 }
             }

@@ -9,7 +9,9 @@ struct MediaHints {
     var byteSize: Int?
 
     /// The kind: the declared type first, else the URL's extension, else a known host's habit.
+    /// A GIF site's named still (`giphy_s.gif`, `200w_s.gif`) is a still whatever its type.
     var kind: MediaKind? {
+        if KnownMediaHosts.isNamedStill(url) { return .still }
         if let mimeType, let kind = MediaKind(mimeType: mimeType) { return kind }
         if let kind = MediaKind(urlString: url) { return kind }
         return KnownMediaHosts.kind(of: url)
@@ -51,22 +53,93 @@ enum KnownMediaHosts {
         return url.containsASCII("gif", ignoringCase: true) || url.containsASCII("anim", ignoringCase: true)
     }
 
-    /// `v.redd.it/ID` and `video.twimg.com/…` are videos even without `.mp4`.
+    /// `v.redd.it/ID` and `video.twimg.com/…` are videos even without `.mp4`; the bare host
+    /// (a `preconnect` or `dns-prefetch` link, `https://v.redd.it/`) names no file.
     static func kind(of url: String) -> MediaKind? {
-        guard let host = host(of: url)?.lowercased() else { return nil }
+        guard let host = host(of: url)?.lowercased(), hasFilePath(url) else { return nil }
         if host == "v.redd.it" { return .video }
         if host == "video.twimg.com" { return .mp4 }
         return nil
     }
 }
 
-/// Tracking pixels and spinners: GIFs that are not what a page is about.
+extension KnownMediaHosts {
+    /// Giphy names the first frame of each rendition `NAME_s.gif` (`giphy_s.gif`,
+    /// `200w_s.gif`, `480w_s.jpg`): a still GIF, not the animation.
+    static func isNamedStill(_ url: String) -> Bool {
+        guard url.containsASCII("_s.", ignoringCase: true), let host = host(of: url)?.lowercased(),
+              host == "giphy.com" || host.hasSuffix(".giphy.com") else { return false }
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        guard let name = path.split(separator: "/").last?.lowercased() else { return false }
+        return name.hasSuffix("_s.gif") || name.hasSuffix("_s.webp") || name.hasSuffix("_s.jpg")
+    }
+
+    /// Whether the URL's path names something below the root: not `https://host`, `…/` or `…/?q`.
+    static func hasFilePath(_ url: String) -> Bool {
+        guard let schemeEnd = url.firstRange(ofASCII: "://") else { return false }
+        let afterHost = url[schemeEnd.upperBound...].drop { $0 != "/" && $0 != "?" && $0 != "#" }
+        let path = afterHost.prefix { $0 != "?" && $0 != "#" }
+        return path.contains { $0 != "/" }
+    }
+}
+
+/// Tracking pixels, spinners, sprites, icons and ad banners: images that are not what a page
+/// is about.
 enum Decorations {
     static func isDecoration(_ url: String, width: Int?, height: Int?) -> Bool {
         if let width, width < 40 { return true }
         if let height, height < 40 { return true }
-        let name = url.lowercased().split(separator: "?").first?.split(separator: "/").last ?? ""
+        let path = url.lowercased().split(separator: "?").first ?? ""
+        let name = path.split(separator: "/").last ?? ""
         let decorative = ["spacer", "blank", "pixel", "clear", "cleardot", "loading", "loader", "spinner", "transparent", "1x1", "trans", "ajax-loader", "px", "beacon", "track", "tracking"]
-        return decorative.contains { name.hasPrefix($0 + ".") || name == "\($0).gif" }
+        if decorative.contains(where: { name.hasPrefix($0 + ".") || name == "\($0).gif" }) { return true }
+        // Words of the file's stem that only interface images carry (`ajax-spinner-32.gif`,
+        // `icons_sprite.gif`, `tracking_pixel.gif`).
+        let stem = name.split(separator: ".").first ?? name
+        // Beacons are named in a letter or two and carry their report in the query (`l.gif?e=view`).
+        if stem.count <= 2, name.hasSuffix(".gif"), url.contains("?") { return true }
+        let words = stem.split { $0 == "-" || $0 == "_" || $0 == "." || $0 == "@" }
+        if words.contains(where: { word in
+            interfaceWords.contains(String(word)) || interfacePrefixes.contains { word.hasPrefix($0) }
+        }) { return true }
+        // Folders that hold ads, tracking and interface art.
+        let folders = path.split(separator: "/").dropLast()
+        return folders.contains { interfaceFolders.contains(String($0)) }
     }
+
+    static let interfaceWords: Set<String> = [
+        "spinner", "sprite", "sprites", "spacer", "throbber", "preloader", "loader", "loading", "1x1", "beacon", "favicon", "icon",
+        "icons", "pixel", "tracking", "tracker", "adbanner", "banner", "badge", "button", "btn", "logo", "avatar", "spaceball",
+    ]
+    /// Words that mark an interface image with a suffix too (`logo2`, `icon_up`, `icons32`).
+    static let interfacePrefixes = ["logo", "icon", "sprite", "spinner"]
+    static let interfaceFolders: Set<String> = [
+        "rsrc.php", "count", "counter", "log", "stat", "stats", "analytics", "metrics", "collect", "beacons",
+        "ads", "adserver", "adservers", "banners", "banner", "tracking", "pixel", "pixels", "beacon", "icons", "sprites", "emoji", "emojis",
+        "smilies", "avatars",
+    ]
+
+    /// Images served by ad networks and trackers, whatever they are called.
+    static func isAdOrTracker(_ url: String) -> Bool {
+        guard let host = KnownMediaHosts.host(of: url)?.lowercased() else { return false }
+        if adHosts.contains(where: { host == $0 || host.hasSuffix("." + $0) }) { return true }
+        let labels = host.split(separator: ".").dropLast()  // not the top-level domain
+        if let first = labels.first, trackerFirstLabels.contains(String(first)) { return true }
+        // Ad servers and trackers name themselves (`adsnative.com`, `vs.dmtracker.com`).
+        return labels.contains { $0.hasPrefix("adserv") || $0.hasPrefix("adsnative") || $0.contains("tracker") || $0.contains("tracking") }
+    }
+
+    static let trackerFirstLabels: Set<String> = [
+        "ad", "ads", "adserver", "adservice", "pixel", "pixels", "track", "tracking", "tracker", "beacon", "beacons", "stats", "analytics",
+        "metrics", "idsync", "sync", "cm", "match", "count", "counter", "log", "logs", "collect", "telemetry",
+    ]
+
+    static let adHosts = [
+        "doubleclick.net", "googlesyndication.com", "googleadservices.com", "google-analytics.com", "googletagmanager.com",
+        "adnxs.com", "amazon-adsystem.com", "criteo.com", "criteo.net", "taboola.com", "outbrain.com", "scorecardresearch.com",
+        "quantserve.com", "moatads.com", "pubmatic.com", "rubiconproject.com", "openx.net", "adsrvr.org", "mathtag.com",
+        "bluekai.com", "krxd.net", "demdex.net", "yieldmo.com", "adform.net", "bidswitch.net", "rlcdn.com", "agkn.com", "adsymptotic.com", "everesttech.net", "casalemedia.com", "sharethrough.com",
+        "teads.tv", "smartadserver.com", "advertising.com", "adtech.de", "revcontent.com", "mgid.com", "zemanta.com", "bat.bing.com",
+        "facebook.net", "hotjar.com", "chartbeat.net", "newrelic.com", "nr-data.net", "ads-twitter.com",
+    ]
 }

@@ -18,8 +18,11 @@ public struct MicrodataParser: Parser {
         for key in ["contenturl", "embedurl"] {
             for value in document.meta(key) {
                 guard let url = document.resolve(value) else { continue }
+                // The page's one width and height describe its first media, not every file.
+                let first = collection.media.isEmpty
                 let hints = MediaHints(
-                    url: url, width: document.firstMeta("width").flatMap { Int($0) }, height: document.firstMeta("height").flatMap { Int($0) })
+                    url: url, width: first ? document.firstMeta("width").flatMap { Int($0) } : nil,
+                    height: first ? document.firstMeta("height").flatMap { Int($0) } : nil)
                 guard hints.isAnimatedMedia else { continue }
                 collection.insert(hints.media(parser: name, payload: payload, title: title, still: still))
             }

@@ -68,7 +68,14 @@ public struct OpenGraphParser: Parser {
             collection.insert(video.media(parser: name, payload: payload, title: title, still: still))
         }
         for image in images where image.isAnimatedMedia && !Decorations.isDecoration(image.url, width: image.width, height: image.height) {
-            collection.insert(image.media(parser: name, payload: payload, title: title))
+            if collection.count > 0 {
+                // The page's video is the item; an animated og:image is the same item as a GIF.
+                var media = collection.media[0]
+                media.renditions.append(image.rendition())
+                collection.insert(media)
+            } else {
+                collection.insert(image.media(parser: name, payload: payload, title: title))
+            }
         }
         return ResultSet(media: collection.media)
     }

@@ -27,10 +27,11 @@ public struct TwitterCardParser: Parser {
                 collection.insert(media)
             }
         }
-        for image in images {
+        for (index, image) in images.enumerated() {
+            // twitter:image:width and :height describe the first image only.
             let hints = MediaHints(
-                url: image, width: document.firstMeta("twitter:image:width").flatMap { Int($0) },
-                height: document.firstMeta("twitter:image:height").flatMap { Int($0) })
+                url: image, width: index == 0 ? document.firstMeta("twitter:image:width").flatMap { Int($0) } : nil,
+                height: index == 0 ? document.firstMeta("twitter:image:height").flatMap { Int($0) } : nil)
             if hints.isAnimatedMedia { collection.insert(hints.media(parser: name, payload: payload, title: title)) }
         }
         return ResultSet(media: collection.media)

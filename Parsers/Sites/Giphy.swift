@@ -93,7 +93,9 @@ enum GiphyItem {
             }
             return files.media(parser: parser, payload: payload)
         }
-        for (name, image) in images.sorted(by: { $0.key < $1.key }) {
+        // The original first: other names may share its URL, and what a file is comes from its
+        // name here, not from where its key sorts.
+        for (name, image) in images.sorted(by: { ($0.key == "original" ? 0 : 1, $0.key) < ($1.key == "original" ? 0 : 1, $1.key) }) {
             let width = image["width"]?.number, height = image["height"]?.number
             if name.hasSuffix("_still") || name == "480w_still" {
                 files.addStill(image["url"]?.string, width: width, height: height)

@@ -63,9 +63,8 @@ public struct RedditJSONParser: Parser {
                 let width = source?["x"]?.number, height = source?["y"]?.number
                 files.add(source?["gif"]?.string.map(Unescape.htmlEntities), name: "gif", mimeType: "image/gif", width: width, height: height)
                 files.add(source?["mp4"]?.string.map(Unescape.htmlEntities), name: "mp4", mimeType: "video/mp4", width: width, height: height)
-                if item["e"]?.string == "RedditVideo", let videoID = item["id"]?.string {
-                    files.add("https://v.redd.it/\(videoID)/DASH_\(min(height ?? 720, 1080)).mp4", name: "fallback", mimeType: "video/mp4", width: width, height: height)
-                }
+                // A RedditVideo item names only its HLS and DASH playlists: no file to return (a
+                // DASH_<height>.mp4 built from its id and size would be a guess).
                 if let media = files.media(parser: parser, payload: payload) { results.append(media) }
             }
         }

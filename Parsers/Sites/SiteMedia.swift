@@ -37,12 +37,23 @@ struct SiteMedia {
 
     /// The media, or nil when no animated file was given.
     func media(parser: String, payload: Payload) -> Media? {
+        // One file listed under several names (Giphy's `downsized_large` is often the
+        // original's own URL) keeps the site's "original" name, whatever order the keys had.
         var unique: [File] = []
-        var seen = Set<String>()
-        for file in files where seen.insert(CanonicalURL.key(file.hints.url)).inserted { unique.append(file) }
-        let order: [MediaKind] = [.gif, .mp4, .webp, .webm, .apng, .video]
+        var indexByKey: [String: Int] = [:]
+        for file in files {
+            let key = CanonicalURL.key(file.hints.url)
+            if let index = indexByKey[key] {
+                if file.name == "original", unique[index].name != "original" { unique[index].name = "original" }
+                continue
+            }
+            indexByKey[key] = unique.count
+            unique.append(file)
+        }
+        let order = Self.kindOrder
         func best(_ kind: MediaKind) -> File? {
-            let candidates = unique.filter { $0.hints.kind == kind }
+            // A `.gifv` is Imgur's page around its mp4: a rendition, never the primary.
+            let candidates = unique.filter { $0.hints.kind == kind && MediaKind.pathExtension(of: $0.hints.url) != "gifv" }
             // The site's own "original" beats a larger resized copy.
             if let original = candidates.first(where: { $0.name == "original" }) { return original }
             return candidates.max { a, b in
@@ -52,8 +63,29 @@ struct SiteMedia {
         guard let primary = order.lazy.compactMap(best).first ?? unique.first else { return nil }
         let still = stills.max { ($0.width ?? 0) * ($0.height ?? 0) < ($1.width ?? 0) * ($1.height ?? 0) }
         var media = primary.hints.media(parser: parser, payload: payload, title: title.flatMap { $0.isEmpty ? nil : $0 }, still: still?.url)
-        media.renditions = unique.filter { $0.hints.url != primary.hints.url }.map { $0.hints.rendition(name: $0.name) }
+        // Renditions by what they are: kind in the primary rule's order, then largest first.
+        media.renditions = unique.filter { $0.hints.url != primary.hints.url }
+            .enumerated()
+            .sorted { a, b in Self.renditionRank(a.element, a.offset) < Self.renditionRank(b.element, b.offset) }
+            .map { $0.element.hints.rendition(name: $0.element.name) }
         return media
+    }
+
+    static let kindOrder: [MediaKind] = [.gif, .mp4, .webp, .webm, .apng, .video]
+
+    /// Sort key of a rendition: its kind's place in ``kindOrder``, then the original's own file
+    /// of that kind, then larger area, then higher bitrate or byte size, then the order the site gave.
+    static func renditionRank(_ file: File, _ offset: Int) -> RenditionRank {
+        RenditionRank(
+            kind: kindOrder.firstIndex(of: file.hints.kind ?? .unknown) ?? kindOrder.count, original: file.name == "original" ? 0 : 1,
+            size: -area(file), weight: -(file.bitrate ?? file.hints.byteSize ?? 0), offset: offset)
+    }
+
+    struct RenditionRank: Comparable {
+        var kind: Int, original: Int, size: Int, weight: Int, offset: Int
+        static func < (a: Self, b: Self) -> Bool {
+            (a.kind, a.original, a.size, a.weight, a.offset) < (b.kind, b.original, b.size, b.weight, b.offset)
+        }
     }
 }
 

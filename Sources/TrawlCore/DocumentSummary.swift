@@ -74,11 +74,32 @@ public struct LinkTag: Sendable, Hashable {
 /// A `<video>`, `<audio>`, `<img>`, `<source>` or `<embed>`: what it shows.
 public struct MediaElement: Sendable, Hashable {
     public enum Tag: String, Sendable, Hashable { case video, audio, img, source, embed }
+
+    /// Where on the page an element sits, as its markup says.
+    public enum Region: String, Sendable, Hashable {
+        /// The page marks no content region around it.
+        case unmarked
+        /// Inside the page's `<main>` or its first `<article>`: what the page is about.
+        case mainContent
+        /// Inside a later `<article>` or one nested in another: a reply, an embedded or related post.
+        case otherPost
+        /// Inside `<nav>`, `<aside>`, a `<footer>`, the page's `<header>`, or a `<section>` whose
+        /// id or class says comments, related, sidebar, promotion: interface and other items.
+        case peripheral
+        /// Written in a string a script builds markup from (`el.innerHTML = '<img src=…>'`).
+        case script
+    }
+
     public var tag: Tag
     /// `src`, or `data-src` and friends for lazy images.
     public var src: String?
     /// `srcset` candidates, best (largest) last.
     public var srcset: [String]
+    /// The width each ``srcset`` candidate declares (`640w`), where it declares one.
+    public var srcsetWidths: [Int?]
+    /// The full file an `<img>` names beside a resized or placeholder `src` (`data-original`,
+    /// `data-gif`, a lazy `data-src` when `src` is another file).
+    public var original: String?
     public var poster: String?
     public var type: String?
     public var width: Int?
@@ -89,14 +110,21 @@ public struct MediaElement: Sendable, Hashable {
     public var parent: Int?
     /// For `<source>` inside `<picture>`.
     public var inPicture: Bool
+    /// Where the element sits.
+    public var region: Region
+    /// `aria-hidden="true"`: the page says it is decoration.
+    public var isHidden: Bool
 
     public init(
-        tag: Tag, src: String? = nil, srcset: [String] = [], poster: String? = nil, type: String? = nil,
-        width: Int? = nil, height: Int? = nil, alt: String? = nil, parent: Int? = nil, inPicture: Bool = false
+        tag: Tag, src: String? = nil, srcset: [String] = [], srcsetWidths: [Int?] = [], original: String? = nil, poster: String? = nil,
+        type: String? = nil, width: Int? = nil, height: Int? = nil, alt: String? = nil, parent: Int? = nil, inPicture: Bool = false,
+        region: Region = .unmarked, isHidden: Bool = false
     ) {
         self.tag = tag
         self.src = src
         self.srcset = srcset
+        self.srcsetWidths = srcsetWidths
+        self.original = original
         self.poster = poster
         self.type = type
         self.width = width
@@ -104,5 +132,7 @@ public struct MediaElement: Sendable, Hashable {
         self.alt = alt
         self.parent = parent
         self.inPicture = inPicture
+        self.region = region
+        self.isHidden = isHidden
     }
 }

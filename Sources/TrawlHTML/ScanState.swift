@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import TrawlCore
 
 /// What the SAX callbacks build while a document streams through; confined to one scan.
@@ -13,6 +15,20 @@ final class ScanState {
     var mediaParents: [Int] = []
     var pictureDepth = 0
     var sawTitle = false
+    /// Open elements that mark a region (``MediaElement/Region``), outermost first.
+    var landmarks: [Landmark] = []
+    /// Top-level `<article>`s opened so far: the first is the page's own.
+    var topLevelArticles = 0
+
+    enum Landmark: Equatable {
+        /// An `<article>`: the page's own (the first at top level), or another post.
+        case article(own: Bool)
+        case main, header
+        /// `<nav>`, `<aside>`, `<footer>`, a comments/related `<section>`.
+        case peripheral
+        /// Any other `<section>`.
+        case section
+    }
     let maxScriptBytes: Int
 
     struct ScriptBlock {
@@ -51,29 +67,87 @@ final class ScanState {
         case .video, .audio:
             summary.mediaElements.append(MediaElement(
                 tag: tag == .video ? .video : .audio, src: attributes["src"], poster: attributes["poster"],
-                type: attributes["type"], width: attributes.int("width"), height: attributes.int("height")))
+                type: attributes["type"], width: attributes.int("width"), height: attributes.int("height"), region: region))
             mediaParents.append(summary.mediaElements.count - 1)
         case .picture:
             pictureDepth += 1
         case .source:
-            let srcset = attributes["srcset"] ?? attributes["data-srcset"]
+            let srcset = (attributes["srcset"] ?? attributes["data-srcset"]).map(Self.parseSrcsetCandidates) ?? []
             summary.mediaElements.append(MediaElement(
-                tag: .source, src: attributes["src"] ?? attributes["data-src"], srcset: srcset.map(Self.parseSrcset) ?? [],
+                tag: .source, src: attributes["src"] ?? attributes["data-src"], srcset: srcset.map(\.url), srcsetWidths: srcset.map(\.width),
                 type: attributes["type"], width: attributes.int("width"), height: attributes.int("height"),
-                parent: pictureDepth > 0 ? nil : mediaParents.last, inPicture: pictureDepth > 0))
+                parent: pictureDepth > 0 ? nil : mediaParents.last, inPicture: pictureDepth > 0, region: region))
         case .img:
             let lazy = attributes["data-src"] ?? attributes["data-original"] ?? attributes["data-lazy-src"] ?? attributes["data-gif"]
             var src = attributes["src"]
             // Lazy images keep a placeholder (often a data: pixel) in src.
             if let lazy, src == nil || src!.hasPrefix("data:") || src!.isEmpty { src = lazy }
-            let srcset = attributes["srcset"] ?? attributes["data-srcset"]
+            // The full file named beside a resized or still src.
+            let original = [attributes["data-original"], attributes["data-gif"], attributes["data-src"], attributes["data-lazy-src"]]
+                .lazy.compactMap { $0 }.first { !$0.isEmpty && !$0.hasPrefix("data:") && $0 != src }
+            let srcset = (attributes["srcset"] ?? attributes["data-srcset"]).map(Self.parseSrcsetCandidates) ?? []
             summary.mediaElements.append(MediaElement(
-                tag: .img, src: src, srcset: srcset.map(Self.parseSrcset) ?? [], type: nil,
-                width: attributes.int("width"), height: attributes.int("height"), alt: attributes["alt"], inPicture: pictureDepth > 0))
+                tag: .img, src: src, srcset: srcset.map(\.url), srcsetWidths: srcset.map(\.width), original: original, type: nil,
+                width: attributes.int("width"), height: attributes.int("height"), alt: attributes["alt"], inPicture: pictureDepth > 0,
+                region: region, isHidden: attributes["aria-hidden"]?.lowercased() == "true"))
         case .embed:
             summary.mediaElements.append(MediaElement(
-                tag: .embed, src: attributes["src"], type: attributes["type"], width: attributes.int("width"), height: attributes.int("height")))
+                tag: .embed, src: attributes["src"], type: attributes["type"], width: attributes.int("width"), height: attributes.int("height"),
+                region: region))
+        case .article:
+            let topLevel = !landmarks.contains { if case .article = $0 { true } else { false } }
+            landmarks.append(.article(own: topLevel && topLevelArticles == 0))
+            if topLevel { topLevelArticles += 1 }
+        case .main:
+            landmarks.append(.main)
+        case .header:
+            landmarks.append(.header)
+        case .nav, .aside, .footer:
+            landmarks.append(.peripheral)
+        case .section:
+            let names = ((attributes["id"] ?? "") + " " + (attributes["class"] ?? "")).lowercased()
+            landmarks.append(Self.peripheralNames.contains { names.contains($0) } ? .peripheral : .section)
         }
+    }
+
+    /// Words in a section's id or class that mark it as not the page's own content.
+    static let peripheralNames = [
+        "comment", "related", "recommend", "sidebar", "promo", "sponsor", "advert", "more-from", "trending", "popular", "newsletter",
+        "reply", "replies", "suggest",
+    ]
+
+    /// The region an element opened now sits in.
+    var region: MediaElement.Region {
+        var inArticle: Bool?
+        var inMain = false
+        var inHeader = false
+        for landmark in landmarks {
+            switch landmark {
+            case .peripheral: return .peripheral
+            case .article(let own): inArticle = inArticle == nil ? own : false  // a nested article is a reply or an embed
+            case .main: inMain = true
+            case .header: inHeader = true
+            case .section: continue
+            }
+        }
+        if let inArticle { return inArticle ? .mainContent : .otherPost }
+        if inMain { return .mainContent }
+        // The page's own header (not an article's) holds its logo and navigation.
+        return inHeader ? .peripheral : .unmarked
+    }
+
+    /// Closes the innermost open landmark that `tag` opened.
+    func closeLandmark(_ tag: Tag) {
+        guard let index = landmarks.lastIndex(where: { landmark in
+            switch (tag, landmark) {
+            case (.article, .article): true
+            case (.main, .main), (.header, .header): true
+            case (.nav, .peripheral), (.aside, .peripheral), (.footer, .peripheral): true
+            case (.section, .section), (.section, .peripheral): true
+            default: false
+            }
+        }) else { return }
+        landmarks.remove(at: index)
     }
 
     func end(_ tag: Tag) {
@@ -81,6 +155,9 @@ final class ScanState {
         case .script:
             guard capture == .script else { return }
             capture = .none
+            if ScriptMarkup.mayHoldMarkup(type: currentScript.type) {
+                summary.mediaElements += currentScript.body.withUnsafeBufferPointer(ScriptMarkup.elements)
+            }
             scripts.append(currentScript)
             currentScript = ScriptBlock(index: scriptCount)
         case .title:
@@ -93,6 +170,8 @@ final class ScanState {
             _ = mediaParents.popLast()
         case .picture:
             pictureDepth = max(0, pictureDepth - 1)
+        case .article, .main, .header, .nav, .aside, .footer, .section:
+            closeLandmark(tag)
         default:
             break
         }
@@ -110,22 +189,34 @@ final class ScanState {
 
     /// `srcset` candidates ordered by their descriptor, largest last.
     static func parseSrcset(_ value: String) -> [String] {
+        parseSrcsetCandidates(value).map(\.url)
+    }
+
+    /// `srcset` candidates ordered by their descriptor, largest last, each with the width its
+    /// `w` descriptor declares.
+    static func parseSrcsetCandidates(_ value: String) -> [(url: String, width: Int?)] {
         // UTF-8 bytes, split on ASCII commas and spaces (the only separators srcset has).
-        var candidates: [(url: String, weight: Double)] = []
+        var candidates: [(url: String, weight: Double, width: Int?)] = []
         for part in value.utf8.split(separator: UInt8(ascii: ",")) {
             let fields = part.split(whereSeparator: { $0 <= 0x20 })
             guard let url = fields.first else { continue }
             var weight = 1.0
-            if fields.count > 1, let d = Double(String(decoding: fields[1].dropLast(), as: UTF8.self)) { weight = d }
-            candidates.append((String(decoding: url, as: UTF8.self), weight))
+            var width: Int?
+            if fields.count > 1, let d = Double(String(decoding: fields[1].dropLast(), as: UTF8.self)) {
+                weight = d
+                if fields[1].last.map({ $0 | 0x20 }) == UInt8(ascii: "w") { width = Int(exactly: d.rounded()) }
+            }
+            candidates.append((String(decoding: url, as: UTF8.self), weight, width))
         }
-        return candidates.sorted { $0.weight < $1.weight }.map(\.url)
+        return candidates.sorted { $0.weight < $1.weight }.map { ($0.url, $0.width) }
     }
 }
 
 /// The elements the scanner reads; every other element costs one comparison.
 enum Tag {
     case meta, link, base, title, script, video, audio, source, img, picture, embed
+    /// Landmarks: where on the page a media element sits.
+    case article, main, header, nav, aside, footer, section
 
     /// Matches a NUL-terminated element name (libxml2 reports them lower-cased).
     init?(_ name: UnsafePointer<UInt8>) {
@@ -142,14 +233,19 @@ extension Tag {
         func named(_ name: StaticString) -> Bool { StartTagReader.name(bytes, range, is: name) }
         guard range.count >= 3, range.count <= 7 else { return nil }
         switch bytes[range.lowerBound] | 0x20 {
-        case UInt8(ascii: "m"): if named("meta") { self = .meta } else { return nil }
+        case UInt8(ascii: "m"):
+            if named("meta") { self = .meta } else if named("main") { self = .main } else { return nil }
         case UInt8(ascii: "l"): if named("link") { self = .link } else { return nil }
         case UInt8(ascii: "b"): if named("base") { self = .base } else { return nil }
         case UInt8(ascii: "t"): if named("title") { self = .title } else { return nil }
         case UInt8(ascii: "s"):
-            if named("script") { self = .script } else if named("source") { self = .source } else { return nil }
+            if named("script") { self = .script } else if named("source") { self = .source } else if named("section") { self = .section } else { return nil }
         case UInt8(ascii: "v"): if named("video") { self = .video } else { return nil }
-        case UInt8(ascii: "a"): if named("audio") { self = .audio } else { return nil }
+        case UInt8(ascii: "a"):
+            if named("audio") { self = .audio } else if named("article") { self = .article } else if named("aside") { self = .aside } else { return nil }
+        case UInt8(ascii: "h"): if named("header") { self = .header } else { return nil }
+        case UInt8(ascii: "n"): if named("nav") { self = .nav } else { return nil }
+        case UInt8(ascii: "f"): if named("footer") { self = .footer } else { return nil }
         case UInt8(ascii: "i"): if named("img") { self = .img } else { return nil }
         case UInt8(ascii: "p"): if named("picture") { self = .picture } else { return nil }
         case UInt8(ascii: "e"): if named("embed") { self = .embed } else { return nil }
@@ -164,11 +260,12 @@ extension Tag {
         case .meta: ["property", "name", "itemprop", "content", "value"]
         case .link: ["href", "rel", "itemprop", "type", "as", "title"]
         case .base: ["href"]
-        case .title, .picture: []
+        case .title, .picture, .article, .main, .header, .nav, .aside, .footer: []
+        case .section: ["id", "class"]
         case .script: ["type", "id"]
         case .video, .audio: ["src", "poster", "type", "width", "height"]
         case .source: ["srcset", "data-srcset", "src", "data-src", "type", "width", "height"]
-        case .img: ["data-src", "data-original", "data-lazy-src", "data-gif", "src", "srcset", "data-srcset", "width", "height", "alt"]
+        case .img: ["data-src", "data-original", "data-lazy-src", "data-gif", "src", "srcset", "data-srcset", "width", "height", "alt", "aria-hidden"]
         case .embed: ["src", "type", "width", "height"]
         }
     }
@@ -198,5 +295,83 @@ struct Attributes {
 
     func int(_ name: StaticString) -> Int? {
         self[name].flatMap { Int($0.trimmedWhitespace.prefix { $0.isNumber }) }
+    }
+}
+
+/// Media elements in markup a script builds as a string (`el.innerHTML = '<img src="…">'`,
+/// `html += "<video src=\"…\">"`): read from the script's text, each as written.
+enum ScriptMarkup {
+    /// Scripts that run (not JSON, not templates of another type).
+    static func mayHoldMarkup(type: String?) -> Bool {
+        guard let type, !type.isEmpty else { return true }
+        return type.contains("javascript") || type == "module" || type.contains("ecmascript")
+    }
+
+    /// `<img>`, `<video>` and `<source>` tags in `text` with a `src` (or lazy `data-src`), as
+    /// images and videos of region ``MediaElement/Region/script``.
+    static func elements(_ text: UnsafeBufferPointer<UInt8>) -> [MediaElement] {
+        guard let base = text.baseAddress else { return [] }
+        var found: [MediaElement] = []
+        var i = 0
+        let n = text.count
+        while i < n, found.count < 256 {
+            guard let hit = memchr(base + i, Int32(UInt8(ascii: "<")), n - i) else { break }
+            let open = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            i = open + 1
+            let tag: MediaElement.Tag
+            if word(text, at: i, "img") { tag = .img; i += 3 } else if word(text, at: i, "video") { tag = .video; i += 5 }
+            else if word(text, at: i, "source") { tag = .video; i += 6 } else { continue }
+            guard i < n, text[i] <= 0x20 || text[i] == UInt8(ascii: "\\") else { continue }
+            // The tag's text: to its `>`, at most 2 KiB.
+            var end = i
+            while end < n, end - i < 2048, text[end] != UInt8(ascii: ">") { end += 1 }
+            let attributes = UnsafeBufferPointer(rebasing: text[i..<end])
+            let src = value(attributes, "data-src") ?? value(attributes, "data-original") ?? value(attributes, "src")
+            guard let src, !src.isEmpty, !src.hasPrefix("data:") else { continue }
+            found.append(MediaElement(
+                tag: tag, src: src, type: value(attributes, "type"),
+                width: value(attributes, "width").flatMap { Int($0.prefix { $0.isNumber }) },
+                height: value(attributes, "height").flatMap { Int($0.prefix { $0.isNumber }) },
+                region: .script))
+            i = end
+        }
+        return found
+    }
+
+    private static func word(_ text: UnsafeBufferPointer<UInt8>, at i: Int, _ name: StaticString) -> Bool {
+        let count = name.utf8CodeUnitCount
+        guard i + count <= text.count else { return false }
+        for k in 0..<count where text[i + k] | 0x20 != name.utf8Start[k] { return false }
+        return true
+    }
+
+    /// The value of attribute `name` (`name="v"`, `name='v'`, `name=\"v\"`, `name=v`), JSON
+    /// and JavaScript escapes of `/` and `&` undone.
+    static func value(_ tag: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> String? {
+        let count = name.utf8CodeUnitCount
+        var i = 0
+        while i + count < tag.count {
+            // The name must start the attribute: after a blank, a quote or an escape.
+            if word(tag, at: i, name), i == 0 || tag[i - 1] <= 0x20 || tag[i - 1] == UInt8(ascii: "\\") || tag[i - 1] == UInt8(ascii: "\"") || tag[i - 1] == UInt8(ascii: "'"),
+               tag[i + count] == UInt8(ascii: "=") {
+                var j = i + count + 1
+                var quote: UInt8?
+                if j < tag.count, tag[j] == UInt8(ascii: "\\") { j += 1 }
+                if j < tag.count, tag[j] == UInt8(ascii: "\"") || tag[j] == UInt8(ascii: "'") { quote = tag[j]; j += 1 }
+                var k = j
+                while k < tag.count {
+                    let c = tag[k]
+                    if let quote, c == quote { break }
+                    if quote == nil, c <= 0x20 { break }
+                    if c == UInt8(ascii: "\\"), k + 1 < tag.count, tag[k + 1] == UInt8(ascii: "\"") || tag[k + 1] == UInt8(ascii: "'") { break }
+                    k += 1
+                }
+                let raw = String(decoding: UnsafeBufferPointer(rebasing: tag[j..<k]), as: UTF8.self)
+                return raw.replacingOccurrences(of: "\\/", with: "/").replacingOccurrences(of: "\\u0026", with: "&")
+                    .replacingOccurrences(of: "&amp;", with: "&")
+            }
+            i += 1
+        }
+        return nil
     }
 }

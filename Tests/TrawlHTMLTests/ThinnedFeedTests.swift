@@ -139,6 +139,10 @@ struct ThinnedFeedTests {
                 + #"<audio src=a.mp3 poster=x type=audio/mpeg width=1 height=1 preload=none></audio><picture class=p><source srcset="a.webp 1x" data-srcset="b.webp 2x" sizes=100vw></picture>"#
                 + #"<img data-src=d.gif data-original=o.gif data-lazy-src=l.gif data-gif=g.gif src="data:," srcset="s1.gif 1x, s2.gif 2x" data-srcset="ds.gif 1x" width=5 height=6 alt=A loading=lazy style="x">"#
                 + #"<embed src=e.swf type=application/x-shockwave-flash width=7 height=8 quality=high></body></html>"#,
+            // Landmarks and the attributes read of them (a section's id and class, an img's aria-hidden).
+            #"<body><header class=h><img src=logo.gif></header><main id=m><article class=a data-x=1><section id=comments class="c x" data-y=2>"#
+                + #"<img aria-hidden=true src=h.gif role=presentation></section><article><img src=r.gif></article></article>"#
+                + #"<aside class=s><img src=s.gif></aside><nav><img src=n.gif></nav></main><footer><img src=f.gif></footer></body>"#,
             // Elements the scanner reads keep their attributes, in any case.
             "<DIV CLASS=a><IMG SRC=https://m.example/a.gif WIDTH=10><Meta Name=x Content=y></DIV>",
             "<imgx src=https://m.example/no.gif><img.x src=a><video-player src=b></video-player>",

@@ -1,0 +1,234 @@
+import Foundation
+import Glibc
+import TrawlCore
+
+/// Media in a JSON state object: `window.__STATE__ = {…}`, `var postData = …`, a rehydration
+/// blob, `__NEXT_DATA__`, `<script type="application/json">`, or a JSON response.
+///
+/// In the generic stage (``Mode/pageItem``) it returns only the page's own item: the object
+/// whose identifier (`id`, `slug`, `hash`, …) is a token of the page URL — a state object holds
+/// related posts, comments and promotions beside it. As a fallback (``Mode/everyItem``), when
+/// nothing structured answered, it returns every item it finds.
+///
+/// Each item is one media: every animated URL under it (its gif, mp4, webm, `.gifv`) is a
+/// rendition, with the width and height written beside that URL, and the primary follows the
+/// site rule (``SiteMedia``). An array of objects holds several items (a gallery), unless it
+/// lists formats of one (`sources`, `variants`, objects with a `type` or `bitrate`).
+public struct StateMediaParser: Parser {
+    public enum Mode: Sendable { case pageItem, everyItem }
+
+    public let name: String
+    public let stage: ParserStage
+    public let mode: Mode
+
+    public init(_ mode: Mode = .pageItem) {
+        self.mode = mode
+        name = mode == .pageItem ? "state-item" : "state-groups"
+        stage = mode == .pageItem ? .generic : .fallback
+    }
+
+    public func canParse(_ info: PayloadInfo) -> Bool {
+        if case .embedded(let locator) = info.origin { return locator.kind != .linkedData }
+        return info.isJSON && !(info.url.path.contains("oembed") || info.contentType == "application/json+oembed")
+    }
+
+    public func parse(_ payload: Payload) throws -> ResultSet {
+        var tokens = Set<String>()
+        if mode == .pageItem {
+            tokens = StateItems.identifiers(of: payload.info.url)
+            if payload.info.requestURL != payload.info.url { tokens.formUnion(StateItems.identifiers(of: payload.info.requestURL)) }
+            // Reading a state object costs more than the rest of a page's parsers: only one
+            // that holds an identifier of the page and a media URL is read.
+            let candidate = payload.body.withUnsafeBytes { raw -> Bool in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                return tokens.contains { StateItems.occurs($0, in: bytes) } && !RegexFallbackParser.scan(bytes, limit: 1).isEmpty
+            }
+            guard candidate else { return ResultSet() }
+        }
+        let json: JSONValue
+        do { json = try JSONValue(parsing: payload.body) } catch { return ResultSet() }
+        let base = payload.info.url.absoluteString
+        let items: [JSONValue]
+        switch mode {
+        case .pageItem:
+            items = StateItems.items(namedBy: tokens, in: json)
+        case .everyItem:
+            items = [json]
+        }
+        var collection = MediaCollection()
+        for item in items {
+            for files in StateItems.groups(in: item, base: base) {
+                if let media = files.media(parser: name, payload: payload) { collection.insert(media) }
+            }
+        }
+        return ResultSet(media: collection.media)
+    }
+}
+
+/// How ``StateMediaParser`` reads a state object.
+enum StateItems {
+    /// Keys whose value names an item.
+    static let identityKeys: Set<String> = [
+        "id", "_id", "slug", "key", "hash", "shortcode", "uuid", "postid", "post_id", "gid", "gif_id", "media_id", "code", "uid",
+    ]
+
+    /// Keys under which a state keeps other items than the one it holds: never part of it.
+    static let foreignKeys: Set<String> = [
+        "related", "recommended", "recommendations", "suggested", "suggestions", "similar", "more", "morefrom", "next", "prev",
+        "previous", "comments", "replies", "trending", "popular", "sidebar", "promo", "promos", "promoted", "ads", "ad",
+        "user", "author", "owner", "creator", "profile", "avatar", "channel", "publisher", "sponsor", "tags",
+    ]
+
+    /// Keys of an array that lists formats of one media, not several items.
+    static let formatListKeys: Set<String> = ["sources", "variants", "formats", "renditions", "files", "encodings", "media_formats", "versions"]
+
+    /// Tokens of a URL that can be an item's identifier: path segments and their parts split on
+    /// `-`/`_` that hold a digit or mix cases (`12XMGIWtrHBl5e`, `abY5Mm9`, `post-1234`), and the
+    /// values of the query.
+    static func identifiers(of url: URL) -> Set<String> {
+        // Read as UTF-8 bytes: this runs for every JSON payload of every page.
+        var tokens = Set<String>()
+        func consider(_ token: Substring.UTF8View.SubSequence) {
+            guard token.count >= 4, token.count <= 80 else { return }
+            var digit = false, upper = false, lower = false
+            for c in token {
+                if c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") { digit = true }
+                else if c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") { upper = true }
+                else if c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z") { lower = true }
+            }
+            if digit || (upper && lower && token.count >= 5) { tokens.insert(String(Substring(token))) }
+        }
+        let path = Substring(url.path)
+        for segment in path.utf8.split(separator: UInt8(ascii: "/")) {
+            let stem = segment.split(separator: UInt8(ascii: "."), maxSplits: 1).first ?? segment
+            consider(stem)
+            if stem.contains(UInt8(ascii: "-")) || stem.contains(UInt8(ascii: "_")) {
+                for part in stem.split(whereSeparator: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) { consider(part) }
+                // A slug is an identifier too.
+                if stem.count >= 8 { tokens.insert(String(Substring(stem))) }
+            }
+        }
+        if let query = url.query {
+            for pair in Substring(query).utf8.split(separator: UInt8(ascii: "&")) {
+                if let equals = pair.firstIndex(of: UInt8(ascii: "=")) { consider(pair[pair.index(after: equals)...]) }
+            }
+        }
+        return tokens
+    }
+
+    /// Whether `token` occurs in `bytes`, as a byte search.
+    static func occurs(_ token: String, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        var token = token
+        return token.withUTF8 { word in
+            guard let first = word.first, word.count <= bytes.count else { return false }
+            var i = 0
+            let last = bytes.count - word.count
+            while i <= last {
+                guard let hit = memchr(base + i, Int32(first), last - i + 1) else { return false }
+                let at = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                if memcmp(base + at, word.baseAddress!, word.count) == 0 { return true }
+                i = at + 1
+            }
+            return false
+        }
+    }
+
+    /// Objects whose identifier is one of `tokens`, outermost first; foreign keys are not searched.
+    static func items(namedBy tokens: Set<String>, in root: JSONValue) -> [JSONValue] {
+        var found: [JSONValue] = []
+        func visit(_ value: JSONValue, depth: Int) {
+            guard depth < 64 else { return }
+            switch value {
+            case .object(let object):
+                let named = object.contains { key, value in
+                    guard identityKeys.contains(key.lowercased()) else { return false }
+                    if let string = value.string { return tokens.contains(string) }
+                    if let number = value.int { return tokens.contains(String(number)) }
+                    return false
+                }
+                if named { found.append(value); return }
+                for (key, child) in object where !foreignKeys.contains(key.lowercased()) { visit(child, depth: depth + 1) }
+            case .array(let array):
+                for child in array { visit(child, depth: depth + 1) }
+            default:
+                return
+            }
+        }
+        visit(root, depth: 0)
+        return found
+    }
+
+    /// The media of one item: each a ``SiteMedia`` of the files under it.
+    static func groups(in item: JSONValue, base: String) -> [SiteMedia] {
+        var groups: [SiteMedia] = []
+        var own = SiteMedia()
+        own.title = title(of: item)
+        collect(item, name: nil, holder: item.object, into: &own, groups: &groups, base: base, depth: 0)
+        return own.files.isEmpty ? groups : [own] + groups
+    }
+
+    static func title(of value: JSONValue) -> String? {
+        for key in ["title", "caption", "name", "headline"] {
+            if let title = value[key]?.string, !title.isEmpty, title.count < 300 { return title }
+        }
+        return nil
+    }
+
+    private static func collect(
+        _ value: JSONValue, name: String?, holder: [String: JSONValue]?, into files: inout SiteMedia, groups: inout [SiteMedia],
+        base: String, depth: Int
+    ) {
+        guard depth < 32 else { return }
+        switch value {
+        case .string(let string):
+            add(string, name: name, holder: holder, to: &files, base: base)
+        case .object(let object):
+            for (key, child) in object.sorted(by: { $0.key < $1.key }) where !foreignKeys.contains(key.lowercased()) {
+                // A URL under `url`/`src` is named by its object (`original: {url}`).
+                let childName = child.string != nil && ["url", "src", "href", "link"].contains(key.lowercased()) ? (name ?? key) : key
+                collect(child, name: childName, holder: object, into: &files, groups: &groups, base: base, depth: depth + 1)
+            }
+        case .array(let array):
+            let objects = array.filter { $0.object != nil }
+            let isFormatList = formatListKeys.contains((name ?? "").lowercased())
+                || objects.contains { $0["type"] != nil || $0["mimeType"] != nil || $0["content_type"] != nil || $0["bitrate"] != nil }
+            for element in array {
+                if element.object != nil, !isFormatList {
+                    var item = SiteMedia()
+                    item.title = title(of: element) ?? files.title
+                    collect(element, name: name, holder: element.object, into: &item, groups: &groups, base: base, depth: depth + 1)
+                    if !item.files.isEmpty { groups.append(item) }
+                } else {
+                    collect(element, name: name, holder: element.object ?? holder, into: &files, groups: &groups, base: base, depth: depth + 1)
+                }
+            }
+        default:
+            return
+        }
+    }
+
+    /// Keys that name a still of the item.
+    static let stillKeys = ["poster", "thumbnail", "thumb", "still", "preview", "cover", "image"]
+
+    private static func add(_ string: String, name: String?, holder: [String: JSONValue]?, to files: inout SiteMedia, base: String) {
+        guard string.count < 4096, string.hasPrefix("http://") || string.hasPrefix("https://") || string.hasPrefix("//") || string.hasPrefix("/"),
+              !string.contains(" "), let url = URLResolver.resolve(string, base: base) else { return }
+        let lowered = name?.lowercased() ?? ""
+        // An extensionless file under a format's own key (`mp4: …/videos/HASH`).
+        let typeByKey: String? = lowered == "mp4" ? "video/mp4" : lowered == "webm" ? "video/webm" : lowered == "gif" ? "image/gif" : nil
+        let width = dimension(holder?["width"] ?? holder?["w"]), height = dimension(holder?["height"] ?? holder?["h"])
+        var hints = MediaHints(url: url, width: width, height: height)
+        if hints.kind == nil { hints.mimeType = typeByKey }
+        if hints.isAnimatedMedia, !Decorations.isDecoration(url, width: width, height: height) {
+            files.add(url, name: name, mimeType: hints.mimeType, width: width, height: height, byteSize: dimension(holder?["size"]))
+        } else if hints.kind == .still, stillKeys.contains(where: { lowered.contains($0) }) {
+            files.addStill(url, width: width, height: height)
+        }
+    }
+
+    static func dimension(_ value: JSONValue?) -> Int? {
+        if let number = value?.number, number > 0 { return number }
+        return nil
+    }
+}
