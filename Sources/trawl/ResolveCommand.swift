@@ -46,6 +46,9 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(help: "Write every payload of the run, secrets scrubbed, to this HAR file.")
     var record: String?
 
+    @OptionGroup(title: "Fetch policy")
+    var fetch: FetchOptions
+
     func validate() throws {
         if json && stream { throw ValidationError("--json and --stream are exclusive") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
@@ -57,6 +60,11 @@ struct ResolveCommand: AsyncParsableCommand {
     func run() async throws {
         let loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)))
         var configuration = Trawl.Configuration(loader: loader)
+        do {
+            configuration.fetch = try fetch.policy()
+        } catch {
+            throw ValidationError("--cache: \(error)")
+        }
         if let replay {
             do {
                 configuration.replay = try Trawl.Replay(path: URL(fileURLWithPath: replay), fallback: fallback)

@@ -32,16 +32,16 @@ struct BatchFixture {
     func configuration(concurrency: Int = 8, perHost: Int = 2) -> BatchConfiguration {
         var configuration = BatchConfiguration()
         configuration.concurrency = concurrency
-        configuration.perHost = perHost
-        configuration.backoff = .milliseconds(20)
+        configuration.fetch.perHost = perHost
+        configuration.fetch.backoff = .milliseconds(20)
         configuration.loader.connectTo = connectTo
         configuration.loader.timeout = .seconds(10)
         return configuration
     }
 
     @discardableResult
-    func run(_ configuration: BatchConfiguration, inputs: [String]? = nil) async throws -> BatchRunner.Report {
-        let runner = try BatchRunner(configuration: configuration, storePath: store, inputs: inputs ?? [list.path], output: output.path)
+    func run(_ configuration: BatchConfiguration, inputs: [String]? = nil, clock: any Clock<Duration> = ContinuousClock()) async throws -> BatchRunner.Report {
+        let runner = try BatchRunner(configuration: configuration, storePath: store, inputs: inputs ?? [list.path], output: output.path, clock: clock)
         return try await runner.run()
     }
 

@@ -81,7 +81,7 @@ struct PolitenessTests {
         defer { fixture.server.shutdown() }
         try fixture.writeList(["http://a.test/flaky", "http://a.test/gone", "http://a.test/down", "http://a.test/reset"])
         var configuration = fixture.configuration()
-        configuration.retries = 2
+        configuration.fetch.retries = 2
         try await fixture.run(configuration)
         let results = Dictionary(uniqueKeysWithValues: try fixture.results().map { ($0.url ?? "", $0) })
         #expect(results["http://a.test/flaky"]?.status == "done")
