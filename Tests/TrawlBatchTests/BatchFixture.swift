@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 import TrawlBatch
 import TrawlStore
 import TrawlTesting
@@ -71,4 +72,18 @@ final class ConcurrencyMeter: Sendable {
     func leave(_ host: String) { state.withLock { $0.now[host, default: 0] -= 1 } }
 
     var peaks: [String: Int] { state.withLock { $0.peak } }
+}
+
+/// Waits (polling, up to `limit` of real time) until `condition` holds: tests await events, not
+/// durations.
+func waitUntil(within limit: Duration = .seconds(120), _ condition: () -> Bool) async throws {
+    let clock = ContinuousClock()
+    let end = clock.now + limit
+    while !condition() {
+        guard clock.now < end else {
+            Issue.record("the awaited condition did not come true within \(limit)")
+            throw CancellationError()
+        }
+        try await Task.sleep(for: .milliseconds(2))
+    }
 }
