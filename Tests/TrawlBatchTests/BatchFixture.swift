@@ -72,6 +72,9 @@ final class ConcurrencyMeter: Sendable {
     func leave(_ host: String) { state.withLock { $0.now[host, default: 0] -= 1 } }
 
     var peaks: [String: Int] { state.withLock { $0.peak } }
+
+    /// Requests in flight now, per host.
+    var now: [String: Int] { state.withLock { $0.now } }
 }
 
 /// Waits (polling, up to `limit` of real time) until `condition` holds: tests await events, not
