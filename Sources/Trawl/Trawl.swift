@@ -31,6 +31,11 @@ public enum Trawl {
         public var search: Search = Search()
         /// Speak plain HTTP where a URL says https (a local mirror behind `connectTo`).
         public var plainHTTP = false
+        /// The cache, retries, `Retry-After` and per-host politeness of network requests
+        /// (not of replayed ones). The default sends each request once, as asked.
+        public var fetch: FetchPolicy = .once
+        /// What the fetch policy's waits are measured on, and the environment's clock.
+        public var clock: any Clock<Duration> = ContinuousClock()
 
         public init(
             loader: LoaderConfiguration = .init(), schemeHandlers: [any SchemeHandler] = [], maxFollowUps: Int = 2,
@@ -76,6 +81,7 @@ public enum Trawl {
     public static func makeEnvironment(_ configuration: Configuration = .init(), logger: Logger = Logger(label: "trawl")) -> Environment {
         var transport: any PayloadTransport = Loader(configuration: configuration.loader, handlers: configuration.schemeHandlers, logger: logger)
         if configuration.plainHTTP { transport = PlainHTTPTransport(base: transport) }
+        transport = configuration.fetch.transport(over: transport, clock: configuration.clock)
         if let replay = configuration.replay {
             transport = ReplayTransport(
                 entries: replay.entries, sources: replay.sources, matcher: replay.matcher,
@@ -86,7 +92,7 @@ public enum Trawl {
         }
         return Environment(
             transport: transport, scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers),
-            maxFollowUps: configuration.maxFollowUps)
+            clock: configuration.clock, maxFollowUps: configuration.maxFollowUps)
     }
 
     /// A provider over `environment`: the web engine for URLs, `!giphy` and `!tenor`, and

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Trawl
 import TrawlCore
+import TrawlFetch
 import TrawlStore
 
 /// Works a store's jobs to the end: reads the URL lists into it, schedules politely per host,
@@ -23,14 +24,17 @@ public struct BatchRunner: Sendable {
     private let output: String?
     private let attempt: JobAttempt
     private let logger: Logger
+    private let clock: RunClock
 
     /// Opens the store and takes its run lock.
     /// - Parameters:
     ///   - inputs: URL lists (`-` for standard input) to add to the store; none to finish a store's work.
     ///   - output: the JSON-lines file to keep in step with the results, if any.
+    ///   - clock: what backoffs, `Retry-After` holds and delays are timed on (a test's clock in tests).
     public init(
         configuration: BatchConfiguration, storePath: String, inputs: [String], output: String?,
-        search: Trawl.Search = Trawl.Search(), logger: Logger = Logger(label: "trawl.batch")
+        search: Trawl.Search = Trawl.Search(), logger: Logger = Logger(label: "trawl.batch"),
+        clock: any Clock<Duration> = ContinuousClock()
     ) throws {
         self.configuration = configuration
         store = try JobStore(path: storePath)
@@ -38,14 +42,15 @@ public struct BatchRunner: Sendable {
         self.inputs = inputs
         self.output = output
         self.logger = logger
+        self.clock = RunClock(clock)
         var trawl = Trawl.Configuration(loader: configuration.loader)
         trawl.plainHTTP = configuration.plainHTTP
-        var environment = Trawl.makeEnvironment(trawl, logger: logger)
-        if let cache = configuration.cache {
-            environment.transport = CachingTransport(base: environment.transport, cache: try HTTPCache(directory: cache.directory), policy: cache.policy)
-        }
+        // The scheduler retries and spaces jobs itself; the transport keeps only the cache.
+        trawl.fetch = configuration.fetch.underJobScheduler
+        trawl.clock = clock
+        let environment = Trawl.makeEnvironment(trawl, logger: logger)
         let robots = configuration.robots ? RobotsCache(transport: environment.transport, agent: "trawl") : nil
-        attempt = JobAttempt(environment: environment, search: search, retry: RetryPolicy(configuration: configuration), robots: robots)
+        attempt = JobAttempt(environment: environment, search: search, policy: configuration.fetch, robots: robots, clock: self.clock)
     }
 
     /// What a run did.
@@ -67,7 +72,8 @@ public struct BatchRunner: Sendable {
     public func run(progress: BatchProgress? = nil) async throws -> Report {
         let store = self.store
         let attempt = self.attempt
-        let started = Date().timeIntervalSince1970
+        let clock = self.clock
+        let started = clock.now
         let recovered = try store.recoverAbandoned(now: started)
         if recovered > 0 { logger.info("put back \(recovered) jobs a stopped run left running") }
         // Every list is read on from where the store left it: lines appended since join.
@@ -104,7 +110,7 @@ public struct BatchRunner: Sendable {
             var timerAt: Double?
 
             while true {
-                let now = Date().timeIntervalSince1970
+                let now = clock.now
                 scheduler.wake(now: now)
                 // Claims go in groups of an eighth of the slots when the run is busy: a claim
                 // is a transaction, and one per finished page was a cost of its own.
@@ -116,7 +122,7 @@ public struct BatchRunner: Sendable {
                         if job.state == .retryLater { snapshot.waiting = max(0, snapshot.waiting - 1) }
                         group.addTask {
                             let report = await attempt.run(job)
-                            try await committer.commit(.init(jobID: job.id, host: job.host, outcome: report.outcome, now: Date().timeIntervalSince1970))
+                            try await committer.commit(.init(jobID: job.id, host: job.host, outcome: report.outcome, now: clock.now))
                             return .finished(job, report)
                         }
                     }
@@ -125,16 +131,15 @@ public struct BatchRunner: Sendable {
 
                 if scheduler.isIdle && !intakeRunning && pendingIntakes.isEmpty {
                     // Nothing in flight or planned: make sure the store agrees before stopping.
-                    let left = try store.hostsWithWork(now: Date().timeIntervalSince1970)
+                    let left = try store.hostsWithWork(now: clock.now)
                     if left.isEmpty { break }
                     for work in left { scheduler.learn(work) }
                     continue
                 }
                 if let wake = scheduler.nextWake, timerAt.map({ wake < $0 }) ?? true {
                     timerAt = wake
-                    let delay = max(0, wake - Date().timeIntervalSince1970)
                     group.addTask {
-                        try? await Task.sleep(for: .milliseconds(Int(delay * 1000) + 1))
+                        try? await clock.sleep(until: wake + 0.001)
                         return .timer
                     }
                 }
@@ -142,7 +147,7 @@ public struct BatchRunner: Sendable {
                 guard let event = try await group.next() else { break }
                 switch event {
                 case .finished(let job, let report):
-                    scheduler.finished(job, report: report, now: Date().timeIntervalSince1970)
+                    scheduler.finished(job, report: report, now: clock.now)
                     snapshot.finishedThisRun += report.outcome.isFinal ? 1 : 0
                     switch report.outcome {
                     case .done(let result):
@@ -174,7 +179,7 @@ public struct BatchRunner: Sendable {
                     timerAt = nil
                 }
 
-                let after = Date().timeIntervalSince1970
+                let after = clock.now
                 // Also when nothing is in flight: the loop may now wait long (for a list being
                 // written to standard input, or a host's delay), and what is done should show.
                 if after - lastFlush >= 0.25 || (scheduler.inFlight == 0 && outputFile != nil) {
@@ -188,7 +193,7 @@ public struct BatchRunner: Sendable {
             group.cancelAll()
         }
         try outputFile?.catchUp()
-        snapshot.elapsed = Date().timeIntervalSince1970 - started
+        snapshot.elapsed = clock.now - started
         snapshot.inFlight = 0
         progress?.finish(snapshot)
         if let intakeError { throw BatchError(.unreadableInput, intakeError) }

@@ -20,12 +20,14 @@ struct JobAttempt: Sendable {
 
     let environment: Environment
     let search: Trawl.Search
-    let retry: RetryPolicy
+    /// Retries, backoff and `Retry-After`, applied per job: the transport does not retry.
+    let policy: FetchPolicy
     let robots: RobotsCache?
+    let clock: RunClock
 
     func run(_ job: Job) async -> Report {
         guard let text = job.url, let url = URL(string: text) else {
-            return permanent(job, code: "invalid-url", message: "'\(job.input)' is not a URL")
+            return permanent(job, code: FetchError.Code.invalidURL.identifier, message: "'\(job.input)' is not a URL")
         }
         if let robots {
             switch await robots.rules(for: url) {
@@ -35,7 +37,7 @@ struct JobAttempt: Sendable {
                     return permanent(job, code: "robots-disallowed", message: "\(text) is disallowed by robots.txt", succeeded: true)
                 }
             case .unavailable(let reason):
-                return transient(job, code: "robots-unavailable", message: reason, status: nil, latency: nil, hold: nil)
+                return transient(job, code: "robots-unavailable", message: reason, status: nil, latency: nil, wait: backoff(job), hold: nil)
             }
         }
 
@@ -59,23 +61,17 @@ struct JobAttempt: Sendable {
         let status = document?.status
         let latency = document?.latency
 
-        if let status, status == 429 || status == 503, media.isEmpty {
-            let hold = retry.retryAfter(document?.headers["retry-after"])
-            return transient(job, code: "http-\(status)", message: "HTTP \(status) from \(text)", status: status, latency: latency, hold: hold)
+        // One classification (TrawlFetch's), by type: the document's status first, since a
+        // 429 or 404 page may still have made a parser throw; then what the transport threw.
+        if media.isEmpty, let document,
+            let failure = FetchFailure(status: document.status, headers: document.headers, url: text, now: Date(timeIntervalSince1970: clock.now))
+        {
+            return failed(job, failure, latency: latency)
         }
-        if let status, status >= 500 || status == 408, media.isEmpty {
-            return transient(job, code: "http-\(status)", message: "HTTP \(status) from \(text)", status: status, latency: latency, hold: nil)
-        }
-        if let status, !(200..<300).contains(status), media.isEmpty {
-            return permanent(job, code: "http-\(status)", message: "HTTP \(status) from \(text)", status: status, latency: latency)
-        }
-        if let failure, media.isEmpty {
-            if let fetch = failure as? FetchError {
-                let code = Self.slug(fetch.code.description)
-                if fetch.code.isTransient {
-                    return transient(job, code: code, message: fetch.description, status: status, latency: latency, hold: nil)
-                }
-                return permanent(job, code: code, message: fetch.description, status: status, latency: latency, timed: false)
+        if media.isEmpty, let failure {
+            if var fetch = FetchFailure(failure) {
+                fetch.status = status
+                return failed(job, fetch, latency: latency, timed: false)
             }
             return permanent(job, code: "extraction-failed", message: "\(text): \(failure)", status: status, latency: latency, succeeded: status != nil)
         }
@@ -85,16 +81,31 @@ struct JobAttempt: Sendable {
             latency: latency, succeeded: true)
     }
 
-    /// A failure that may pass: another attempt later, or the last error once retries run out.
-    private func transient(_ job: Job, code: String, message: String, status: Int?, latency: Double?, hold: Double?) -> Report {
-        guard job.attempts <= retry.retries else {
+    /// A classified failure: another attempt later if it may pass, else the job's result.
+    /// - Parameter timed: whether the latency counts towards the summary's percentiles.
+    private func failed(_ job: Job, _ failure: FetchFailure, latency: Double?, timed: Bool = true) -> Report {
+        guard failure.isTransient else {
+            return permanent(job, code: failure.code, message: failure.message, status: failure.status, latency: latency, timed: timed)
+        }
+        let hold = policy.hold(after: failure)
+        let wait = policy.wait(after: failure, attempt: job.attempts)
+        return transient(
+            job, code: failure.code, message: failure.message, status: failure.status, latency: latency, wait: wait.seconds, hold: hold?.seconds)
+    }
+
+    /// The jittered backoff after this job's attempts.
+    private func backoff(_ job: Job) -> Double {
+        policy.backoffSchedule.delay(afterAttempt: job.attempts, draw: policy.random()).seconds
+    }
+
+    /// A failure that may pass: another attempt after `wait`, or the last error once retries run out.
+    private func transient(_ job: Job, code: String, message: String, status: Int?, latency: Double?, wait: Double, hold: Double?) -> Report {
+        guard job.attempts <= policy.retries else {
             var report = permanent(job, code: code, message: "\(message) (after \(job.attempts) attempts)", status: status, latency: latency)
             report.holdHost = hold
             return report
         }
-        let wait = hold ?? retry.delay(afterAttempt: job.attempts)
-        return Report(
-            outcome: .retryLater(at: Date().timeIntervalSince1970 + wait, error: message), latency: latency, holdHost: hold, succeeded: false)
+        return Report(outcome: .retryLater(at: clock.now + wait, error: message), latency: latency, holdHost: hold, succeeded: false)
     }
 
     /// A failure no retry can mend: the job's final result, with the code and message.
@@ -120,8 +131,4 @@ struct JobAttempt: Sendable {
 
     private static func ms(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
 
-    /// `timed out` → `timed-out`.
-    static func slug(_ text: String) -> String {
-        text.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }.reduce(into: "") { $0.append($1) }
-    }
 }

@@ -23,8 +23,8 @@ struct Scheduler {
 
     init(configuration: BatchConfiguration) {
         concurrency = max(1, configuration.concurrency)
-        perHost = max(1, configuration.perHost)
-        baseDelay = configuration.delay.seconds
+        perHost = max(1, configuration.fetch.perHost)
+        baseDelay = configuration.fetch.delay.seconds
         autothrottle = configuration.autothrottle
         target = configuration.autothrottleTarget
         maxDelay = configuration.maxDelay.seconds

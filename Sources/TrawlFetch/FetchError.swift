@@ -45,13 +45,42 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let cancelled = Code(.cancelled)
         public static let transferFailed = Code(.transferFailed)
 
-        /// Worth another try later: the next attempt may go through.
+        /// Worth another try later: the next attempt may go through. This table is the one
+        /// place a transfer failure is judged; ``FetchFailure`` builds on it.
         public var isTransient: Bool {
             switch base {
             case .hostNotFound, .connectionFailed, .timedOut, .connectionLost, .transferFailed: true
             default: false
             }
         }
+
+        /// A stable, machine-readable name (`timed-out`, `host-not-found`): what batch results
+        /// and reports print as `error.code`. Spelled out, never derived from ``description``.
+        public var identifier: String {
+            switch base {
+            case .invalidURL: "invalid-url"
+            case .unsupportedScheme: "unsupported-scheme"
+            case .hostNotFound: "host-not-found"
+            case .connectionFailed: "connection-failed"
+            case .timedOut: "timed-out"
+            case .tooManyRedirects: "too-many-redirects"
+            case .bodyTooLarge: "body-too-large"
+            case .connectionLost: "connection-lost"
+            case .badContentEncoding: "bad-content-encoding"
+            case .tls: "tls-failure"
+            case .fileNotFound: "file-not-found"
+            case .cacheMiss: "not-in-cache"
+            case .refusedAddress: "refused-address"
+            case .cancelled: "cancelled"
+            case .transferFailed: "transfer-failed"
+            }
+        }
+
+        /// Every code, for tables and tests.
+        public static let all: [Code] = [
+            .invalidURL, .unsupportedScheme, .hostNotFound, .connectionFailed, .timedOut, .tooManyRedirects, .bodyTooLarge,
+            .connectionLost, .badContentEncoding, .tls, .fileNotFound, .cacheMiss, .refusedAddress, .cancelled, .transferFailed,
+        ]
 
         public var description: String { base.rawValue }
     }

@@ -39,26 +39,11 @@ struct BatchRunCommand: AsyncParsableCommand {
     @Option(help: "Requests in flight at once, over all hosts.")
     var concurrency: Int = 16
 
-    @Option(help: "Requests in flight at once to one host.")
-    var perHost: Int = 2
-
-    @Option(help: "Seconds between two request starts to one host.")
-    var delay: Double = 0
-
     @Flag(help: "Adapt each host's delay to its latency (like Scrapy's AutoThrottle).")
     var autothrottle = false
 
-    @Option(help: "Further attempts after a transient failure (timeouts, connection errors, 5xx, 429).")
-    var retries: Int = 3
-
-    @Option(help: "Seconds of the first backoff; each retry doubles it, with jitter.")
-    var backoff: Double = 1
-
-    @Option(help: "Keep an HTTP cache (RFC 9111: max-age, no-store, Vary, ETag/Last-Modified revalidation) in this folder.")
-    var cache: String?
-
-    @Option(help: "How requests use the cache: use-protocol, return-cache-else-load, reload, cache-only.")
-    var cachePolicy: CachePolicyArgument = .useProtocol
+    @OptionGroup(title: "Fetch policy")
+    var fetch: FetchOptions
 
     @Flag(help: "Ask each host's robots.txt first and skip what it disallows.")
     var robots = false
@@ -81,38 +66,17 @@ struct BatchRunCommand: AsyncParsableCommand {
     @Flag(help: "No progress output, only the summary.")
     var quiet = false
 
-    enum CachePolicyArgument: String, ExpressibleByArgument, CaseIterable {
-        case useProtocol = "use-protocol", returnCacheElseLoad = "return-cache-else-load", reload, cacheOnly = "cache-only"
-        var policy: CachePolicy {
-            switch self {
-            case .useProtocol: .useProtocolPolicy
-            case .returnCacheElseLoad: .returnCacheElseLoad
-            case .reload: .reloadIgnoringCache
-            case .cacheOnly: .cacheOnly
-            }
-        }
-    }
-
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
-        if perHost < 1 { throw ValidationError("--per-host must be at least 1") }
-        if retries < 0 { throw ValidationError("--retries must not be negative") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
-        if !(delay >= 0) || !(backoff >= 0) { throw ValidationError("--delay and --backoff must not be negative") }
-        if cachePolicy != .useProtocol && cache == nil { throw ValidationError("--cache-policy needs --cache") }
     }
 
     func run() async throws {
         Self.keepFreedPageMemory()
         var configuration = BatchConfiguration()
         configuration.concurrency = concurrency
-        configuration.perHost = perHost
-        configuration.delay = .milliseconds(Int(delay * 1000))
         configuration.autothrottle = autothrottle
-        configuration.retries = retries
-        configuration.backoff = .milliseconds(Int(backoff * 1000))
         configuration.robots = robots
-        configuration.cache = cache.map { BatchConfiguration.Cache(directory: URL(fileURLWithPath: $0), policy: cachePolicy.policy) }
         configuration.loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo)
         configuration.plainHTTP = plainHTTP
         let storePath = store ?? Self.defaultStore(for: out)
@@ -120,6 +84,7 @@ struct BatchRunCommand: AsyncParsableCommand {
         let runner: BatchRunner
         let report: BatchRunner.Report
         do {
+            configuration.fetch = try fetch.policy()
             runner = try BatchRunner(
                 configuration: configuration, storePath: storePath, inputs: file.map { [$0] } ?? [], output: out,
                 search: SearchKeys.fromEnvironment())

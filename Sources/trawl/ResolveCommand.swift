@@ -52,6 +52,9 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(help: "Write every payload of the run, secrets scrubbed, to this HAR file.")
     var record: String?
 
+    @OptionGroup(title: "Fetch policy")
+    var fetch: FetchOptions
+
     func validate() throws {
         if [json, stream, table].filter({ $0 }).count > 1 { throw ValidationError("--json, --stream and --table are exclusive") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
@@ -66,6 +69,11 @@ struct ResolveCommand: AsyncParsableCommand {
         let loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)))
         var configuration = Trawl.Configuration(loader: loader)
         configuration.search = SearchKeys.fromEnvironment()
+        do {
+            configuration.fetch = try fetch.policy()
+        } catch {
+            throw ValidationError("--cache: \(error)")
+        }
         if let replay {
             configuration.replay = try Trawl.Replay(path: URL(fileURLWithPath: replay), fallback: fallback)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 import TrawlBatch
 import TrawlStore
 import TrawlTesting
@@ -32,16 +33,16 @@ struct BatchFixture {
     func configuration(concurrency: Int = 8, perHost: Int = 2) -> BatchConfiguration {
         var configuration = BatchConfiguration()
         configuration.concurrency = concurrency
-        configuration.perHost = perHost
-        configuration.backoff = .milliseconds(20)
+        configuration.fetch.perHost = perHost
+        configuration.fetch.backoff = .milliseconds(20)
         configuration.loader.connectTo = connectTo
         configuration.loader.timeout = .seconds(10)
         return configuration
     }
 
     @discardableResult
-    func run(_ configuration: BatchConfiguration, inputs: [String]? = nil) async throws -> BatchRunner.Report {
-        let runner = try BatchRunner(configuration: configuration, storePath: store, inputs: inputs ?? [list.path], output: output.path)
+    func run(_ configuration: BatchConfiguration, inputs: [String]? = nil, clock: any Clock<Duration> = ContinuousClock()) async throws -> BatchRunner.Report {
+        let runner = try BatchRunner(configuration: configuration, storePath: store, inputs: inputs ?? [list.path], output: output.path, clock: clock)
         return try await runner.run()
     }
 
@@ -71,4 +72,21 @@ final class ConcurrencyMeter: Sendable {
     func leave(_ host: String) { state.withLock { $0.now[host, default: 0] -= 1 } }
 
     var peaks: [String: Int] { state.withLock { $0.peak } }
+
+    /// Requests in flight now, per host.
+    var now: [String: Int] { state.withLock { $0.now } }
+}
+
+/// Waits (polling, up to `limit` of real time) until `condition` holds: tests await events, not
+/// durations.
+func waitUntil(within limit: Duration = .seconds(120), _ condition: () -> Bool) async throws {
+    let clock = ContinuousClock()
+    let end = clock.now + limit
+    while !condition() {
+        guard clock.now < end else {
+            Issue.record("the awaited condition did not come true within \(limit)")
+            throw CancellationError()
+        }
+        try await Task.sleep(for: .milliseconds(2))
+    }
 }

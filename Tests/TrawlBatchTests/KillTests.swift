@@ -5,7 +5,8 @@ import TrawlBatch
 import TrawlStore
 import TrawlTesting
 
-/// `kill -9` the real `trawl batch` process at random moments, many times, then let it finish:
+/// `kill -9` the real `trawl batch` process at random moments (after a random number of its
+/// requests reached the server), many times, then let it finish:
 /// every URL is in the output exactly once, with its media.
 @Suite("Batch survives kill -9")
 struct KillTests {
@@ -53,10 +54,17 @@ struct KillTests {
         var kills = 0
         var finishedEarly = ""
         for _ in 0..<25 {
+            // Killed once the server has seen a random number of this run's requests: at a
+            // random moment of real work, however fast or loaded the machine is.
+            let seen = fixture.server.requests.count
+            let target = seen + Int.random(in: 1...30)
             let process = try launch(binary, fixture)
-            // A thread sleep, not Task.sleep: with other tests holding the cooperative threads a
+            // Thread sleeps, not Task.sleep: with other tests holding the cooperative threads a
             // task could resume seconds late, after the batch had finished.
-            Thread.sleep(forTimeInterval: Double.random(in: 0.01...0.15))
+            let deadline = Date().addingTimeInterval(120)
+            while process.isRunning, fixture.server.requests.count < target, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.001)
+            }
             guard process.isRunning else {
                 process.waitUntilExit()
                 finishedEarly = "exit \(process.terminationStatus): " + ((try? String(contentsOf: fixture.folder.appendingPathComponent("stderr.txt"), encoding: .utf8)) ?? "")

@@ -14,7 +14,10 @@ struct PolitenessTests {
         let fixture = try BatchFixture(hosts: hosts) { request in
             let host = request.header("host") ?? "?"
             meter.enter(host)
-            Thread.sleep(forTimeInterval: 0.02)
+            // Held until a second request of the host arrives (or 2 s pass), so a cap that let
+            // more through would show them in flight together, however the threads are timed.
+            let deadline = Date().addingTimeInterval(2)
+            while (meter.now[host] ?? 0) < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
             meter.leave(host)
             return BatchFixture.page(request.path)
         }
@@ -26,6 +29,7 @@ struct PolitenessTests {
         let peaks = meter.peaks
         #expect(peaks.keys.sorted() == hosts)
         for host in hosts { #expect(peaks[host]! <= 2, "\(host) had \(peaks[host]!) requests in flight") }
+        #expect(peaks.values.max() == 2, "the cap was reached")
         let results = try fixture.results()
         #expect(results.count == 36)
         #expect(results.allSatisfy { $0.media?.count == 1 })
@@ -33,12 +37,14 @@ struct PolitenessTests {
 
     @Test("429 and 503 with Retry-After hold that host only; the retry succeeds")
     func retryAfter() async throws {
-        let started = Date()
-        let log = Mutex<[(host: String, path: String, at: Double)]>([])
+        // Time is a test clock the test moves: the holds are checked, never sat out, and the
+        // order of events does not depend on how fast the machine is.
+        let clock = TestClock()
+        let log = Mutex<[(host: String, path: String, at: Duration)]>([])
         let refused = Mutex<Set<String>>([])
         let fixture = try BatchFixture(hosts: ["slow.test", "busy.test", "fine.test"]) { request in
             let host = request.header("host") ?? "?"
-            log.withLock { $0.append((host, request.path, Date().timeIntervalSince(started))) }
+            log.withLock { $0.append((host, request.path, clock.now.offset)) }
             let first = refused.withLock { $0.insert(host + request.path).inserted }
             if host == "slow.test", first { return .status(429, headers: [("Retry-After", "1")]) }
             if host == "busy.test", first { return .status(503, headers: [("Retry-After", "1")]) }
@@ -46,20 +52,35 @@ struct PolitenessTests {
         }
         defer { fixture.server.shutdown() }
         try fixture.writeList(["http://slow.test/1", "http://busy.test/1"] + (1...6).map { "http://fine.test/\($0)" })
-        let report = try await fixture.run(fixture.configuration(concurrency: 4, perHost: 2))
+        let configuration = fixture.configuration(concurrency: 4, perHost: 2)
+        let ended = Mutex(false)
+        let run = Task {
+            defer { ended.withLock { $0 = true } }
+            return try await fixture.run(configuration, clock: clock)
+        }
+
+        // Clock stopped at zero: every first request is made, the fine host is served in full,
+        // and the held hosts are not asked again.
+        func requests(_ host: String) -> [Duration] { log.withLock { $0.filter { $0.host == host }.map(\.at) } }
+        try await waitUntil { requests("fine.test").count == 6 && requests("slow.test").count == 1 && requests("busy.test").count == 1 }
+        let wake = try await clock.nextSleep()
+        #expect(wake >= .seconds(1), "the run next wakes at \(wake), inside the hold")
+        #expect(requests("slow.test").count == 1 && requests("busy.test").count == 1)
+        // Then time moves to each wake-up the run asks for, until it ends.
+        try await waitUntil {
+            if let next = clock.pendingDeadlines.first { clock.advance(to: next) }
+            return ended.withLock { $0 }
+        }
+        let report = try await run.value
         #expect(report.summary.progress[.done] == 8)
 
-        let requests = log.withLock { $0 }
         for host in ["slow.test", "busy.test"] {
-            let times = requests.filter { $0.host == host }.map(\.at)
+            let times = requests(host)
             #expect(times.count == 2)
             // The host was left alone for the whole Retry-After.
-            #expect(times[1] - times[0] >= 0.99, "\(host) was asked again after \(times[1] - times[0]) s")
+            #expect(times[1] - times[0] >= .seconds(1), "\(host) was asked again after \(times[1] - times[0])")
         }
-        // The other host was not held: it was served in full before the held hosts' retries.
-        let fine = requests.filter { $0.host == "fine.test" }.map(\.at)
-        #expect(fine.count == 6)
-        #expect(fine.max()! < requests.filter { $0.host == "slow.test" }.map(\.at).max()!)
+        #expect(requests("fine.test").allSatisfy { $0 == .zero })
         let slow = try fixture.results().first { $0.url == "http://slow.test/1" }
         #expect(slow?.attempts == 2)
         #expect(slow?.status == "done")
@@ -81,7 +102,7 @@ struct PolitenessTests {
         defer { fixture.server.shutdown() }
         try fixture.writeList(["http://a.test/flaky", "http://a.test/gone", "http://a.test/down", "http://a.test/reset"])
         var configuration = fixture.configuration()
-        configuration.retries = 2
+        configuration.fetch.retries = 2
         try await fixture.run(configuration)
         let results = Dictionary(uniqueKeysWithValues: try fixture.results().map { ($0.url ?? "", $0) })
         #expect(results["http://a.test/flaky"]?.status == "done")

@@ -1,0 +1,31 @@
+import Foundation
+import TrawlFetch
+
+/// A batch run's time in unix seconds (what the store keeps), read from the run's clock: the
+/// wall clock in use, a test's clock in tests, so waits (backoff, `Retry-After`, delays) can be
+/// stepped through without sleeping.
+struct RunClock: Sendable {
+    private let origin: Double
+    private let timeline: Timeline
+
+    init(_ clock: any Clock<Duration>) {
+        origin = Date().timeIntervalSince1970
+        timeline = Timeline(clock)
+    }
+
+    /// Now, in unix seconds.
+    var now: Double { origin + timeline.now.seconds }
+
+    /// Suspends until ``now`` reads `unix`.
+    func sleep(until unix: Double) async throws {
+        try await timeline.sleep(until: .seconds(max(0, unix - origin)))
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, fractions included.
+    var seconds: Double {
+        let (whole, atto) = components
+        return Double(whole) + Double(atto) / 1e18
+    }
+}
