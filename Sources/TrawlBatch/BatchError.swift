@@ -1,3 +1,5 @@
+import TrawlCore
+
 /// A batch run could not start or go on (the store, the input, the output). One URL's failure
 /// is never a `BatchError`: it is that job's result.
 public struct BatchError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -14,6 +16,14 @@ public struct BatchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unwritableOutput = Code(.unwritableOutput)
         public static let store = Code(.store)
         public var description: String { base.rawValue }
+        /// The stable code JSON output carries: `unreadable-input`, `unwritable-output`, `store-failed`.
+        public var identifier: String {
+            switch base {
+            case .unreadableInput: "unreadable-input"
+            case .unwritableOutput: "unwritable-output"
+            case .store: "store-failed"
+            }
+        }
     }
 
     public var code: Code
@@ -24,5 +34,16 @@ public struct BatchError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { message }
+    public var description: String { Redaction.text(message) }
+}
+
+extension BatchError: CodedError {
+    public var errorCode: String { code.identifier }
+}
+
+extension BatchError.Code {
+    /// Lets `catch BatchError.Code.unreadableInput` read well.
+    public static func ~= (code: BatchError.Code, error: any Error) -> Bool {
+        (error as? BatchError)?.code == code
+    }
 }

@@ -73,7 +73,11 @@ struct JobAttempt: Sendable {
                 fetch.status = status
                 return failed(job, fetch, latency: latency, timed: false)
             }
-            return permanent(job, code: "extraction-failed", message: "\(text): \(failure)", status: status, latency: latency, succeeded: status != nil)
+            // A parser's, a recording's or an engine's error keeps its own code (`parse-failed`,
+            // `no-recorded-entry`, …); anything without one is `extraction-failed`.
+            let code = (failure as? any CodedError)?.errorCode ?? "extraction-failed"
+            return permanent(
+                job, code: code, message: ErrorSentence.describe(failure, subject: text), status: status, latency: latency, succeeded: status != nil)
         }
         let result = line(job, status: "done", httpStatus: status, media: media)
         return Report(

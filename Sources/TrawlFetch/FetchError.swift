@@ -101,8 +101,14 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(code): \(Redaction.url(url)): \(message)\(curlCode.map { " (curl \($0))" } ?? "")"
+        // libcurl's own message may quote the URL (with its key) too: the whole text is redacted.
+        Redaction.text("\(code): \(url): \(message)\(curlCode.map { " (curl \($0))" } ?? "")")
     }
+}
+
+extension FetchError: CodedError {
+    /// ``Code/identifier``: `timed-out`, `host-not-found`, …
+    public var errorCode: String { code.identifier }
 }
 
 extension FetchError.Code {

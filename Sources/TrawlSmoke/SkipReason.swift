@@ -29,14 +29,18 @@ struct SkipReason: Sendable, Hashable {
         return nil
     }
 
-    /// Nothing answered: no DNS, no connection, no TLS, no complete response in time.
+    /// Nothing answered: no DNS, no connection, no complete response in time — the fetch
+    /// layer's own judgement (``FetchFailure``: transient), plus TLS: a live site whose
+    /// certificate fails here is a network in the way (a proxy, a captive portal), not a site
+    /// that changed, so smoke skips where the fetch layer would not retry.
     static func isUnreachable(_ code: FetchError.Code) -> Bool {
-        code.isTransient || code == .tls
+        FetchFailure(FetchError(code, url: "", message: ""))?.isTransient == true || code == .tls
     }
 
-    /// A server error or rate limiting: the site is there but not serving.
+    /// A server error, a timeout or rate limiting: the site is there but not serving
+    /// (``FetchFailure``'s transient statuses).
     static func isDown(_ status: Int) -> Bool {
-        status >= 500 || status == 429
+        FetchFailure(status: status, url: "")?.isTransient == true
     }
 
     static func down(_ status: Int, _ detail: String) -> SkipReason {
