@@ -60,13 +60,20 @@ public struct BatchRunner: Sendable {
         public var finishedThisRun: Int
         /// Jobs a dead run had left `running`, put back at the start.
         public var recovered: Int
+        /// The run was cancelled (Ctrl-C) before the store's work was done: what was in flight
+        /// went back to the store, and the same command goes on from there.
+        public var interrupted = false
     }
 
     private enum Event: Sendable {
         case finished(Job, JobAttempt.Report)
+        /// An attempt that ended because the run was cancelled: not committed, its job goes back.
+        case abandoned
         case intake(Intake.Chunk)
         case intakeFailed(String)
         case timer
+        /// Results are waiting to be written out (a quarter second of wall time has passed).
+        case flushDue
     }
 
     public func run(progress: BatchProgress? = nil) async throws -> Report {
@@ -97,108 +104,147 @@ public struct BatchRunner: Sendable {
         var intakeError: String?
         var lastFlush = started
 
-        try await withThrowingTaskGroup(of: Event.self) { group in
-            var intakeRunning = false
-            func startIntake() {
-                guard !intakeRunning, let intake = pendingIntakes.first else { return }
-                intakeRunning = true
-                group.addTask {
-                    do { return .intake(try await intake.next()) } catch { return .intakeFailed("\(error)") }
+        do {
+            try await withThrowingTaskGroup(of: Event.self) { group in
+                var intakeRunning = false
+                func startIntake() {
+                    guard !intakeRunning, let intake = pendingIntakes.first else { return }
+                    intakeRunning = true
+                    group.addTask {
+                        do { return .intake(try await intake.next()) } catch { return .intakeFailed("\(error)") }
+                    }
                 }
-            }
-            startIntake()
-            var timerAt: Double?
+                startIntake()
+                var timerAt: Double?
+                // Finished results not yet in the output file, and whether a flush is planned:
+                // the last results before a quiet spell (long transfers in flight) must not wait
+                // for the next event to show.
+                var unflushed = false
+                var flushPlanned = false
+                var flushNow = false
 
-            while true {
-                let now = clock.now
-                scheduler.wake(now: now)
-                // Claims go in groups of an eighth of the slots when the run is busy: a claim
-                // is a transaction, and one per finished page was a cost of its own.
-                let wants = scheduler.freeSlots >= claimGroup || scheduler.inFlight == 0 ? scheduler.wants(now: now) : []
-                if !wants.isEmpty {
-                    let claim = try await store.claim(wants, now: now)
-                    scheduler.claimed(claim, now: now)
-                    for job in claim.jobs {
-                        if job.state == .retryLater { snapshot.waiting = max(0, snapshot.waiting - 1) }
-                        group.addTask {
-                            let report = await attempt.run(job)
-                            try await committer.commit(.init(jobID: job.id, host: job.host, outcome: report.outcome, now: clock.now))
-                            return .finished(job, report)
+                while true {
+                    if Task.isCancelled { break }
+                    let now = clock.now
+                    scheduler.wake(now: now)
+                    // Claims go in groups of an eighth of the slots when the run is busy: a claim
+                    // is a transaction, and one per finished page was a cost of its own.
+                    let wants = scheduler.freeSlots >= claimGroup || scheduler.inFlight == 0 ? scheduler.wants(now: now) : []
+                    if !wants.isEmpty {
+                        let claim = try await store.claim(wants, now: now)
+                        scheduler.claimed(claim, now: now)
+                        for job in claim.jobs {
+                            if job.state == .retryLater { snapshot.waiting = max(0, snapshot.waiting - 1) }
+                            group.addTask {
+                                let report = await attempt.run(job)
+                                // A cancelled attempt's outcome says nothing about the page.
+                                if Task.isCancelled { return .abandoned }
+                                try await committer.commit(.init(jobID: job.id, host: job.host, outcome: report.outcome, now: clock.now))
+                                return .finished(job, report)
+                            }
                         }
                     }
-                }
-                snapshot.inFlight = scheduler.inFlight
+                    snapshot.inFlight = scheduler.inFlight
 
-                if scheduler.isIdle && !intakeRunning && pendingIntakes.isEmpty {
-                    // Nothing in flight or planned: make sure the store agrees before stopping.
-                    let left = try store.hostsWithWork(now: clock.now)
-                    if left.isEmpty { break }
-                    for work in left { scheduler.learn(work) }
-                    continue
-                }
-                if let wake = scheduler.nextWake, timerAt.map({ wake < $0 }) ?? true {
-                    timerAt = wake
-                    group.addTask {
-                        try? await clock.sleep(until: wake + 0.001)
-                        return .timer
+                    if scheduler.isIdle && !intakeRunning && pendingIntakes.isEmpty {
+                        // Nothing in flight or planned: make sure the store agrees before stopping.
+                        let left = try store.hostsWithWork(now: clock.now)
+                        if left.isEmpty { break }
+                        for work in left { scheduler.learn(work) }
+                        continue
                     }
-                }
-
-                guard let event = try await group.next() else { break }
-                switch event {
-                case .finished(let job, let report):
-                    scheduler.finished(job, report: report, now: clock.now)
-                    snapshot.finishedThisRun += report.outcome.isFinal ? 1 : 0
-                    switch report.outcome {
-                    case .done(let result):
-                        snapshot.done += 1
-                        snapshot.mediaFound += result.mediaCount
-                    case .failed:
-                        snapshot.failed += 1
-                    case .retryLater:
-                        snapshot.waiting += 1
+                    if let wake = scheduler.nextWake, timerAt.map({ wake < $0 }) ?? true {
+                        timerAt = wake
+                        group.addTask {
+                            try? await clock.sleep(until: wake + 0.001)
+                            return .timer
+                        }
                     }
-                case .intake(let chunk):
-                    intakeRunning = false
-                    snapshot.total += chunk.added
-                    // Rejected lines are finished the moment they are read: they count as failed.
-                    snapshot.failed += chunk.rejected
-                    snapshot.finishedThisRun += chunk.rejected
-                    for host in chunk.hosts { scheduler.hasNewWork(host) }
-                    if chunk.finished { pendingIntakes.removeFirst() }
-                    snapshot.totalKnown = pendingIntakes.isEmpty
-                    startIntake()
-                case .intakeFailed(let message):
-                    // Jobs already read go on; the rest of this list is reported and skipped.
-                    intakeRunning = false
-                    intakeError = message
-                    pendingIntakes.removeFirst()
-                    snapshot.totalKnown = pendingIntakes.isEmpty
-                    startIntake()
-                case .timer:
-                    timerAt = nil
-                }
 
-                let after = clock.now
-                // Also when nothing is in flight: the loop may now wait long (for a list being
-                // written to standard input, or a host's delay), and what is done should show.
-                if after - lastFlush >= 0.25 || (scheduler.inFlight == 0 && outputFile != nil) {
-                    try outputFile?.catchUp()
-                    lastFlush = after
+                    guard let event = try await group.next() else { break }
+                    switch event {
+                    case .finished(let job, let report):
+                        scheduler.finished(job, report: report, now: clock.now)
+                        snapshot.finishedThisRun += report.outcome.isFinal ? 1 : 0
+                        unflushed = unflushed || report.outcome.isFinal
+                        switch report.outcome {
+                        case .done(let result):
+                            snapshot.done += 1
+                            snapshot.mediaFound += result.mediaCount
+                        case .failed:
+                            snapshot.failed += 1
+                        case .retryLater:
+                            snapshot.waiting += 1
+                        }
+                    case .intake(let chunk):
+                        intakeRunning = false
+                        snapshot.total += chunk.added
+                        // Rejected lines are finished the moment they are read: they count as failed.
+                        snapshot.failed += chunk.rejected
+                        snapshot.finishedThisRun += chunk.rejected
+                        unflushed = unflushed || chunk.rejected > 0
+                        for host in chunk.hosts { scheduler.hasNewWork(host) }
+                        if chunk.finished { pendingIntakes.removeFirst() }
+                        snapshot.totalKnown = pendingIntakes.isEmpty
+                        startIntake()
+                    case .intakeFailed(let message):
+                        // Jobs already read go on; the rest of this list is reported and skipped.
+                        intakeRunning = false
+                        intakeError = message
+                        pendingIntakes.removeFirst()
+                        snapshot.totalKnown = pendingIntakes.isEmpty
+                        startIntake()
+                    case .timer:
+                        timerAt = nil
+                    case .flushDue:
+                        flushPlanned = false
+                        flushNow = true
+                    case .abandoned:
+                        continue
+                    }
+
+                    let after = clock.now
+                    // Also when nothing is in flight: the loop may now wait long (for a list being
+                    // written to standard input, or a host's delay), and what is done should show.
+                    if flushNow || after - lastFlush >= 0.25 || (scheduler.inFlight == 0 && outputFile != nil) {
+                        try outputFile?.catchUp()
+                        lastFlush = after
+                        unflushed = false
+                        flushNow = false
+                    }
+                    if unflushed, !flushPlanned, outputFile != nil {
+                        // Wall time, not the run's clock: this is about writing, not politeness.
+                        flushPlanned = true
+                        group.addTask {
+                            try? await Task.sleep(for: .milliseconds(250))
+                            return .flushDue
+                        }
+                    }
+                    snapshot.elapsed = after - started
+                    snapshot.inFlight = scheduler.inFlight
+                    progress?.update(snapshot)
                 }
-                snapshot.elapsed = after - started
-                snapshot.inFlight = scheduler.inFlight
-                progress?.update(snapshot)
+                group.cancelAll()
             }
-            group.cancelAll()
+        } catch where Task.isCancelled {
+            // A claim or a commit cut short by the cancellation: the store has it or not, and
+            // whatever it left `running` goes back below.
+        }
+        let interrupted = Task.isCancelled
+        if interrupted {
+            // Only this run (holding the lock) can have jobs running: they go back to pending.
+            let back = try store.recoverAbandoned(now: clock.now)
+            if back > 0 { logger.info("interrupted: put back \(back) jobs that were in flight") }
         }
         try outputFile?.catchUp()
         snapshot.elapsed = clock.now - started
         snapshot.inFlight = 0
         progress?.finish(snapshot)
-        if let intakeError { throw BatchError(.unreadableInput, intakeError) }
+        // A list cut short by the interruption is not unreadable: the next run reads on.
+        if let intakeError, !interrupted { throw BatchError(.unreadableInput, intakeError) }
         return Report(
-            summary: try store.summary(), elapsed: snapshot.elapsed, finishedThisRun: snapshot.finishedThisRun, recovered: recovered)
+            summary: try store.summary(), elapsed: snapshot.elapsed, finishedThisRun: snapshot.finishedThisRun, recovered: recovered,
+            interrupted: interrupted)
     }
 }
 

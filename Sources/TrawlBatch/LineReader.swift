@@ -54,6 +54,14 @@ final class LineReader {
     var isWaitingForWriter: Bool { position == buffer.count && lastReadWasShort && !atEnd }
 
     private func refill() throws {
+        // A pipe may stay quiet for long: wait for it in slices, so a run that is stopped
+        // (Ctrl-C) is not held by a writer that has nothing more to say. A file is always ready.
+        while true {
+            try Task.checkCancellation()
+            var waiting = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&waiting, 1, 200)
+            if ready > 0 || (ready < 0 && errno != EINTR) { break }  // readable, closed, or an error read(2) will report
+        }
         buffer = [UInt8](repeating: 0, count: pieceSize)
         var count = 0
         while true {

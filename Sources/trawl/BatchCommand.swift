@@ -89,15 +89,27 @@ struct BatchRunCommand: AsyncParsableCommand {
                 configuration: configuration, storePath: storePath, inputs: file.map { [$0] } ?? [], output: out,
                 search: SearchKeys.fromEnvironment())
             let progress = quiet ? nil : BatchProgress(terminal: !noProgressBar && isatty(2) != 0)
-            report = try await runner.run(progress: progress)
+            let work = Task { try await runner.run(progress: progress) }
+            // Ctrl-C: stop claiming, cancel what is in flight (down to libcurl), put it back in
+            // the store, write out what is done, print the summary. Ctrl-C again quits at once.
+            let interrupts = InterruptHandler {
+                Diagnostics.write("\ntrawl batch: stopping; work in flight goes back to the store (Ctrl-C again to quit at once)")
+                work.cancel()
+            }
+            defer { interrupts.remove() }
+            report = try await work.value
         } catch {
-            FileHandle.standardError.write(Data("trawl batch: \(error)\n".utf8))
+            Diagnostics.write("trawl batch: " + ErrorSentence.describe(error))
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         if report.recovered > 0 {
-            FileHandle.standardError.write(Data("trawl batch: resumed; \(report.recovered) jobs of a stopped run were put back\n".utf8))
+            Diagnostics.write("trawl batch: resumed; \(report.recovered) jobs of a stopped run were put back")
         }
         FileHandle.standardError.write(Data(BatchSummaryText.render(report.summary, elapsed: report.elapsed, finishedThisRun: report.finishedThisRun).utf8))
+        if report.interrupted {
+            Diagnostics.write("trawl batch: interrupted; run the same command to go on")
+            throw ExitCode(ExitStatus.interrupted.rawValue)
+        }
         throw ExitCode(report.summary.progress[.failed] > 0 ? ExitStatus.nothingFound.rawValue : 0)
     }
 

@@ -118,4 +118,67 @@ struct BatchCommandTests {
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("elsewhere.sqlite"))
     }
+
+    @Test func ctrlCStopsCleanlyPrintsTheSummaryAndTheNextRunFinishes() throws {
+        // Pages under /slow/ take minutes (a byte every 30 s); the rest answer at once.
+        let slow = try LoopbackServer { request in
+            request.path.hasPrefix("/slow/")
+                ? .drip(headers: [("Content-Type", "text/html")], chunks: Array(repeating: Data("<p>".utf8), count: 10), interval: .seconds(30))
+                : .html(#"<meta property="og:video:url" content="https://media.example.com\#(request.path).mp4"><meta property="og:video:type" content="video/mp4">"#)
+        }
+        defer { slow.shutdown() }
+        let run = try Run()
+        let fast = (1...3).map { "https://fast\($0).example/page" }
+        let stuck = (1...6).map { "https://slow\($0).example/slow/\($0)" }
+        try (fast + stuck).joined(separator: "\n").write(to: run.list, atomically: true, encoding: .utf8)
+
+        let binary = try #require(CommandRun.builtExecutable("trawl"))
+        let process = Process()
+        process.executableURL = binary
+        process.currentDirectoryURL = run.folder
+        process.arguments = [
+            "batch", run.list.path, "--out", run.out.path, "--connect-to", "::127.0.0.1:\(slow.port)", "--plain-http", "--no-progress-bar",
+        ]
+        let errors = run.folder.appendingPathComponent("stderr.txt")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Interrupt once the fast pages are written and the slow ones are in flight.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let written = (try? String(contentsOf: run.out, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            if written >= fast.count { break }
+            usleep(50_000)
+        }
+        // The slow pages were claimed with the fast ones: they are in flight now.
+        usleep(300_000)
+        kill(process.processIdentifier, SIGINT)
+        let stopBy = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < stopBy { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let stderr = try String(contentsOf: errors, encoding: .utf8)
+        #expect(process.terminationStatus == 130, "\(stderr)")
+        #expect(stderr.contains("interrupted"), "\(stderr)")
+        #expect(stderr.contains("URLs:"), "the summary is printed: \(stderr)")
+        // Nothing is left running; the slow pages wait in the store, the fast ones are written once.
+        let status = try CommandRun.run(binary, ["batch", "status", "--out", run.out.path, "--json"], in: run.folder)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], "\(status.stdout)")
+        #expect(object["running"] as? Int == 0)
+        #expect(object["done"] as? Int == fast.count)
+        // Back in the store: pending (or waiting to retry, had an attempt failed before Ctrl-C).
+        #expect((object["pending"] as? Int ?? 0) + (object["retry-later"] as? Int ?? 0) == stuck.count, "\(object) \(stderr)")
+        #expect(stderr.contains("stopping"), "the run stopped on the signal, not on its own: \(stderr)")
+        #expect(Set(try run.results().keys) == Set(fast))
+
+        // The same command goes on: the slow pages answer now (a second server on another port).
+        let quick = try Self.server()
+        defer { quick.shutdown() }
+        let again = try run.batch([run.list.path], server: quick)
+        #expect(again.status == 0, "\(again.stderr)")
+        let results = try run.results()
+        #expect(Set(results.keys) == Set(fast + stuck))
+        #expect(results.values.allSatisfy { $0.count == 1 }, "every input exactly once")
+    }
 }
