@@ -11,14 +11,7 @@ import TrawlTesting
 @Suite("Batch survives kill -9")
 struct KillTests {
     /// The `trawl` executable built beside this test bundle.
-    static var trawlBinary: URL? {
-        let places = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL.deletingLastPathComponent(),
-            Bundle.main.bundleURL,
-        ]
-        return places.map { $0.appendingPathComponent("trawl") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
+    static var trawlBinary: URL? { CommandRun.builtExecutable("trawl") }
 
     func launch(_ binary: URL, _ fixture: BatchFixture) throws -> Process {
         let process = Process()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrawlTesting
 import TrawlCore
 import TrawlFetch
 
@@ -62,7 +63,7 @@ struct FetchFailureTests {
         #expect(backoff.delay(afterAttempt: 3, draw: 1) == .seconds(4))
         // Drawn from a seeded generator: every wait within [0, 2 s], and the lower half used
         // as much as the upper (a draw from [c/2, c] would never go below 1 s).
-        var generator = SplitMix(seed: 15)
+        var generator = SplitMix64(seed: 15)
         let waits = (0..<1000).map { _ in backoff.delay(afterAttempt: 2, using: &generator) }
         #expect(waits.allSatisfy { $0 >= .zero && $0 <= .seconds(2) })
         #expect((400...600).contains(waits.filter { $0 < .seconds(1) }.count))
@@ -77,15 +78,3 @@ struct FetchFailureTests {
     }
 }
 
-/// SplitMix64: a small seeded generator, so a test's draws are the same on every run.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -13,14 +13,7 @@ struct SmokeCommandTests {
     static let repository = Corpus.repositoryRoot.appendingPathComponent("Recordings")
 
     /// The `trawl` executable built beside this test bundle.
-    static var trawlBinary: URL? {
-        let places = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL.deletingLastPathComponent(),
-            Bundle.main.bundleURL,
-        ]
-        return places.map { $0.appendingPathComponent("trawl") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
+    static var trawlBinary: URL? { CommandRun.builtExecutable("trawl") }
 
     /// Runs `trawl` with `arguments`, without search keys in its environment: its exit status and output.
     func trawl(_ arguments: [String]) throws -> (status: Int32, output: String) {
