@@ -1,0 +1,5 @@
+import Foundation
+
+enum BrowserBenchmark {
+    static func run(_ arguments: [String]) async throws {}
+}
