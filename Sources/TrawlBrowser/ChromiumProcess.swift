@@ -38,7 +38,9 @@ final class ChromiumProcess: Sendable {
                 "no Chromium headless shell at \(configuration.executablePath); run `make deps` "
                     + "(apt-get install -y --no-install-recommends chromium-headless-shell)")
         }
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-browser-\(UUID().uuidString)").path
+        Self.removeAbandonedProfiles()
+        let profile = FileManager.default.temporaryDirectory
+            .appendingPathComponent("\(Self.profilePrefix)\(getpid())-\(UUID().uuidString)").path
         do {
             try FileManager.default.createDirectory(atPath: profile, withIntermediateDirectories: true)
         } catch {
@@ -121,6 +123,21 @@ final class ChromiumProcess: Sendable {
     }
 
     deinit { terminate() }
+
+    /// Profiles are named `trawl-browser-OWNERPID-UUID`.
+    static let profilePrefix = "trawl-browser-"
+
+    /// Removes the profiles of owners that died without cleaning up (`kill -9`): their browsers
+    /// exited with them, only the directory is left.
+    private static func removeAbandonedProfiles() {
+        let temporary = FileManager.default.temporaryDirectory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary.path) else { return }
+        for name in names where name.hasPrefix(profilePrefix) {
+            let owner = name.dropFirst(profilePrefix.count).prefix { $0 != "-" }
+            guard let pid = pid_t(owner), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+        }
+    }
 
     /// Writing to a pipe whose reader died raises `SIGPIPE`, whose default action ends the whole
     /// process; ignored, the write fails with `EPIPE` and the connection reports a dead browser.
