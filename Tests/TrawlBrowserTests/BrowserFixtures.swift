@@ -12,14 +12,14 @@ struct BrowserSite {
 
     init(
         quietWindow: Duration = .milliseconds(300), pageBudget: Duration = .seconds(8), maxPages: Int = 4, scrollCount: Int = 0,
-        handler: @escaping LoopbackServer.Handler
+        maxBodyBytes: Int = 16 << 20, handler: @escaping LoopbackServer.Handler
     ) throws {
         try requireBrowser()
         server = try LoopbackServer(keepsAlive: true, handler: handler)
         pool = BrowserPool(
             configuration: BrowserConfiguration(
                 quietWindow: quietWindow, pageBudget: pageBudget, commandTimeout: .seconds(5), maxPages: maxPages,
-                scrollCount: scrollCount, connectTo: ["::127.0.0.1:\(server.port)"]))
+                scrollCount: scrollCount, maxBodyBytes: maxBodyBytes, connectTo: ["::127.0.0.1:\(server.port)"]))
     }
 
     /// `http://site.test` + `path`: the browser resolves it to the loopback server.
