@@ -38,7 +38,20 @@ public struct BrowserError: CodedError, Hashable {
 
         /// The stable dash-case code (`script-hung`).
         public var identifier: String { base.rawValue }
-        public var description: String { base.rawValue }
+
+        /// Words for people (`script hung`).
+        public var description: String {
+            switch base {
+            case .launchFailed: "browser failed to start"
+            case .crashed: "browser crashed"
+            case .timedOut: "browser timed out"
+            case .scriptHung: "script hung"
+            case .navigationFailed: "navigation failed"
+            case .protocolError: "browser protocol error"
+            case .invalidConfiguration: "invalid browser configuration"
+            case .closed: "browser closed"
+            }
+        }
 
         /// Worth another try: the next attempt (on a fresh or restarted browser) may go through.
         public var isRetryable: Bool {
