@@ -91,7 +91,13 @@ public actor BrowserPool {
             }
         }
         do {
-            contextId = try await connection.send("Target.createBrowserContext", timeout: timeout)["browserContextId"]?.string
+            do {
+                contextId = try await connection.send("Target.createBrowserContext", timeout: timeout)["browserContextId"]?.string
+            } catch BrowserError.Code.timedOut {
+                // The browser process itself stopped answering (not one page): start another.
+                await discard(browser)
+                throw BrowserError.crashed("the browser stopped answering", url: request.url.absoluteString)
+            }
             guard let contextId else { throw BrowserError.protocolError("Target.createBrowserContext", "no context id") }
             targetId = try await connection.send(
                 "Target.createTarget", ["url": .string("about:blank"), "browserContextId": .string(contextId)], timeout: timeout
@@ -150,6 +156,12 @@ public actor BrowserPool {
     private func cancelWaiter(_ id: UUID) {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
         waiters.remove(at: index).continuation.resume(throwing: CancellationError())
+    }
+
+    /// Kills `browser` if it is still the pool's: the next page starts a new one.
+    private func discard(_ browser: Browser) {
+        browser.process.terminate()
+        if self.browser === browser { self.browser = nil }
     }
 
     /// The running browser, started (or restarted) when there is none.

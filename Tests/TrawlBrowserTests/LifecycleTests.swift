@@ -126,3 +126,26 @@ extension BrowserTests {
     }
 }
 }
+
+extension BrowserTests.LifecycleTests {
+    @Test func aBrowserThatStopsAnsweringIsReplaced() async throws {
+        let site = try BrowserSite { _ in .html("<html><body><p>fine</p></body></html>") }
+        let pool = BrowserPool(
+            configuration: BrowserConfiguration(commandTimeout: .milliseconds(500), connectTo: ["::127.0.0.1:\(site.server.port)"]))
+        _ = try await pool.render(FetchRequest(url: site.url("/")))
+        let frozen = try #require(await pool.browserProcessID)
+        kill(frozen, SIGSTOP)
+        do {
+            _ = try await pool.render(FetchRequest(url: site.url("/")))
+            Issue.record("a frozen browser cannot render")
+        } catch let error as BrowserError {
+            #expect(error.isRetryable)
+        }
+        let page = try await pool.render(FetchRequest(url: site.url("/")))
+        #expect(String(decoding: page.html, as: UTF8.self).contains("fine"))
+        #expect(await pool.launches == 2)
+        #expect(!isAlive(frozen))
+        await pool.shutdown()
+        await site.close()
+    }
+}
