@@ -32,6 +32,9 @@ public struct BrowserConfiguration: Sendable, Hashable {
     public var connectTo: [String]
     /// The `User-Agent` pages see; `nil` keeps Chromium's own.
     public var userAgent: String?
+    /// Prepare the next page's tab (its context, renderer and domains, ~0.1 s) while the current
+    /// page settles. Costs one idle renderer (~30 MB).
+    public var preparesNextTab: Bool
     /// Where the browser's standard error goes (a file path); `nil` discards it.
     public var stderrPath: String?
 
@@ -52,6 +55,7 @@ public struct BrowserConfiguration: Sendable, Hashable {
         maxBodyBytes: Int = 16 << 20,
         connectTo: [String] = [],
         userAgent: String? = nil,
+        preparesNextTab: Bool = true,
         stderrPath: String? = nil
     ) {
         self.executablePath = executablePath
@@ -65,6 +69,7 @@ public struct BrowserConfiguration: Sendable, Hashable {
         self.maxBodyBytes = maxBodyBytes
         self.connectTo = connectTo
         self.userAgent = userAgent
+        self.preparesNextTab = preparesNextTab
         self.stderrPath = stderrPath
     }
 

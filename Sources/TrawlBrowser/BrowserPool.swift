@@ -20,6 +20,8 @@ public actor BrowserPool {
     public nonisolated let configuration: BrowserConfiguration
     private var browser: Browser?
     private var launching: Task<Browser, any Error>?
+    /// The next page's tab, being prepared (or ready) while pages run.
+    private var spare: (browser: Browser, tab: Task<Result<PreparedTab, BrowserError>, Never>)?
     private var openPages = 0
     private var waiters: [(id: UUID, continuation: CheckedContinuation<Void, any Error>)] = []
     private var isShutDown = false
@@ -56,21 +58,24 @@ public actor BrowserPool {
         _ request: FetchRequest, onResponse: @escaping @Sendable (Payload) -> Void = { _ in }
     ) async throws -> RenderedPage {
         try await acquireSlot()
+        let timeout = configuration.commandTimeout
         let browser: Browser
+        let tab: PreparedTab
         do {
-            browser = try await liveBrowser()
+            (browser, tab) = try await openTab()
+        } catch let error as BrowserError {
+            // A dead or frozen browser: the next page starts another.
+            if error.code == .crashed, let browser = await self.browser { await discard(browser) }
+            await releaseSlot()
+            throw BrowserError(error.code, url: request.url.absoluteString, message: error.message)
         } catch {
             await releaseSlot()
             throw error
         }
-        let connection = browser.connection
-        let timeout = configuration.commandTimeout
+        await prepareSpare(on: browser)
         var budget = configuration.pageBudget
         if let limit = request.timeout { budget = min(budget, limit) }
-        var contextId: String?
-        var targetId: String?
-        var sessionId: String?
-        let (stream, signals) = AsyncStream<PageSignal>.makeStream()
+        let signals = tab.signals
         let ticker = Task {
             while (try? await Task.sleep(for: .milliseconds(50))) != nil { signals.yield(.tick) }
         }
@@ -79,39 +84,16 @@ public actor BrowserPool {
         defer {
             ticker.cancel()
             signals.finish()
-            Task { [contextId, targetId, sessionId] in
-                if let sessionId { await connection.closeSession(sessionId) }
-                if let targetId {
-                    _ = try? await connection.send("Target.closeTarget", ["targetId": .string(targetId)], timeout: timeout)
-                }
-                if let contextId {
-                    _ = try? await connection.send("Target.disposeBrowserContext", ["browserContextId": .string(contextId)], timeout: timeout)
-                }
+            Task {
+                await tab.close(timeout: timeout)
                 await self.releaseSlot()
             }
         }
         do {
-            do {
-                contextId = try await connection.send("Target.createBrowserContext", timeout: timeout)["browserContextId"]?.string
-            } catch BrowserError.Code.timedOut {
-                // The browser process itself stopped answering (not one page): start another.
-                await discard(browser)
-                throw BrowserError.crashed("the browser stopped answering", url: request.url.absoluteString)
-            }
-            guard let contextId else { throw BrowserError.protocolError("Target.createBrowserContext", "no context id") }
-            targetId = try await connection.send(
-                "Target.createTarget", ["url": .string("about:blank"), "browserContextId": .string(contextId)], timeout: timeout
-            )["targetId"]?.string
-            guard let targetId else { throw BrowserError.protocolError("Target.createTarget", "no target id") }
-            sessionId = try await connection.send(
-                "Target.attachToTarget", ["targetId": .string(targetId), "flatten": .bool(true)], timeout: timeout
-            )["sessionId"]?.string
-            guard let sessionId else { throw BrowserError.protocolError("Target.attachToTarget", "no session id") }
-            await connection.openSession(sessionId, continuation: signals)
             var page = PageLoad(
-                connection: connection, configuration: configuration, sessionId: sessionId, targetId: targetId, url: request.url,
-                budget: budget, signals: signals, onResponse: onResponse)
-            return try await page.run(stream)
+                connection: browser.connection, configuration: configuration, sessionId: tab.sessionId, targetId: tab.targetId,
+                url: request.url, budget: budget, signals: signals, onResponse: onResponse)
+            return try await page.run(tab.stream)
         } catch let error as BrowserError where error.url == nil {
             throw BrowserError(error.code, url: request.url.absoluteString, message: error.message)
         }
@@ -122,6 +104,7 @@ public actor BrowserPool {
         isShutDown = true
         for waiter in waiters { waiter.continuation.resume(throwing: BrowserError.closed) }
         waiters.removeAll()
+        spare = nil
         browser?.process.terminate()
         browser = nil
     }
@@ -158,9 +141,54 @@ public actor BrowserPool {
         waiters.remove(at: index).continuation.resume(throwing: CancellationError())
     }
 
+    /// A tab on the live browser. When the spare found the browser dead or frozen before this
+    /// page did, the browser is replaced and the page gets a tab on the new one.
+    private func openTab() async throws -> (Browser, PreparedTab) {
+        let browser = try await liveBrowser()
+        do {
+            return (browser, try await takeTab(on: browser))
+        } catch is SpareTabFailure {
+            discard(browser)
+            let replacement = try await liveBrowser()
+            return (replacement, try await takeTab(on: replacement))
+        }
+    }
+
+    /// The spare tab if it is ready or being prepared on `browser`, else a new one.
+    private func takeTab(on browser: Browser) async throws -> PreparedTab {
+        if let spare, spare.browser === browser {
+            self.spare = nil
+            switch await spare.tab.value {
+            case .success(let tab): return tab
+            case .failure(let error) where error.code == .crashed: throw SpareTabFailure()
+            case .failure: break
+            }
+        }
+        return try await PreparedTab.open(on: browser, configuration: configuration)
+    }
+
+    /// Starts preparing the next page's tab, unless one is ready or on its way.
+    private func prepareSpare(on browser: Browser) {
+        guard configuration.preparesNextTab, !isShutDown, spare == nil, self.browser === browser else { return }
+        let configuration = configuration
+        spare = (
+            browser,
+            Task {
+                do {
+                    return .success(try await PreparedTab.open(on: browser, configuration: configuration))
+                } catch let error as BrowserError {
+                    return .failure(error)
+                } catch {
+                    return .failure(BrowserError(.closed, message: "the spare tab was cancelled"))
+                }
+            }
+        )
+    }
+
     /// Kills `browser` if it is still the pool's: the next page starts a new one.
     private func discard(_ browser: Browser) {
         browser.process.terminate()
+        if spare?.browser === browser { spare = nil }
         if self.browser === browser { self.browser = nil }
     }
 
@@ -194,3 +222,6 @@ public actor BrowserPool {
         }
     }
 }
+
+/// The spare tab could not be opened because the browser died or froze.
+private struct SpareTabFailure: Error {}

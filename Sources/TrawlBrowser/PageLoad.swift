@@ -1,7 +1,7 @@
 import Foundation
 import TrawlCore
 
-/// One page in one tab: navigation, the requests it makes, settling, scrolling and the DOM.
+/// One page in one prepared tab (see ``PreparedTab``): navigation, the requests it makes, settling, scrolling and the DOM.
 ///
 /// Everything the page sends that may take a while (`Page.navigate`, response bodies) runs in the
 /// background and reports back through the page's signal stream, so the loop keeps answering
@@ -62,7 +62,6 @@ struct PageLoad {
     /// Loads the page and returns it once settled (or at the budget), scrolled and serialized.
     mutating func run(_ stream: AsyncStream<PageSignal>) async throws -> RenderedPage {
         var iterator = stream.makeAsyncIterator()
-        try await enableDomains()
         startNavigation()
         var settled = try await waitUntilSettled(&iterator, notBefore: nil)
         guard navigated else { throw BrowserError.timedOut("Page.navigate", url: url.absoluteString) }
@@ -91,21 +90,6 @@ struct PageLoad {
     }
 
     private func remaining() -> Duration { max(deadline - clock.now, .milliseconds(1)) }
-
-    private func enableDomains() async throws {
-        let connection = connection
-        let sessionId = sessionId
-        let timeout = remaining()
-        let patterns: [JSONValue] = [.object(["urlPattern": .string("*"), "requestStage": .string("Request")])]
-        async let network = connection.send(
-            "Network.enable",
-            ["maxResourceBufferSize": .number(Double(max(configuration.maxBodyBytes, 1 << 20))),
-             "maxTotalBufferSize": .number(Double(max(configuration.maxBodyBytes * 4, 64 << 20)))],
-            sessionId: sessionId, timeout: timeout)
-        async let page = connection.send("Page.enable", sessionId: sessionId, timeout: timeout)
-        async let fetch = connection.send("Fetch.enable", ["patterns": .array(patterns)], sessionId: sessionId, timeout: timeout)
-        _ = try await (network, page, fetch)
-    }
 
     private func startNavigation() {
         send(.navigate, "Page.navigate", ["url": .string(url.absoluteString)])

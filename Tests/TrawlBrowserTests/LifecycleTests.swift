@@ -131,7 +131,8 @@ extension BrowserTests.LifecycleTests {
     @Test func aBrowserThatStopsAnsweringIsReplaced() async throws {
         let site = try BrowserSite { _ in .html("<html><body><p>fine</p></body></html>") }
         let pool = BrowserPool(
-            configuration: BrowserConfiguration(commandTimeout: .milliseconds(500), connectTo: ["::127.0.0.1:\(site.server.port)"]))
+            configuration: BrowserConfiguration(
+                pageBudget: .seconds(3), commandTimeout: .milliseconds(500), connectTo: ["::127.0.0.1:\(site.server.port)"]))
         _ = try await pool.render(FetchRequest(url: site.url("/")))
         let frozen = try #require(await pool.browserProcessID)
         kill(frozen, SIGSTOP)
