@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TrawlBrowser
 import TrawlCore
 import TrawlTesting
@@ -39,8 +40,10 @@ enum BrowserBenchmark {
                 quietWindow: .milliseconds(quiet), maxPages: concurrency, connectTo: ["::127.0.0.1:\(server.port)"])
             let pool = BrowserPool(configuration: configuration)
             let start = clock.now
-            let first = try await pool.render(FetchRequest(url: URL(string: "http://js.test/first")!))
+            let firstPayload = FirstArrival()
+            let first = try await pool.render(FetchRequest(url: URL(string: "http://js.test/first")!)) { _ in firstPayload.mark() }
             let firstPage = clock.now - start
+            let firstMedia = (firstPayload.instant ?? clock.now) - start
             precondition(String(decoding: first.html, as: UTF8.self).contains(".gif"), "the first page has no media")
             let startup = await pool.lastStartupTime ?? .zero
             let pid = await pool.browserProcessID ?? 0
@@ -55,6 +58,7 @@ enum BrowserBenchmark {
                     settleTimes.append(clock.now - t)
                 }
             }
+            let cpuStart = sampler.cpuSeconds() + PSSSampler(root: getpid()).ownCPUSeconds()
             let runStart = clock.now
             let withMedia = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for n in 0..<pagesPerRun {
@@ -66,13 +70,14 @@ enum BrowserBenchmark {
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
             let elapsed = clock.now - runStart
+            let cpuPerPage = (sampler.cpuSeconds() + PSSSampler(root: getpid()).ownCPUSeconds() - cpuStart) / Double(pagesPerRun)
             sampling.cancel()
             let peak = await sampling.value
             await pool.shutdown()
             let rate = Double(pagesPerRun) / seconds(elapsed)
             var line = "concurrency \(concurrency): \(String(format: "%.2f", rate)) pages/s (\(withMedia)/\(pagesPerRun) with media)"
-            line += ", peak browser PSS \(peak / 1024) MB"
-            line += ", launch→first reply \(ms(startup)), launch→first page's DOM \(ms(firstPage))"
+            line += ", CPU \(String(format: "%.0f", cpuPerPage * 1000)) ms/page (trawl + browser), peak browser PSS \(peak / 1024) MB"
+            line += ", launch→first reply \(ms(startup)), launch→first XHR payload with media \(ms(firstMedia)), launch→first settled DOM \(ms(firstPage))"
             if !settleTimes.isEmpty {
                 let sorted = settleTimes.sorted()
                 line += ", warm page → settled DOM median \(ms(sorted[sorted.count / 2]))"
@@ -83,6 +88,14 @@ enum BrowserBenchmark {
 
     static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
     static func ms(_ d: Duration) -> String { String(format: "%.0f ms", seconds(d) * 1000) }
+}
+
+/// When something first happened.
+final class FirstArrival: Sendable {
+    private let first = Mutex<ContinuousClock.Instant?>(nil)
+
+    func mark() { first.withLock { $0 = $0 ?? .now } }
+    var instant: ContinuousClock.Instant? { first.withLock { $0 } }
 }
 
 /// Samples the proportional set size of a process and its descendants every 100 ms; the peak, in KiB.
@@ -98,7 +111,34 @@ struct PSSSampler: Sendable {
         return max(peak, sample())
     }
 
+    /// CPU seconds of the browser tree: live processes, plus children the browser reaped.
+    func cpuSeconds() -> Double {
+        tree().reduce(0) { $0 + ticks($1, fields: [11, 12, 13, 14]) } / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// CPU seconds of `root` alone.
+    func ownCPUSeconds() -> Double {
+        ticks(root, fields: [11, 12]) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    private func ticks(_ pid: Int32, fields wanted: [Int]) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return wanted.reduce(0) { $0 + (fields.count > $1 ? Double(fields[$1]) ?? 0 : 0) }
+    }
+
     func sample() -> Int {
+        var total = 0
+        for pid in tree() {
+            guard let rollup = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { continue }
+            for line in rollup.split(separator: "\n") where line.hasPrefix("Pss:") {
+                total += Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+            }
+        }
+        return total
+    }
+
+    private func tree() -> [Int32] {
         var parents: [Int32: Int32] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
@@ -114,13 +154,6 @@ struct PSSSampler: Sendable {
                 frontier.append(child)
             }
         }
-        var total = 0
-        for pid in tree {
-            guard let rollup = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { continue }
-            for line in rollup.split(separator: "\n") where line.hasPrefix("Pss:") {
-                total += Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
-            }
-        }
-        return total
+        return tree
     }
 }
