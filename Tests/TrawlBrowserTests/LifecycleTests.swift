@@ -29,7 +29,7 @@ extension BrowserTests {
         }
         let pool = site.pool
         let inFlight = Task { try await pool.render(FetchRequest(url: site.url("/slow"))) }
-        #expect(try await Self.waitUntil(.seconds(5)) { site.server.requests.contains { $0.path == "/tick" } })
+        try #require(try await Self.waitUntil(.seconds(30)) { site.server.requests.contains { $0.path == "/tick" } })
         let first = try #require(await pool.browserProcessID)
         kill(first, SIGKILL)
         do {
@@ -122,7 +122,7 @@ extension BrowserTests {
         let tree = descendants(of: browser)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        #expect(try await Self.waitUntil(.seconds(3)) { !isAlive(browser) && tree.allSatisfy { !isAlive($0) } })
+        #expect(try await Self.waitUntil(.seconds(10)) { !isAlive(browser) && tree.allSatisfy { !isAlive($0) } })
     }
 }
 }
