@@ -141,7 +141,8 @@ let package = Package(
             dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlBatch", "TrawlStore", "TrawlTesting", "trawl"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlBrowserTests", dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-browser-bench"],
+            name: "TrawlBrowserTests",
+            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-browser-bench", "Trawl", "TrawlHTML", "TrawlParsers"],
             swiftSettings: swiftSettings),
     ]
 )
