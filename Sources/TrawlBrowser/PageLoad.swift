@@ -264,6 +264,10 @@ struct PageLoad {
             domContentFired = true
         case "Page.loadEventFired":
             loadFired = true
+        case "Page.javascriptDialogOpening":
+            // alert(), confirm(), prompt() and beforeunload would stop the page's main thread
+            // until a person answers: dismiss each at once (accepting, as a reader clicking OK).
+            post("Page.handleJavaScriptDialog", ["accept": .bool(true)])
         case "Inspector.targetCrashed":
             throw BrowserError(.crashed, url: url.absoluteString, message: "the page's renderer crashed")
         default:

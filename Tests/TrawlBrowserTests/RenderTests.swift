@@ -260,3 +260,20 @@ extension BrowserTests.RenderTests {
         await site.close()
     }
 }
+
+extension BrowserTests.RenderTests {
+    @Test func dialogsDoNotStopThePage() async throws {
+        let site = try BrowserSite(pageBudget: .seconds(6)) { request in
+            request.path == "/" ? .html("""
+                <html><body><script>
+                alert('welcome');
+                if (confirm('continue?')) document.body.innerHTML = '<img src="/after-dialogs.gif">';
+                </script></body></html>
+                """) : .status(404)
+        }
+        let page = try await site.pool.render(FetchRequest(url: site.url("/")))
+        await site.close()
+        #expect(page.settled)
+        #expect(String(decoding: page.html, as: UTF8.self).contains("/after-dialogs.gif"))
+    }
+}
