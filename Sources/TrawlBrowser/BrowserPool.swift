@@ -37,6 +37,11 @@ public actor BrowserPool {
     /// The running browser's process id (also its process group), if one runs.
     public var browserProcessID: Int32? { browser.map { $0.process.pid } }
 
+    /// Commands sent to the running browser still waiting for their reply (none once pages are done).
+    var pendingCommandCount: Int {
+        get async { await browser?.connection.pendingCount ?? 0 }
+    }
+
     /// Pages open right now (rendering, or closing their tab).
     public var openPageCount: Int { openPages }
 

@@ -21,13 +21,9 @@ final class ChromiumProcess: Sendable {
     /// closes it at end of file, so no other thread ever reads a reused descriptor number.
     let eventFD: Int32
     let profileDirectory: String
-    private let state = Mutex(State())
-
-    private struct State {
-        var terminated = false
-        /// `waitpid` collected the exit: the pid (and group id) may now name another process.
-        var reaped = false
-    }
+    /// Set (under the lock) once the browser is killed and reaped: from then on its pid and group
+    /// id may name other processes, and nothing here signals them again.
+    private let terminated = Mutex(false)
 
     /// Starts the browser. Throws ``BrowserError/Code/launchFailed`` when the binary is missing or
     /// cannot run.
@@ -96,30 +92,17 @@ final class ChromiumProcess: Sendable {
     /// Kills the browser and everything it started, reaps it and removes its profile. Safe to call
     /// more than once, from any thread.
     func terminate() {
-        let first = state.withLock { state -> Bool in
-            guard !state.terminated else { return false }
-            state.terminated = true
+        let first = terminated.withLock { terminated -> Bool in
+            guard !terminated else { return false }
+            terminated = true
             close(commandFD)
-            if !state.reaped {
-                kill(-pid, SIGKILL)
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-                state.reaped = true
-            }
+            kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
             return true
         }
         guard first else { return }
         try? FileManager.default.removeItem(atPath: profileDirectory)
-    }
-
-    /// Whether the browser process still runs (it has not exited or been reaped).
-    var isRunning: Bool {
-        state.withLock { state in
-            guard !state.reaped else { return false }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { state.reaped = true }
-            return !state.reaped
-        }
     }
 
     deinit { terminate() }

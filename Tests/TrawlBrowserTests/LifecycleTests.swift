@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import TrawlBrowser
+@testable import TrawlBrowser
 import TrawlCore
 import TrawlTesting
 
@@ -79,6 +79,8 @@ extension BrowserTests {
         }
         #expect(settled, "processes \(processesAfterWarmUp) → \(descendants(of: me).count), fds \(descriptorsAfterWarmUp) → \(openDescriptorCount())")
         #expect(await pool.launches == 1)
+        // Every command got its reply (or its timeout): nothing waits on, no timer is left.
+        #expect(try await Self.waitUntil(.seconds(5)) { await pool.pendingCommandCount == 0 })
         let browser = try #require(await pool.browserProcessID)
         await site.close()
         #expect(!isAlive(browser))
