@@ -19,6 +19,13 @@ deps:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
 	fi
+	@# Chromium's headless shell, for the browser loader (TrawlBrowser). Without recommends it is
+	@# ~20 packages; with them ~130 (and a systemd upgrade).
+	@[ -x /usr/lib/chromium/chromium-headless-shell ] || { \
+	  echo "installing: chromium-headless-shell"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends chromium-headless-shell; \
+	}
 
 build: deps
 	$(SWIFT) build

@@ -38,6 +38,8 @@ let package = Package(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CMalloc"),
+        // posix_spawn with descriptors 3 and 4 mapped, pipe2 (_GNU_SOURCE): for the browser.
+        .target(name: "CSpawn", cSettings: [.define("_GNU_SOURCE")]),
 
         .target(
             name: "TrawlFetch",
@@ -82,6 +84,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        // Headless Chromium over the DevTools pipe: pages whose media appear only after scripts run.
+        .target(
+            name: "TrawlBrowser",
+            dependencies: ["TrawlCore", "CSpawn"],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "trawl",
             dependencies: [
@@ -102,6 +109,13 @@ let package = Package(
             name: "trawl-bench",
             dependencies: ["Trawl", "TrawlCore", "TrawlBatch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlTesting", "CLibXML2"],
             path: "Benchmarks/trawl-bench",
+            swiftSettings: swiftSettings),
+
+        // Browser figures (startup, settle time, pages/s, PSS); also the kill -9 tests' browser owner.
+        .executableTarget(
+            name: "trawl-browser-bench",
+            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting"],
+            path: "Benchmarks/trawl-browser-bench",
             swiftSettings: swiftSettings),
 
         .testTarget(name: "TrawlCoreTests", dependencies: ["TrawlCore"], swiftSettings: swiftSettings),
@@ -133,6 +147,10 @@ let package = Package(
         .testTarget(
             name: "TrawlBatchTests",
             dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlBatch", "TrawlStore", "TrawlTesting", "trawl"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlBrowserTests",
+            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-browser-bench", "Trawl", "TrawlHTML", "TrawlParsers"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -1,0 +1,232 @@
+import Foundation
+import TrawlCore
+
+/// One headless browser serving many pages: a tab per page, a browser context per page (cookies
+/// and storage never pass from one job to the next), at most
+/// ``BrowserConfiguration/maxPages`` open at once and the rest queued.
+///
+/// The browser starts with the first page, not before (a run that renders nothing never starts
+/// one). A browser that dies — crashed, killed — fails its in-flight pages with
+/// ``BrowserError/Code/crashed`` (retryable) and is started again for the next page.
+/// ``shutdown()`` (or the pool's end) kills it; so does Trawl's own end, however it comes.
+///
+/// ```swift
+/// let pool = BrowserPool(configuration: BrowserConfiguration(connectTo: ["::127.0.0.1:8080"]))
+/// let page = try await pool.render(FetchRequest(url: url))
+/// print(page.finalURL, page.responses.count, page.html.count)
+/// await pool.shutdown()
+/// ```
+public actor BrowserPool {
+    public nonisolated let configuration: BrowserConfiguration
+    private var browser: Browser?
+    private var launching: Task<Browser, any Error>?
+    /// The next page's tab, being prepared (or ready) while pages run.
+    private var spare: (browser: Browser, tab: Task<Result<PreparedTab, BrowserError>, Never>)?
+    private var openPages = 0
+    private var waiters: [(id: UUID, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var isShutDown = false
+    /// Browsers started so far (the first, and one per restart).
+    public private(set) var launches = 0
+    /// The last launch's time from spawn to the browser's first reply.
+    public private(set) var lastStartupTime: Duration?
+
+    public init(configuration: BrowserConfiguration = BrowserConfiguration()) {
+        self.configuration = configuration
+    }
+
+    /// The running browser's process id (also its process group), if one runs.
+    public var browserProcessID: Int32? { browser.map { $0.process.pid } }
+
+    /// Commands sent to the running browser still waiting for their reply (none once pages are done).
+    var pendingCommandCount: Int {
+        get async { await browser?.connection.pendingCount ?? 0 }
+    }
+
+    /// Pages open right now (rendering, or closing their tab).
+    public var openPageCount: Int { openPages }
+
+    /// Starts the browser now, if none runs, instead of with the first page: for a caller that
+    /// knows a page will need it (a host remembered as script-driven) and can overlap the ~0.1–0.3 s
+    /// start with other work. Returns the time from spawn to the browser's first reply.
+    @discardableResult
+    public func start() async throws -> Duration {
+        let browser = try await liveBrowser()
+        return browser.startupTime
+    }
+
+    /// Loads `request.url` in a fresh tab and browser context and returns the page once it settled.
+    /// - Parameters:
+    ///   - onResponse: called with each XHR/fetch payload (JSON or HTML) as soon as its body is in.
+    /// - Throws: ``BrowserError`` (`crashed` and `timedOut` are worth retrying), or
+    ///   `CancellationError` — the page's tab closes either way.
+    public nonisolated func render(
+        _ request: FetchRequest, onResponse: @escaping @Sendable (Payload) -> Void = { _ in }
+    ) async throws -> RenderedPage {
+        try await acquireSlot()
+        let timeout = configuration.commandTimeout
+        let browser: Browser
+        let tab: PreparedTab
+        do {
+            (browser, tab) = try await openTab()
+        } catch let error as BrowserError {
+            // A dead or frozen browser: the next page starts another.
+            if error.code == .crashed, let browser = await self.browser { await discard(browser) }
+            await releaseSlot()
+            throw BrowserError(error.code, url: request.url.absoluteString, message: error.message)
+        } catch {
+            await releaseSlot()
+            throw error
+        }
+        await prepareSpare(on: browser)
+        var budget = configuration.pageBudget
+        if let limit = request.timeout { budget = min(budget, limit) }
+        let signals = tab.signals
+        let ticker = Task {
+            while (try? await Task.sleep(for: .milliseconds(50))) != nil { signals.yield(.tick) }
+        }
+        // Closing the tab and its context happens after the page's answer, and holds the page's
+        // slot until done: a page never waits for its own cleanup, the pool never over-commits.
+        defer {
+            ticker.cancel()
+            signals.finish()
+            Task {
+                await tab.close(timeout: timeout)
+                await self.releaseSlot()
+            }
+        }
+        do {
+            var page = PageLoad(
+                connection: browser.connection, configuration: configuration, sessionId: tab.sessionId, targetId: tab.targetId,
+                url: request.url, budget: budget, signals: signals, onResponse: onResponse)
+            return try await page.run(tab.stream)
+        } catch let error as BrowserError where error.url == nil {
+            throw BrowserError(error.code, url: request.url.absoluteString, message: error.message)
+        }
+    }
+
+    /// Kills the browser; pages in flight fail, queued pages fail with ``BrowserError/Code/closed``.
+    public func shutdown() {
+        isShutDown = true
+        for waiter in waiters { waiter.continuation.resume(throwing: BrowserError.closed) }
+        waiters.removeAll()
+        spare = nil
+        browser?.process.terminate()
+        browser = nil
+    }
+
+    deinit { browser?.process.terminate() }
+
+    private func acquireSlot() async throws {
+        if isShutDown { throw BrowserError.closed }
+        if openPages < configuration.maxPages {
+            openPages += 1
+            return
+        }
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                waiters.append((id, continuation))
+            }
+        } onCancel: {
+            Task { await self.cancelWaiter(id) }
+        }
+    }
+
+    /// Hands the slot to the next page waiting, or frees it.
+    private func releaseSlot() {
+        if waiters.isEmpty {
+            openPages -= 1
+        } else {
+            waiters.removeFirst().continuation.resume()
+        }
+    }
+
+    private func cancelWaiter(_ id: UUID) {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: index).continuation.resume(throwing: CancellationError())
+    }
+
+    /// A tab on the live browser. When the spare found the browser dead or frozen before this
+    /// page did, the browser is replaced and the page gets a tab on the new one.
+    private func openTab() async throws -> (Browser, PreparedTab) {
+        let browser = try await liveBrowser()
+        do {
+            return (browser, try await takeTab(on: browser))
+        } catch is SpareTabFailure {
+            discard(browser)
+            let replacement = try await liveBrowser()
+            return (replacement, try await takeTab(on: replacement))
+        }
+    }
+
+    /// The spare tab if it is ready or being prepared on `browser`, else a new one.
+    private func takeTab(on browser: Browser) async throws -> PreparedTab {
+        if let spare, spare.browser === browser {
+            self.spare = nil
+            switch await spare.tab.value {
+            case .success(let tab): return tab
+            case .failure(let error) where error.code == .crashed: throw SpareTabFailure()
+            case .failure: break
+            }
+        }
+        return try await PreparedTab.open(on: browser, configuration: configuration)
+    }
+
+    /// Starts preparing the next page's tab, unless one is ready or on its way.
+    private func prepareSpare(on browser: Browser) {
+        guard configuration.preparesNextTab, !isShutDown, spare == nil, self.browser === browser else { return }
+        let configuration = configuration
+        spare = (
+            browser,
+            Task {
+                do {
+                    return .success(try await PreparedTab.open(on: browser, configuration: configuration))
+                } catch let error as BrowserError {
+                    return .failure(error)
+                } catch {
+                    return .failure(BrowserError(.closed, message: "the spare tab was cancelled"))
+                }
+            }
+        )
+    }
+
+    /// Kills `browser` if it is still the pool's: the next page starts a new one.
+    private func discard(_ browser: Browser) {
+        browser.process.terminate()
+        if spare?.browser === browser { spare = nil }
+        if self.browser === browser { self.browser = nil }
+    }
+
+    /// The running browser, started (or restarted) when there is none.
+    private func liveBrowser() async throws -> Browser {
+        if isShutDown { throw BrowserError.closed }
+        if let browser {
+            if await !browser.connection.isClosed { return browser }
+            // Dead: reap it (and its group) before starting the next.
+            browser.process.terminate()
+            if self.browser === browser { self.browser = nil }
+        }
+        if let launching { return try await launching.value }
+        let configuration = configuration
+        let task = Task { try await Browser.launch(configuration) }
+        launching = task
+        do {
+            let launched = try await task.value
+            launching = nil
+            if isShutDown {
+                launched.process.terminate()
+                throw BrowserError.closed
+            }
+            browser = launched
+            launches += 1
+            lastStartupTime = launched.startupTime
+            return launched
+        } catch {
+            launching = nil
+            throw error
+        }
+    }
+}
+
+/// The spare tab could not be opened because the browser died or froze.
+private struct SpareTabFailure: Error {}

@@ -1,0 +1,298 @@
+import Foundation
+import TrawlCore
+
+/// One page in one prepared tab (see ``PreparedTab``): navigation, the requests it makes, settling, scrolling and the DOM.
+///
+/// Everything the page sends that may take a while (`Page.navigate`, response bodies) runs in the
+/// background and reports back through the page's signal stream, so the loop keeps answering
+/// paused requests (`Fetch.requestPaused`) and never deadlocks on its own navigation.
+struct PageLoad {
+    let connection: CDPConnection
+    let configuration: BrowserConfiguration
+    let sessionId: String
+    let url: URL
+    /// No command of this page may wait past this instant.
+    let deadline: ContinuousClock.Instant
+    /// Settling stops here, leaving time to take the DOM before ``deadline``.
+    let settleDeadline: ContinuousClock.Instant
+    let signals: AsyncStream<PageSignal>.Continuation
+    /// Called with each XHR/fetch payload as soon as its body is in.
+    let onResponse: @Sendable (Payload) -> Void
+
+    private let clock = ContinuousClock()
+    private var mainFrameId: String
+    private var loaderId: String?
+    private var navigated = false
+    private var loadFired = false
+    private var domContentFired = false
+    private var lastActivity: ContinuousClock.Instant
+    /// Network events seen (a scroll that brings none brought nothing).
+    private var activityCount = 0
+    private var inFlight: [String: ContinuousClock.Instant] = [:]
+    private var firstURLs: [String: String] = [:]
+    private var candidates: [String: PayloadInfo] = [:]
+    private var bodiesPending = 0
+    private var finalURL: URL
+    private var status = 200
+    private var headers: HTTPHeaders = [:]
+    private var responses: [Payload] = []
+    private var blocked: [String] = []
+
+    init(
+        connection: CDPConnection, configuration: BrowserConfiguration, sessionId: String, targetId: String, url: URL,
+        budget: Duration, signals: AsyncStream<PageSignal>.Continuation, onResponse: @escaping @Sendable (Payload) -> Void
+    ) {
+        self.connection = connection
+        self.configuration = configuration
+        self.sessionId = sessionId
+        self.url = url
+        let now = ContinuousClock.now
+        deadline = now + budget
+        // Taking the DOM is quick unless the page's main thread is stuck; a fifth of the budget
+        // (0.3–3 s) is kept for it.
+        let reserve = min(max(budget / 5, .milliseconds(300)), .seconds(3))
+        settleDeadline = now + budget - reserve
+        self.signals = signals
+        self.onResponse = onResponse
+        mainFrameId = targetId  // a tab's main frame id is its target id
+        lastActivity = now
+        finalURL = url
+    }
+
+    /// Loads the page and returns it once settled (or at the budget), scrolled and serialized.
+    mutating func run(_ stream: AsyncStream<PageSignal>) async throws -> RenderedPage {
+        var iterator = stream.makeAsyncIterator()
+        startNavigation()
+        var settled = try await waitUntilSettled(&iterator, notBefore: nil)
+        guard navigated else { throw BrowserError.timedOut("Page.navigate", url: url.absoluteString) }
+        var scrolls = 0
+        if settled {
+            while scrolls < configuration.scrollCount {
+                let before = try await evaluate("(() => { const h = document.documentElement.scrollHeight; window.scrollTo(0, h); return h; })()")
+                let activityBefore = activityCount
+                settled = try await waitUntilSettled(&iterator, notBefore: clock.now)
+                let after = try await evaluate("document.documentElement.scrollHeight")
+                guard (after.double ?? 0) > (before.double ?? 0) || activityCount != activityBefore else { break }
+                scrolls += 1
+                if !settled { break }
+            }
+        }
+        let snapshot = try await evaluate(
+            """
+            (() => { const d = document; const t = d.doctype ? '<!DOCTYPE ' + d.doctype.name + '>' : '';
+              return [location.href, t + (d.documentElement ? d.documentElement.outerHTML : '')]; })()
+            """)
+        if let href = snapshot[0]?.string, let final = URL(string: href) { finalURL = final }
+        return RenderedPage(
+            requestURL: url, finalURL: finalURL, status: status, headers: headers,
+            html: Data((snapshot[1]?.string ?? "").utf8), responses: responses, blockedRequests: blocked,
+            scrolls: scrolls, settled: settled)
+    }
+
+    private func remaining() -> Duration { max(deadline - clock.now, .milliseconds(1)) }
+
+    private func startNavigation() {
+        send(.navigate, "Page.navigate", ["url": .string(url.absoluteString)])
+    }
+
+    /// Sends a command in the background; its reply comes back as a signal.
+    private func send(_ command: PageCommand, _ method: String, _ params: [String: JSONValue]) {
+        let connection = connection
+        let sessionId = sessionId
+        let signals = signals
+        let timeout = remaining()
+        Task {
+            do {
+                let result = try await connection.send(method, params, sessionId: sessionId, timeout: timeout)
+                signals.yield(.reply(command, .success(result)))
+            } catch let error as BrowserError {
+                signals.yield(.reply(command, .failure(error)))
+            } catch {
+                signals.yield(.reply(command, .failure(BrowserError(.closed, message: "\(method) was cancelled"))))
+            }
+        }
+    }
+
+    /// Sends a command whose reply nobody needs (continuing or failing a paused request).
+    private func post(_ method: String, _ params: [String: JSONValue]) {
+        let connection = connection
+        let sessionId = sessionId
+        let timeout = min(configuration.commandTimeout, remaining())
+        Task { _ = try? await connection.send(method, params, sessionId: sessionId, timeout: timeout) }
+    }
+
+    /// Runs `expression` in the page and returns its value; a page whose main thread never
+    /// yields fails with ``BrowserError/Code/scriptHung``.
+    private func evaluate(_ expression: String) async throws -> JSONValue {
+        do {
+            let result = try await connection.send(
+                "Runtime.evaluate", ["expression": .string(expression), "returnByValue": .bool(true)],
+                sessionId: sessionId, timeout: remaining())
+            if let exception = result["exceptionDetails"] {
+                throw BrowserError.protocolError("Runtime.evaluate", exception["text"]?.string ?? "exception")
+            }
+            return result[path: "result", "value"] ?? .null
+        } catch BrowserError.Code.timedOut {
+            throw BrowserError.scriptHung(url: finalURL.absoluteString)
+        }
+    }
+
+    /// Handles signals until the page is settled (`true`) or the settle deadline passes (`false`).
+    /// - Parameter notBefore: activity before this instant does not count as quiet time (a scroll).
+    private mutating func waitUntilSettled(_ iterator: inout AsyncStream<PageSignal>.Iterator, notBefore: ContinuousClock.Instant?) async throws -> Bool {
+        if let notBefore { lastActivity = max(lastActivity, notBefore) }
+        while true {
+            guard let signal = await iterator.next() else {
+                try Task.checkCancellation()
+                throw BrowserError.crashed("the page's session ended", url: url.absoluteString)
+            }
+            try Task.checkCancellation()
+            try handle(signal)
+            if isSettled { return true }
+            if clock.now >= settleDeadline { return false }
+        }
+    }
+
+    private var isSettled: Bool {
+        guard navigated, bodiesPending == 0 else { return false }
+        let now = clock.now
+        let quiet = now - lastActivity
+        guard quiet >= configuration.quietWindow else { return false }
+        // The load event, or (a subresource that never arrives holds it back) a long quiet.
+        guard loadFired || (domContentFired && quiet >= configuration.stalledRequestAge) else { return false }
+        return inFlight.values.allSatisfy { now - $0 >= configuration.stalledRequestAge }
+    }
+
+    private mutating func handle(_ signal: PageSignal) throws {
+        switch signal {
+        case .tick:
+            return
+        case .closed(let error):
+            throw BrowserError(error.code, url: url.absoluteString, message: error.message)
+        case .reply(.navigate, let result):
+            let reply = try result.get()
+            if let errorText = reply["errorText"]?.string, !errorText.isEmpty {
+                throw BrowserError.navigationFailed(errorText, url: url.absoluteString)
+            }
+            if let frame = reply["frameId"]?.string { mainFrameId = frame }
+            if let loader = reply["loaderId"]?.string { loaderId = loader }
+            navigated = true
+        case .reply(.responseBody(let requestId), let result):
+            bodiesPending -= 1
+            guard let info = candidates.removeValue(forKey: requestId), case .success(let reply) = result,
+                  let text = reply["body"]?.string else { return }
+            let body = reply["base64Encoded"]?.bool == true ? (Data(base64Encoded: text) ?? Data()) : Data(text.utf8)
+            guard body.count <= configuration.maxBodyBytes else { return }
+            let payload = Payload(body: body, info: info)
+            responses.append(payload)
+            onResponse(payload)
+        case .event(let event):
+            try handle(event)
+        }
+    }
+
+    private mutating func handle(_ event: CDPEvent) throws {
+        let params = event.params
+        switch event.method {
+        case "Fetch.requestPaused":
+            guard let id = params["requestId"]?.string else { return }
+            let type = params["resourceType"]?.string ?? ""
+            let requestURL = params[path: "request", "url"]?.string ?? ""
+            if configuration.blockedResourceTypes.contains(type) {
+                blocked.append(requestURL)
+                post("Fetch.failRequest", ["requestId": .string(id), "errorReason": .string("BlockedByClient")])
+            } else if !Self.mayLoad(requestURL) {
+                blocked.append(requestURL)
+                post("Fetch.failRequest", ["requestId": .string(id), "errorReason": .string("AccessDenied")])
+            } else {
+                post("Fetch.continueRequest", ["requestId": .string(id)])
+            }
+        case "Network.requestWillBeSent":
+            noteActivity()
+            guard let id = params["requestId"]?.string else { return }
+            inFlight[id] = clock.now
+            if firstURLs[id] == nil, let first = params[path: "request", "url"]?.string { firstURLs[id] = first }
+        case "Network.responseReceived":
+            noteActivity()
+            guard let id = params["requestId"]?.string, let response = params["response"] else { return }
+            let type = params["type"]?.string
+            if type == "Document", params["frameId"]?.string == mainFrameId {
+                status = response["status"]?.int ?? status
+                headers = Self.headers(response["headers"])
+                return
+            }
+            guard type == "XHR" || type == "Fetch", loaderId == nil || params["loaderId"]?.string == loaderId,
+                  let responseURL = response["url"]?.string.flatMap(URL.init(string:)) else { return }
+            let info = PayloadInfo(
+                url: responseURL, requestURL: firstURLs[id].flatMap(URL.init(string:)) ?? responseURL,
+                status: response["status"]?.int ?? 200, headers: Self.headers(response["headers"]),
+                contentType: response["mimeType"]?.string, origin: .browserXHR)
+            if info.isJSON || info.isHTML { candidates[id] = info }
+        case "Network.loadingFinished":
+            noteActivity()
+            guard let id = params["requestId"]?.string else { return }
+            inFlight.removeValue(forKey: id)
+            firstURLs.removeValue(forKey: id)
+            guard candidates[id] != nil else { return }
+            if let length = params["encodedDataLength"]?.double, length > Double(configuration.maxBodyBytes) {
+                candidates.removeValue(forKey: id)
+                return
+            }
+            bodiesPending += 1
+            send(.responseBody(requestId: id), "Network.getResponseBody", ["requestId": .string(id)])
+        case "Network.loadingFailed":
+            noteActivity()
+            guard let id = params["requestId"]?.string else { return }
+            inFlight.removeValue(forKey: id)
+            firstURLs.removeValue(forKey: id)
+            candidates.removeValue(forKey: id)
+        case "Network.dataReceived":
+            noteActivity()
+        case "Page.frameStartedLoading":
+            if params["frameId"]?.string == mainFrameId {
+                loadFired = false
+                domContentFired = false
+                noteActivity()
+            }
+        case "Page.frameNavigated":
+            guard let frame = params["frame"], frame["parentId"] == nil else { return }
+            if let id = frame["id"]?.string { mainFrameId = id }
+            if let loader = frame["loaderId"]?.string { loaderId = loader }
+            if let href = frame["url"]?.string, let final = URL(string: href) { finalURL = final }
+            noteActivity()
+        case "Page.domContentEventFired":
+            domContentFired = true
+        case "Page.loadEventFired":
+            loadFired = true
+        case "Page.javascriptDialogOpening":
+            // alert(), confirm(), prompt() and beforeunload would stop the page's main thread
+            // until a person answers: dismiss each at once (accepting, as a reader clicking OK).
+            post("Page.handleJavaScriptDialog", ["accept": .bool(true)])
+        case "Inspector.targetCrashed":
+            throw BrowserError(.crashed, url: url.absoluteString, message: "the page's renderer crashed")
+        default:
+            return
+        }
+    }
+
+    private mutating func noteActivity() {
+        lastActivity = clock.now
+        activityCount += 1
+    }
+
+    /// Only the web's own schemes: a page may not read `file:` or other local URLs.
+    private static func mayLoad(_ url: String) -> Bool {
+        let lowered = url.prefix(8).lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("data:") || lowered.hasPrefix("blob:")
+    }
+
+    private static func headers(_ value: JSONValue?) -> HTTPHeaders {
+        guard let object = value?.object else { return [:] }
+        var fields: [HTTPHeaders.Field] = []
+        for (name, value) in object.sorted(by: { $0.key < $1.key }) {
+            // Chromium joins repeated headers with newlines.
+            for line in (value.string ?? "").split(separator: "\n") { fields.append(.init(name: name, value: String(line))) }
+        }
+        return HTTPHeaders(fields)
+    }
+}

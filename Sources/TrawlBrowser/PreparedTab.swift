@@ -1,0 +1,81 @@
+import TrawlCore
+
+/// A tab ready for one page: a browser context of its own (cookies and storage start empty), a
+/// blank target attached with a flattened session, and `Network`, `Page` and `Fetch` enabled.
+///
+/// Preparing one costs a renderer start (~0.1 s); the pool prepares the next page's tab while the
+/// current page settles.
+struct PreparedTab: Sendable {
+    let browser: Browser
+    let contextId: String
+    let targetId: String
+    let sessionId: String
+    /// The session's events (and the page's own signals), from the moment it was attached.
+    let stream: AsyncStream<PageSignal>
+    let signals: AsyncStream<PageSignal>.Continuation
+
+    /// Opens a tab on `browser`. A browser that does not answer `Target.createBrowserContext` in
+    /// time fails with ``BrowserError/Code/crashed``: it is the process, not a page, that hangs.
+    static func open(on browser: Browser, configuration: BrowserConfiguration) async throws -> PreparedTab {
+        let connection = browser.connection
+        let timeout = configuration.commandTimeout
+        let contextId: String
+        do {
+            guard let id = try await connection.send("Target.createBrowserContext", timeout: timeout)["browserContextId"]?.string else {
+                throw BrowserError.protocolError("Target.createBrowserContext", "no context id")
+            }
+            contextId = id
+        } catch BrowserError.Code.timedOut {
+            throw BrowserError.crashed("the browser stopped answering")
+        }
+        var targetId: String?
+        var sessionId: String?
+        let (stream, signals) = AsyncStream<PageSignal>.makeStream()
+        do {
+            targetId = try await connection.send(
+                "Target.createTarget", ["url": .string("about:blank"), "browserContextId": .string(contextId)], timeout: timeout
+            )["targetId"]?.string
+            guard let targetId else { throw BrowserError.protocolError("Target.createTarget", "no target id") }
+            sessionId = try await connection.send(
+                "Target.attachToTarget", ["targetId": .string(targetId), "flatten": .bool(true)], timeout: timeout
+            )["sessionId"]?.string
+            guard let sessionId else { throw BrowserError.protocolError("Target.attachToTarget", "no session id") }
+            await connection.openSession(sessionId, continuation: signals)
+            try await enableDomains(connection, sessionId: sessionId, configuration: configuration)
+            return PreparedTab(
+                browser: browser, contextId: contextId, targetId: targetId, sessionId: sessionId, stream: stream, signals: signals)
+        } catch {
+            signals.finish()
+            await close(connection, contextId: contextId, targetId: targetId, sessionId: sessionId, timeout: timeout)
+            throw error
+        }
+    }
+
+    /// Closes the tab and disposes of its context (which ends its renderer).
+    func close(timeout: Duration) async {
+        signals.finish()
+        await Self.close(browser.connection, contextId: contextId, targetId: targetId, sessionId: sessionId, timeout: timeout)
+    }
+
+    private static func close(_ connection: CDPConnection, contextId: String, targetId: String?, sessionId: String?, timeout: Duration) async {
+        if let sessionId { await connection.closeSession(sessionId) }
+        if let targetId {
+            _ = try? await connection.send("Target.closeTarget", ["targetId": .string(targetId)], timeout: timeout)
+        }
+        _ = try? await connection.send("Target.disposeBrowserContext", ["browserContextId": .string(contextId)], timeout: timeout)
+    }
+
+    /// Sent back to back: the session runs them in order, one round trip for all three.
+    private static func enableDomains(_ connection: CDPConnection, sessionId: String, configuration: BrowserConfiguration) async throws {
+        let timeout = configuration.commandTimeout
+        let patterns: [JSONValue] = [.object(["urlPattern": .string("*"), "requestStage": .string("Request")])]
+        async let network = connection.send(
+            "Network.enable",
+            ["maxResourceBufferSize": .number(Double(max(configuration.maxBodyBytes, 1 << 20))),
+             "maxTotalBufferSize": .number(Double(max(configuration.maxBodyBytes * 4, 64 << 20)))],
+            sessionId: sessionId, timeout: timeout)
+        async let page = connection.send("Page.enable", sessionId: sessionId, timeout: timeout)
+        async let fetch = connection.send("Fetch.enable", ["patterns": .array(patterns)], sessionId: sessionId, timeout: timeout)
+        _ = try await (network, page, fetch)
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import TrawlCore
+
+/// What a browser made of one page.
+public struct RenderedPage: Sendable {
+    /// The URL asked for.
+    public var requestURL: URL
+    /// Where the page ended up, after HTTP and script redirects.
+    public var finalURL: URL
+    /// The main document's HTTP status (200 when unknown).
+    public var status: Int
+    /// The main document's response headers.
+    public var headers: HTTPHeaders
+    /// `document.documentElement.outerHTML` (with its doctype) once the page settled.
+    public var html: Data
+    /// Every XHR/fetch response with a JSON or HTML body, in the order their bodies arrived.
+    public var responses: [Payload]
+    /// URLs of requests not carried out (images, fonts, media, style sheets by default).
+    public var blockedRequests: [String]
+    /// Scrolls that brought new content.
+    public var scrolls: Int
+    /// `false` when the page budget ran out before the network went quiet.
+    public var settled: Bool
+
+    /// The DOM snapshot as a payload: origin ``PayloadOrigin/domSnapshot``, `url` the final URL.
+    public var snapshot: Payload {
+        Payload(
+            body: html,
+            info: PayloadInfo(
+                url: finalURL, requestURL: requestURL, status: status, headers: headers, contentType: "text/html",
+                charset: "utf-8", origin: .domSnapshot))
+    }
+}

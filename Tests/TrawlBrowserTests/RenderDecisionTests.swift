@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import TrawlBrowser
+
+@Suite struct RenderDecisionTests {
+    private func evidence(_ html: String, media: Int = 0) -> StaticPageEvidence {
+        StaticPageEvidence(html: Data(html.utf8), mediaCount: media)
+    }
+
+    @Test func aPageWithMediaNeverNeedsABrowser() {
+        let shell = evidence(#"<html><body><div id="root"></div><script src="/app.js"></script></body></html>"#, media: 1)
+        #expect(RenderDecision.decide(shell) == .keepStatic)
+    }
+
+    @Test func anEmptyAppRootWithoutMediaIsRendered() {
+        for root in [#"<div id="root"></div>"#, "<div id='app'>\n  </div>", #"<DIV ID="__next"></DIV>"#] {
+            let page = evidence("<html><body>\(root)<script src=/a.js></script></body></html>")
+            #expect(page.hasEmptyAppRoot)
+            #expect(RenderDecision.decide(page) == .render)
+        }
+        #expect(!evidence(#"<div id="root"><p>server rendered</p></div>"#).hasEmptyAppRoot)
+    }
+
+    @Test func frameworkMarksAndScriptShellsAreScriptDriven() {
+        let next = evidence(#"<html><body><div id="x">Hello</div><script id="__NEXT_DATA__" type="application/json">{}</script></body></html>"#)
+        #expect(next.frameworkMarkers == ["next"])
+        #expect(RenderDecision.decide(next) == .render)
+        let shell = evidence("<html><body><p>Loading…</p><script>load()</script></body></html>")
+        #expect(shell.scriptCount == 1)
+        #expect(shell.visibleTextBytes < RenderDecision.shellTextBytes)
+        #expect(RenderDecision.decide(shell) == .render)
+        let noscript = evidence("<html><body><noscript>Enable JavaScript</noscript><script>x()</script><p>\(String(repeating: "words ", count: 100))</p></body></html>")
+        #expect(noscript.hasNoscript)
+        #expect(RenderDecision.decide(noscript) == .render)
+    }
+
+    @Test func anArticleWithoutMediaOrScriptsKeepsItsStaticResult() {
+        let article = evidence("<html><body><article>\(String(repeating: "Plain prose. ", count: 50))</article><script>track()</script></body></html>")
+        #expect(article.visibleTextBytes > RenderDecision.shellTextBytes)
+        #expect(RenderDecision.decide(article) == .keepStatic)
+        #expect(RenderDecision.decide(evidence("<html><body><p>short</p></body></html>")) == .keepStatic)
+    }
+
+    @Test func memoryRendersAScriptDrivenHostDirectlyAndRechecksNowAndThen() async {
+        let memory = RenderMemory(recheckEvery: 3)
+        #expect(await memory.plan(for: "spa.test") == .fetchFirst)
+        await memory.record(host: "spa.test", neededBrowser: true)
+        #expect(await memory.plan(for: "SPA.test") == .renderDirectly)
+        #expect(await memory.plan(for: "spa.test") == .renderDirectly)
+        #expect(await memory.plan(for: "spa.test") == .fetchFirst)
+        await memory.record(host: "spa.test", neededBrowser: true)
+        #expect(await memory.plan(for: "spa.test") == .renderDirectly)
+        await memory.record(host: "spa.test", neededBrowser: false)
+        #expect(await memory.plan(for: "spa.test") == .fetchFirst)
+        #expect(await memory.plan(for: "static.test") == .fetchFirst)
+    }
+}
