@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "Trawl",
             dependencies: [
-                "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlRecordings",
+                "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlBrowser",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
@@ -87,12 +87,12 @@ let package = Package(
         // Headless Chromium over the DevTools pipe: pages whose media appear only after scripts run.
         .target(
             name: "TrawlBrowser",
-            dependencies: ["TrawlCore", "CSpawn"],
+            dependencies: ["TrawlCore", "TrawlFetch", "CSpawn"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "trawl",
             dependencies: [
-                "Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlBatch", "TrawlStore", "TrawlSmoke", "CMalloc",
+                "Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlBatch", "TrawlStore", "TrawlSmoke", "TrawlBrowser", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -104,8 +104,10 @@ public struct WebEngine: Engine {
             if seen.count > 0 || definitive { return }
         }
 
-        for try await payload in environment.payloads(for: FetchRequest(url: url), from: request) {
-            if payload.info.origin == .document {
+        /// Reads one payload of the page: the static document or a rendered DOM, and the JSON
+        /// embedded in it or caught from its requests.
+        func read(_ payload: Payload) {
+            if payload.info.origin == .document || payload.info.origin == .domSnapshot {
                 documentStatus = payload.info.status
                 documentURL = payload.info.url
                 if let summary = payload.document {
@@ -121,7 +123,7 @@ public struct WebEngine: Engine {
             var set = environment.parsers.parse(payload, stages: definitive ? [.site] : .structured)
             definitive = definitive || set.isDefinitive
             noteSiteFailures(set, payload)
-            if payload.info.origin == .document, !set.media.isEmpty {
+            if payload.info.origin == .document || payload.info.origin == .domSnapshot, !set.media.isEmpty {
                 set.media = payload.body.withUnsafeBytes {
                     SiblingRenditions.attach(to: set.media, from: $0.bindMemory(to: UInt8.self))
                 }
@@ -140,6 +142,29 @@ public struct WebEngine: Engine {
             }
             absorbHeldBack(into: &set.media)
             emit(set, page: documentURL)
+        }
+
+        // A host known to need a browser goes to it at once; any other page is fetched first.
+        let plan = await environment.renderer?.plan(for: url) ?? .fetchFirst
+        var rendered = false
+        if plan == .renderDirectly {
+            rendered = true
+            for try await payload in environment.renderedPayloads(for: FetchRequest(url: url), from: request) { read(payload) }
+        } else {
+            for try await payload in environment.payloads(for: FetchRequest(url: url), from: request) { read(payload) }
+        }
+        if !rendered, let renderer = environment.renderer, seen.count == 0, !definitive, documentStatus.map({ (200..<300).contains($0) }) ?? false {
+            // Nothing named or shown statically: a page whose media arrive by script is rendered
+            // (what it shows statically, if anything, waits with what it shows rendered).
+            let document = kept.first { $0.info.origin == .document }
+            let needed = heldBack?.media.isEmpty ?? true ? await renderer.shouldRender(afterStatic: document, url: url) : false
+            if needed {
+                rendered = true
+                for try await payload in environment.renderedPayloads(for: FetchRequest(url: url), from: request) { read(payload) }
+            }
+            await renderer.learn(url: url, neededBrowser: needed && (seen.count > 0 || !(heldBack?.media.isEmpty ?? true)))
+        } else if !rendered, let renderer = environment.renderer, seen.count > 0 {
+            await renderer.learn(url: url, neededBrowser: false)
         }
 
         if var held = heldBack, seen.count == 0, !definitive {

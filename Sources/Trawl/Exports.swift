@@ -3,3 +3,5 @@
 @_exported import TrawlCore
 @_exported import TrawlFetch
 @_exported import TrawlRecordings
+// `Trawl.Configuration.browser` and the browser's configuration.
+@_exported import TrawlBrowser

@@ -12,7 +12,11 @@ public struct MediaLine: Codable, Sendable, Hashable {
     public var still: String?
     public var page: String?
     public var parser: String
+    /// `document`, `embedded(…)`, `follow-up(…)`, `xhr`, `dom`.
     public var origin: String
+    /// `browser` when the media came from a rendered page (its XHR payloads or its DOM),
+    /// `static` otherwise.
+    public var loader: String
     public var renditions: [Rendition]
     /// Whether a fallback found this media because the site parser could not.
     public var degraded: Bool
@@ -34,6 +38,7 @@ public struct MediaLine: Codable, Sendable, Hashable {
         page = media.page
         parser = media.provenance.parser
         origin = media.provenance.origin.description
+        loader = media.provenance.origin.isRendered ? "browser" : "static"
         renditions = media.renditions
         degraded = reason != nil
         degradedReason = reason

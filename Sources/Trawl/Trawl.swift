@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TrawlBrowser
 import TrawlCore
 import TrawlFetch
 import TrawlHTML
@@ -36,6 +37,12 @@ public enum Trawl {
         public var fetch: FetchPolicy = .once
         /// What the fetch policy's waits are measured on, and the environment's clock.
         public var clock: any Clock<Duration> = ContinuousClock()
+        /// When pages are rendered in headless Chromium (`never` for a library caller unless
+        /// asked; the `trawl` command defaults to `auto`). Not with ``replay``: a replay never
+        /// starts a browser (browser requests are not recorded yet).
+        public var browser: BrowserMode = .never
+        /// How the browser runs; its `connectTo` and user agent default to the loader's.
+        public var browserConfiguration = BrowserConfiguration()
 
         public init(
             loader: LoaderConfiguration = .init(), schemeHandlers: [any SchemeHandler] = [], maxFollowUps: Int = 2,
@@ -90,9 +97,18 @@ public enum Trawl {
         if let recorder = configuration.recorder {
             transport = RecordingTransport(base: transport, recorder: recorder)
         }
-        return Environment(
+        var environment = Environment(
             transport: transport, scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers),
             clock: configuration.clock, maxFollowUps: configuration.maxFollowUps)
+        if configuration.browser != .never, configuration.replay == nil {
+            var browser = configuration.browserConfiguration
+            if browser.connectTo.isEmpty { browser.connectTo = configuration.loader.connectTo }
+            if browser.userAgent == nil { browser.userAgent = configuration.loader.userAgent }
+            // The pool starts Chromium on the first page that needs it, never before.
+            environment.renderer = AdaptiveRenderer(
+                mode: configuration.browser, pool: BrowserPool(configuration: browser), plainHTTP: configuration.plainHTTP)
+        }
+        return environment
     }
 
     /// A provider over `environment`: the web engine for URLs, `!giphy` and `!tenor`, and

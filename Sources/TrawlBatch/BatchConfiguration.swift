@@ -1,6 +1,7 @@
 import Foundation
 import TrawlCore
 import TrawlFetch
+import TrawlBrowser
 
 /// How a batch run behaves. The defaults are polite to strangers' hosts and quick on one's own.
 ///
@@ -34,6 +35,10 @@ public struct BatchConfiguration: Sendable {
     public var loader = LoaderConfiguration(timeout: .seconds(30))
     /// Speak plain HTTP where a URL says https (a local mirror behind `connectTo`).
     public var plainHTTP = false
+    /// When pages are rendered in headless Chromium (one browser for the run, started by the
+    /// first page that needs it).
+    public var browser: BrowserMode = .never
+    public var browserConfiguration = BrowserConfiguration()
 
     public init() {}
 }

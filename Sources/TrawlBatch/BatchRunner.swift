@@ -48,6 +48,8 @@ public struct BatchRunner: Sendable {
         // The scheduler retries and spaces jobs itself; the transport keeps only the cache.
         trawl.fetch = configuration.fetch.underJobScheduler
         trawl.clock = clock
+        trawl.browser = configuration.browser
+        trawl.browserConfiguration = configuration.browserConfiguration
         let environment = Trawl.makeEnvironment(trawl, logger: logger)
         let robots = configuration.robots ? RobotsCache(transport: environment.transport, agent: "trawl") : nil
         attempt = JobAttempt(environment: environment, search: search, policy: configuration.fetch, robots: robots, clock: self.clock)

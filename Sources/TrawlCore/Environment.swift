@@ -38,6 +38,8 @@ public struct Environment: Sendable {
     public var clock: any Clock<Duration>
     /// How many follow-up fetches (oEmbed, site APIs) one page may cause.
     public var maxFollowUps: Int
+    /// Renders script-driven pages in a browser; `nil`: static fetches only.
+    public var renderer: (any PageRenderer)?
 
     public init(
         transport: any PayloadTransport, scanner: (any DocumentScanner)?, parsers: ParserChain,
@@ -53,10 +55,22 @@ public struct Environment: Sendable {
     /// The payloads for one request: each response, and for an HTML response the document (with
     /// its ``Payload/document`` summary) followed by each JSON payload embedded in it.
     public func payloads(for request: FetchRequest, from context: Request?) -> AsyncThrowingStream<Payload, any Error> {
-        let transport = self.transport
+        scanned(transport.payloads(for: request, context: context))
+    }
+
+    /// The payloads of `request` rendered by ``renderer``: each XHR response it caught, then
+    /// the settled DOM (scanned like a document: its summary, then its embedded JSON).
+    /// - Returns: an empty stream when there is no renderer.
+    public func renderedPayloads(for request: FetchRequest, from context: Request?) -> AsyncThrowingStream<Payload, any Error> {
+        guard let renderer else { return AsyncThrowingStream { $0.finish() } }
+        return scanned(renderer.render(request, context: context))
+    }
+
+    /// `responses`, with each HTML one followed by the JSON embedded in it.
+    private func scanned(_ responses: AsyncThrowingStream<Payload, any Error>) -> AsyncThrowingStream<Payload, any Error> {
         let scanner = self.scanner
         return AsyncThrowingStream(running: { continuation in
-            for try await payload in transport.payloads(for: request, context: context) {
+            for try await payload in responses {
                 guard let scanner, payload.info.isHTML || Self.looksLikeHTML(payload) else {
                     continuation.yield(payload)
                     continue

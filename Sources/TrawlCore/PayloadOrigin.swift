@@ -11,6 +11,14 @@ public enum PayloadOrigin: Sendable, Hashable, Codable, CustomStringConvertible 
     /// The DOM a browser serialized after scripts ran.
     case domSnapshot
 
+    /// Whether a browser produced the payload (an XHR it caught, or its DOM).
+    public var isRendered: Bool {
+        switch self {
+        case .browserXHR, .domSnapshot: true
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .document: "document"

@@ -45,6 +45,9 @@ struct BatchRunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Fetch policy")
     var fetch: FetchOptions
 
+    @OptionGroup(title: "Browser")
+    var browser: BrowserOptions
+
     @Flag(help: "Ask each host's robots.txt first and skip what it disallows.")
     var robots = false
 
@@ -79,6 +82,8 @@ struct BatchRunCommand: AsyncParsableCommand {
         configuration.robots = robots
         configuration.loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo)
         configuration.plainHTTP = plainHTTP
+        configuration.browser = browser.browser
+        configuration.browserConfiguration = browser.configuration
         let storePath = store ?? Self.defaultStore(for: out)
 
         let runner: BatchRunner

@@ -40,6 +40,12 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(help: "The User-Agent header to send.")
     var userAgent: String = LoaderConfiguration.defaultUserAgent
 
+    @Option(help: "HOST:PORT:TO_HOST:TO_PORT, as curl's --connect-to (repeatable); the browser too.")
+    var connectTo: [String] = []
+
+    @Flag(help: "Speak plain HTTP to every host (for a local mirror behind --connect-to).")
+    var plainHTTP = false
+
     @Option(help: "Where the next page starts (a token printed as 'next').")
     var page: String?
 
@@ -55,6 +61,9 @@ struct ResolveCommand: AsyncParsableCommand {
     @OptionGroup(title: "Fetch policy")
     var fetch: FetchOptions
 
+    @OptionGroup(title: "Browser")
+    var browser: BrowserOptions
+
     func validate() throws {
         if [json, stream, table].filter({ $0 }).count > 1 { throw ValidationError("--json, --stream and --table are exclusive") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
@@ -62,13 +71,19 @@ struct ResolveCommand: AsyncParsableCommand {
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if let page, Pagination(token: page) == nil { throw ValidationError("--page '\(page)' is not an offset or cursor token") }
         if fallback == .network && replay == nil { throw ValidationError("--fallback needs --replay") }
+        for rule in connectTo where rule.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
+            throw ValidationError("--connect-to '\(rule)' is not HOST:PORT:TO_HOST:TO_PORT")
+        }
         for input in inputs { _ = try InputText.query(for: input) }
     }
 
     func run() async throws {
-        let loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)))
+        let loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo)
         var configuration = Trawl.Configuration(loader: loader)
+        configuration.plainHTTP = plainHTTP
         configuration.search = SearchKeys.fromEnvironment()
+        configuration.browser = browser.browser
+        configuration.browserConfiguration = browser.configuration
         do {
             configuration.fetch = try fetch.policy()
         } catch {

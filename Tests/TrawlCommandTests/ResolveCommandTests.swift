@@ -153,3 +153,33 @@ struct ResolveCommandTests {
         #expect((degraded["degradedReason"] as? String)?.contains("giphy") == true)
     }
 }
+
+@Suite("trawl resolve with the browser")
+struct ResolveBrowserCommandTests {
+    @Test func aScriptBuiltPageIsRenderedAndTheLineSaysSo() throws {
+        let server = try LoopbackServer(keepsAlive: true) { request in
+            switch request.path {
+            case "/app": .html(#"<html><body><div id="root"></div><script>fetch('/api').then(r => r.json()).then(d => { root.innerHTML = '<img src="' + d.gif + '" width="300" height="200">'; });</script></body></html>"#)
+            case "/api": .json(#"{"gif":"https://media.test/built.gif"}"#)
+            case "/static": .html(#"<html><head><meta property="og:image" content="https://media.test/static.gif"></head><body><p>An article long enough to be one, not a script's empty shell: words, words and words.</p></body></html>"#)
+            default: .status(404)
+            }
+        }
+        defer { server.shutdown() }
+        let binary = try #require(CommandRun.builtExecutable("trawl"))
+        let common = ["resolve", "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--retries", "0"]
+        let rendered = try CommandRun.run(binary, common + ["https://site.test/app"])
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        let line = try #require(try JSONSerialization.jsonObject(with: Data((rendered.lines.first ?? "").utf8)) as? [String: Any], "\(rendered.stdout)")
+        #expect(line["url"] as? String == "https://media.test/built.gif")
+        #expect(line["loader"] as? String == "browser")
+        #expect(line["origin"] as? String == "dom")
+
+        let plain = try CommandRun.run(binary, common + ["https://site.test/static"])
+        let staticLine = try #require(try JSONSerialization.jsonObject(with: Data((plain.lines.first ?? "").utf8)) as? [String: Any], "\(plain.stdout)")
+        #expect(staticLine["loader"] as? String == "static")
+
+        let never = try CommandRun.run(binary, common + ["--browser", "never", "https://site.test/app"])
+        #expect(never.status == 1, "no browser, no media: \(never.stderr)")
+    }
+}
