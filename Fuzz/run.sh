@@ -14,15 +14,20 @@ targets="${FUZZ_TARGETS:-query url html-scanner script-json har charset}"
 repository="$(cd .. && pwd)"
 corpus="${TRAWL_CORPUS:-$(cd ../.. && pwd)/shared/corpus}"
 work=.build/fuzz
+mkdir -p .build
 
 if [ ! -f "$corpus/sites/manifest.json" ] || [ ! -d "$corpus/generic" ]; then
     echo "fuzz: no corpus at $corpus (set TRAWL_CORPUS to the shared/corpus folder)" >&2
     exit 2
 fi
 
+# (gold warns once per target that it cannot export an ASan symbol: harmless, left out.)
+build_status=0
 swift build -c release --scratch-path .build \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing 2>&1 \
-    | grep -v "Cannot export local symbol '__asan_extra_spill_area'" || true
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing > .build/fuzz-build.log 2>&1 \
+    || build_status=$?
+grep -v "Cannot export local symbol '__asan_extra_spill_area'" .build/fuzz-build.log || true
+[ "$build_status" -eq 0 ] || { echo "fuzz: the build failed" >&2; exit 2; }
 bin="$(swift build -c release --scratch-path .build --show-bin-path)"
 for target in $targets; do
     [ -x "$bin/fuzz-$target" ] || { echo "fuzz: $bin/fuzz-$target was not built" >&2; exit 2; }
