@@ -1,10 +1,11 @@
 # Trawl — the two commands a fresh machine needs (see README.md).
 #   make demo   replay every recorded case in Recordings/ through the pipeline (no network)
 #   make test   the whole test suite
+#   make fuzz SECONDS=N   every libFuzzer target in Fuzz/ for N seconds (fails if any crashed)
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test bench bench-batch clean
+.PHONY: deps build demo test fuzz bench bench-batch clean
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -37,6 +38,12 @@ demo: deps
 test: deps
 	$(SWIFT) test
 
+# libFuzzer targets with ASan (Fuzz/run.sh): seeds from ../shared/corpus and Recordings/,
+# one line per target with its executions and crashes; crashing inputs in Fuzz/.build/fuzz/artifacts/.
+SECONDS ?= 60
+fuzz: deps
+	Fuzz/run.sh $(SECONDS)
+
 bench: deps
 	$(SWIFT) run -c release trawl-bench
 
@@ -45,4 +52,4 @@ bench-batch: deps
 	Benchmarks/batch.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build Fuzz/.build

@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "Trawl", targets: ["Trawl"]),
         .library(name: "TrawlCore", targets: ["TrawlCore"]),
         .library(name: "TrawlRecordings", targets: ["TrawlRecordings"]),
+        // For the fuzz targets in Fuzz/, a package of their own that depends on this one.
+        .library(name: "TrawlHTML", targets: ["TrawlHTML"]),
         .library(name: "TrawlStore", targets: ["TrawlStore"]),
         .library(name: "TrawlBatch", targets: ["TrawlBatch"]),
         .executable(name: "trawl", targets: ["trawl"]),

@@ -15,7 +15,8 @@ public enum URLResolver {
         }
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return trimmed }
         if trimmed.hasPrefix("//") { return "https:" + trimmed }
-        guard let base, let baseURL = URL(string: base) else { return nil }
+        // A base without a scheme resolves nothing (Foundation would return a relative string, even "").
+        guard let base, let baseURL = URL(string: base), baseURL.scheme != nil else { return nil }
         let escaped = trimmed.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(CharacterSet(charactersIn: "%#"))) ?? trimmed
         return URL(string: escaped, relativeTo: baseURL)?.absoluteURL.absoluteString
     }

@@ -79,13 +79,31 @@ enum JSONSyntax {
                 index += 1
                 if c == UInt8(ascii: "\"") { return true }
                 if c == UInt8(ascii: "\\") {
-                    guard current != nil else { return false }
-                    index += 1
+                    guard escape() else { return false }
                 } else if c < 0x20 {
                     return false
                 }
             }
             return false
+        }
+
+        /// The escape after a backslash: one of `"\\/bfnrt`, or `u` and four hex digits.
+        mutating func escape() -> Bool {
+            guard let e = current else { return false }
+            index += 1
+            switch e {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                return true
+            case UInt8(ascii: "u"):
+                for _ in 0..<4 {
+                    guard let h = current, (h >= 0x30 && h <= 0x39) || (h | 0x20 >= 0x61 && h | 0x20 <= 0x66) else { return false }
+                    index += 1
+                }
+                return true
+            default:
+                return false
+            }
         }
 
         mutating func literal(_ word: StaticString) -> Bool {
@@ -96,16 +114,32 @@ enum JSONSyntax {
             return true
         }
 
+        /// RFC 8259: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` — what the reader
+        /// accepts, so a payload kept as JSON is one it can read.
         mutating func number() -> Bool {
-            let start = index
             if current == UInt8(ascii: "-") { index += 1 }
-            var digits = 0
-            while let c = current, (c >= 0x30 && c <= 0x39) || c == UInt8(ascii: ".") || c == UInt8(ascii: "e")
-                || c == UInt8(ascii: "E") || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") {
+            if current == UInt8(ascii: "0") {
                 index += 1
-                digits += 1
+            } else if !digits() {
+                return false
             }
-            return digits > 0 && index > start
+            if current == UInt8(ascii: ".") {
+                index += 1
+                guard digits() else { return false }
+            }
+            if let c = current, c | 0x20 == UInt8(ascii: "e") {
+                index += 1
+                if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+                guard digits() else { return false }
+            }
+            return true
+        }
+
+        /// Skips a run of digits; false when there is none.
+        mutating func digits() -> Bool {
+            let start = index
+            while let c = current, c >= 0x30 && c <= 0x39 { index += 1 }
+            return index > start
         }
     }
 }

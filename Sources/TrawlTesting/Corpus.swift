@@ -25,12 +25,28 @@ public enum Corpus {
         FileManager.default.fileExists(atPath: root.appendingPathComponent("sites/manifest.json").path)
     }
 
+    /// Throws ``CorpusError`` naming the folder and `TRAWL_CORPUS` unless the corpus is there.
+    /// Tests that read the corpus call this (or a reader below, which does) so that a missing
+    /// corpus fails them instead of leaving them nothing to check.
+    public static func requireAvailable() throws {
+        guard isAvailable else { throw CorpusError(root: root, "sites/manifest.json is missing") }
+    }
+
     /// The pages of `generic/`, sorted by name.
+    /// - Throws: ``CorpusError`` when the corpus or the folder is missing or holds no page.
     public static func genericPages() throws -> [URL] {
+        try requireAvailable()
         let folder = root.appendingPathComponent("generic")
-        return try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
-            .filter { $0.pathExtension == "html" }
-            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        let pages: [URL]
+        do {
+            pages = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+                .filter { $0.pathExtension == "html" }
+                .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        } catch {
+            throw CorpusError(root: root, "generic/ cannot be read: \(error.localizedDescription)")
+        }
+        guard !pages.isEmpty else { throw CorpusError(root: root, "generic/ holds no .html page") }
+        return pages
     }
 
     /// One entry of `sites/manifest.json`.
@@ -50,11 +66,30 @@ public enum Corpus {
         public var path: URL { Corpus.root.appendingPathComponent("sites").appendingPathComponent(file) }
     }
 
+    /// The entries of `sites/manifest.json`; use it in `@Test(arguments: try Corpus.siteEntries())`,
+    /// where an error fails the test.
+    /// - Throws: ``CorpusError`` when the corpus is missing or the manifest lists nothing.
     public static func siteEntries() throws -> [SiteEntry] {
+        try requireAvailable()
         let data = try Data(contentsOf: root.appendingPathComponent("sites/manifest.json"))
-        return try JSONDecoder().decode([SiteEntry].self, from: data)
+        let entries = try JSONDecoder().decode([SiteEntry].self, from: data)
+        guard !entries.isEmpty else { throw CorpusError(root: root, "sites/manifest.json lists no entry") }
+        return entries
+    }
+}
+
+/// The corpus is not where the tests look for it: the message names the folder and the
+/// variable that moves it, so a test never passes by finding nothing to check.
+public struct CorpusError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var root: String
+    public var reason: String
+
+    public init(root: URL, _ reason: String) {
+        self.root = root.path
+        self.reason = reason
     }
 
-    /// Manifest entries, or none when the corpus is missing (for `@Test(arguments:)`).
-    public static var siteEntriesOrEmpty: [SiteEntry] { (try? siteEntries()) ?? [] }
+    public var description: String {
+        "the corpus at \(root) is unusable (\(reason)): put shared/corpus beside the repository or set TRAWL_CORPUS to its folder"
+    }
 }

@@ -136,18 +136,17 @@ struct HTMLScannerTests {
 /// Every real page, fed in several chunk sizes, must scan the same as in one piece.
 @Suite("HTML scanner on the corpus")
 struct HTMLScannerCorpusTests {
-    static var pages: [URL] {
-        guard Corpus.isAvailable else { return [] }
-        let sites = (try? Corpus.siteEntries().filter { $0.kind == "html" }.map(\.path)) ?? []
-        return ((try? Corpus.genericPages()) ?? []) + sites
+    /// Every HTML page of the corpus; throws ``CorpusError`` when it is missing, which fails
+    /// each test that takes its arguments from here.
+    static func pages() throws -> [URL] {
+        try Corpus.genericPages() + Corpus.siteEntries().filter { $0.kind == "html" }.map(\.path)
     }
 
-    @Test func corpusIsPresent() {
-        #expect(Corpus.isAvailable, "the corpus should be at \(Corpus.root.path) (set TRAWL_CORPUS)")
-        #expect(Self.pages.count > 100)
+    @Test func corpusIsPresent() throws {
+        #expect(try Self.pages().count > 100)
     }
 
-    @Test(arguments: pages)
+    @Test(arguments: try pages())
     func chunkingDoesNotChangeTheResult(page: URL) throws {
         let data = try Data(contentsOf: page)
         let whole = try HTMLScanner().scan(data, url: page.absoluteString)
@@ -174,7 +173,7 @@ struct HTMLScannerCorpusTests {
 
     /// The thinned feed (script text read around libxml2, text and unread attributes left
     /// out) must give what libxml2 reading every byte gives.
-    @Test(arguments: pages)
+    @Test(arguments: try pages())
     func thinnedFeedReadsWhatLibXML2Reads(page: URL) throws {
         let data = try Data(contentsOf: page)
         let bypassed = try HTMLScanner(thinsInput: true).scan(data, url: page.absoluteString)
@@ -190,7 +189,7 @@ struct HTMLScannerCorpusTests {
 
     /// The JSON reader must build the same value `JSONDecoder` does from every JSON response
     /// and every payload cut out of a page.
-    @Test(arguments: pages)
+    @Test(arguments: try pages())
     func jsonReaderAgreesWithJSONDecoder(page: URL) throws {
         let scanned = try HTMLScanner().scan(try Data(contentsOf: page), url: page.absoluteString)
         for payload in scanned.embedded {
@@ -211,6 +210,7 @@ struct HTMLScannerCorpusTests {
     }
 
     @Test func charsetMismatchPagesReadAsUTF8() throws {
+        try Corpus.requireAvailable()
         for name in ["generic/qq.html", "sites/other/pikabu-story-charset-mismatch.html"] {
             let url = Corpus.root.appendingPathComponent(name)
             let summary = try HTMLScanner().scan(try Data(contentsOf: url), url: url.absoluteString).summary

@@ -93,7 +93,7 @@ struct LiveCaseTests {
     @Test func theLiveCasesFitTheSavedRealPages() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-live-corpus-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let entries = Corpus.siteEntriesOrEmpty
+        let entries = try Corpus.siteEntries()
         var saved: [String] = []
         for recorded in try RecordedCase.all(in: Self.repository) where !recorded.recordingCase.synthetic {
             guard let entry = entries.first(where: { $0.url == recorded.recordingCase.input }) else { continue }
