@@ -122,7 +122,7 @@ let package = Package(
 
         .testTarget(name: "TrawlCoreTests", dependencies: ["TrawlCore"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlFetchTests", dependencies: ["TrawlCore", "TrawlFetch", "TrawlTesting"],
+            name: "TrawlFetchTests", dependencies: ["CCurl", "TrawlCore", "TrawlFetch", "TrawlTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlHTMLTests", dependencies: ["CLibXML2", "TrawlCore", "TrawlHTML", "TrawlTesting"],

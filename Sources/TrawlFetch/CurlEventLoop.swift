@@ -27,6 +27,9 @@ final class CurlEventLoop: @unchecked Sendable {
     /// Loop thread only.
     private var transfers: [Int: CurlTransfer] = [:]
     private var transfersByHandle: [UnsafeMutableRawPointer: Int] = [:]
+    /// Easy handles libcurl would not take out of the multi handle: kept, never freed, so the
+    /// multi handle never points at freed memory (libcurl refuses only for a programming error).
+    private var stranded: [EasyHandle] = []
 
     init() {
         guard let multi = CurlMulti() else { fatalError("libcurl could not create a multi handle (out of memory)") }
@@ -77,13 +80,24 @@ final class CurlEventLoop: @unchecked Sendable {
             for command in commands { handle(command) }
             if stopping { break }
             if !transfers.isEmpty {
-                _ = multi.perform()
+                do {
+                    _ = try multi.perform()
+                } catch {
+                    failAll(error)
+                }
                 for (handle, code) in multi.completed() { finish(handle, code) }
             }
-            multi.poll(timeoutMS: transfers.isEmpty ? 10_000 : 1_000)
+            do {
+                try multi.poll(timeoutMS: transfers.isEmpty ? 10_000 : 1_000)
+            } catch {
+                // The multi handle is broken: nothing in it can finish. Fail what runs, and do
+                // not spin while waiting for the next command.
+                failAll(error)
+                usleep(10_000)
+            }
         }
         for (_, transfer) in transfers {
-            multi.remove(transfer.easy)
+            detach(transfer)
             transfer.cancel(FetchError(.cancelled, url: transfer.url, message: "the loader was shut down"))
         }
         transfers.removeAll()
@@ -105,10 +119,11 @@ final class CurlEventLoop: @unchecked Sendable {
                 return
             }
             let transfer = CurlTransfer(id: id, easy: easy, spec: spec, continuation: continuation)
-            transfer.configure(spec, share: multi.share)
-            let code = multi.add(easy)
-            guard code == CURLM_OK else {
-                transfer.cancel(FetchError(.transferFailed, url: transfer.url, message: String(cString: curl_multi_strerror(code))))
+            do {
+                try transfer.configure(spec, share: multi.share)
+                try multi.add(easy)
+            } catch {
+                transfer.cancel(FetchError(.transferFailed, url: transfer.url, message: "\(error)"))
                 return
             }
             transfers[id] = transfer
@@ -116,14 +131,41 @@ final class CurlEventLoop: @unchecked Sendable {
         case .cancel(let id):
             guard let transfer = transfers.removeValue(forKey: id) else { return }
             transfersByHandle[transfer.easy.raw] = nil
-            multi.remove(transfer.easy)
+            detach(transfer)
             transfer.cancel(FetchError(.cancelled, url: transfer.url, message: "cancelled"))
         }
     }
 
+    /// Takes a transfer's handle out of the multi handle. Should libcurl refuse, the easy handle
+    /// is kept alive (never freed while the multi handle may still point at it) and the error
+    /// returned for the transfer's outcome.
+    @discardableResult
+    private func detach(_ transfer: CurlTransfer) -> (any Error)? {
+        do {
+            try multi.remove(transfer.easy)
+            return nil
+        } catch {
+            stranded.append(transfer.easy)
+            return error
+        }
+    }
+
+    /// Fails every running transfer with `error` (a multi call that failed, named in it).
+    private func failAll(_ error: any Error) {
+        for (_, transfer) in transfers {
+            transfersByHandle[transfer.easy.raw] = nil
+            detach(transfer)
+            transfer.cancel(FetchError(.transferFailed, url: transfer.url, message: "\(error)"))
+        }
+        transfers.removeAll()
+    }
+
     private func finish(_ handle: UnsafeMutableRawPointer, _ code: CURLcode) {
         guard let id = transfersByHandle.removeValue(forKey: handle), let transfer = transfers.removeValue(forKey: id) else { return }
-        multi.remove(transfer.easy)
+        if let error = detach(transfer) {
+            transfer.cancel(FetchError(.transferFailed, url: transfer.url, message: "\(error)"))
+            return
+        }
         transfer.complete(code)
     }
 }

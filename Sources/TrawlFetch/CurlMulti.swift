@@ -11,11 +11,14 @@ final class CurlMulti {
     init?() {
         guard CurlGlobal.initialized, let raw = curl_multi_init() else { return nil }
         self.raw = raw
-        share = curl_share_init()
-        if let share {
-            // One thread uses the share handle, so it needs no lock callbacks.
-            _ = trawl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
+        var share = curl_share_init()
+        // One thread uses the share handle, so it needs no lock callbacks. A share that will
+        // not share cookies is dropped: each transfer then keeps its own (still correct).
+        if let handle = share, trawl_share_setopt_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue)) != CURLSHE_OK {
+            curl_share_cleanup(handle)
+            share = nil
         }
+        self.share = share
     }
 
     deinit {
@@ -23,24 +26,30 @@ final class CurlMulti {
         if let share { curl_share_cleanup(share) }
     }
 
-    func add(_ easy: EasyHandle) -> CURLMcode { curl_multi_add_handle(raw, easy.raw) }
+    // Each call throws ``CurlCallError`` naming it when libcurl does not return CURLM_OK.
 
-    func remove(_ easy: EasyHandle) { _ = curl_multi_remove_handle(raw, easy.raw) }
+    func add(_ easy: EasyHandle) throws { try CurlCheck.multi(curl_multi_add_handle(raw, easy.raw), "curl_multi_add_handle") }
 
-    func perform() -> Int {
+    func remove(_ easy: EasyHandle) throws { try CurlCheck.multi(curl_multi_remove_handle(raw, easy.raw), "curl_multi_remove_handle") }
+
+    /// Moves every transfer on; returns how many are still running.
+    func perform() throws -> Int {
         var running: Int32 = 0
-        _ = curl_multi_perform(raw, &running)
+        try CurlCheck.multi(curl_multi_perform(raw, &running), "curl_multi_perform")
         return Int(running)
     }
 
     /// Waits for activity, a wakeup, or `timeoutMS`.
-    func poll(timeoutMS: Int32) {
+    func poll(timeoutMS: Int32) throws {
         var fds: Int32 = 0
-        _ = curl_multi_poll(raw, nil, 0, timeoutMS, &fds)
+        try CurlCheck.multi(curl_multi_poll(raw, nil, 0, timeoutMS, &fds), "curl_multi_poll")
     }
 
-    /// Ends a `poll` early; safe from any thread.
-    func wakeup() { _ = curl_multi_wakeup(raw) }
+    /// Ends a `poll` early; safe from any thread. It fails only for a handle that is not a
+    /// multi handle; were it to fail, the command it announces waits for the poll's timeout
+    /// (at most a second while transfers run), it is not lost.
+    @discardableResult
+    func wakeup() -> Bool { curl_multi_wakeup(raw) == CURLM_OK }
 
     /// Finished transfers since the last call: the easy handle's pointer and its result.
     func completed() -> [(UnsafeMutableRawPointer, CURLcode)] {

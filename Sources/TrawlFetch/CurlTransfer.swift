@@ -46,52 +46,53 @@ final class CurlTransfer {
     }
 
     /// Applies the request and configuration to the easy handle.
-    func configure(_ spec: TransferSpec, share: UnsafeMutableRawPointer?) {
+    /// - Throws: ``CurlCallError`` naming the option libcurl refused.
+    func configure(_ spec: TransferSpec, share: UnsafeMutableRawPointer?) throws {
         let config = spec.configuration
         let request = spec.request
-        easy.set(CURLOPT_URL, url)
-        easy.set(CURLOPT_NOSIGNAL, 1)
-        easy.set(CURLOPT_FOLLOWLOCATION, 1)
-        easy.set(CURLOPT_MAXREDIRS, config.maxRedirects)
-        easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_URL, url)
+        try easy.set(CURLOPT_NOSIGNAL, 1)
+        try easy.set(CURLOPT_FOLLOWLOCATION, 1)
+        try easy.set(CURLOPT_MAXREDIRS, config.maxRedirects)
+        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         // "" asks for every encoding this libcurl decodes (gzip, deflate, br, zstd here).
-        easy.set(CURLOPT_ACCEPT_ENCODING, "")
-        easy.set(CURLOPT_USERAGENT, config.userAgent)
-        easy.set(CURLOPT_CONNECTTIMEOUT_MS, config.connectTimeout.milliseconds)
-        easy.set(CURLOPT_TIMEOUT_MS, (request.timeout ?? config.timeout).milliseconds)
-        easy.set(CURLOPT_LOW_SPEED_LIMIT, config.lowSpeedLimit)
-        easy.set(CURLOPT_LOW_SPEED_TIME, max(1, config.lowSpeedTime.milliseconds / 1000))
+        try easy.set(CURLOPT_ACCEPT_ENCODING, "")
+        try easy.set(CURLOPT_USERAGENT, config.userAgent)
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, config.connectTimeout.milliseconds)
+        try easy.set(CURLOPT_TIMEOUT_MS, (request.timeout ?? config.timeout).milliseconds)
+        try easy.set(CURLOPT_LOW_SPEED_LIMIT, config.lowSpeedLimit)
+        try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, config.lowSpeedTime.milliseconds / 1000))
         // Refuses a declared Content-Length over the cap before any byte arrives.
-        easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(config.maxBodySize))
-        easy.set(CURLOPT_HTTP_VERSION, config.http2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
-        easy.set(CURLOPT_SSL_VERIFYPEER, config.verifyTLS ? 1 : 0)
-        easy.set(CURLOPT_SSL_VERIFYHOST, config.verifyTLS ? 2 : 0)
+        try easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(config.maxBodySize))
+        try easy.set(CURLOPT_HTTP_VERSION, config.http2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
+        try easy.set(CURLOPT_SSL_VERIFYPEER, config.verifyTLS ? 1 : 0)
+        try easy.set(CURLOPT_SSL_VERIFYHOST, config.verifyTLS ? 2 : 0)
         if config.cookies {
-            easy.set(CURLOPT_COOKIEFILE, "")
-            if let share { trawl_easy_setopt_share(easy.raw, share) }
+            try easy.set(CURLOPT_COOKIEFILE, "")
+            if let share { try easy.setShare(share) }
         }
-        if !config.connectTo.isEmpty { easy.setConnectTo(config.connectTo) }
+        if !config.connectTo.isEmpty { try easy.setConnectTo(config.connectTo) }
         let lines = request.headers.map { "\($0.name): \($0.value)" }
-        if !lines.isEmpty { easy.setHeaders(lines) }
+        if !lines.isEmpty { try easy.setHeaders(lines) }
         switch request.method.uppercased() {
         case "GET": break
-        case "HEAD": easy.set(CURLOPT_NOBODY, 1)
-        case "POST": easy.set(CURLOPT_POST, 1)
-        default: easy.set(CURLOPT_CUSTOMREQUEST, request.method)
+        case "HEAD": try easy.set(CURLOPT_NOBODY, 1)
+        case "POST": try easy.set(CURLOPT_POST, 1)
+        default: try easy.set(CURLOPT_CUSTOMREQUEST, request.method)
         }
         if let body = request.body {
-            easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
-            body.withUnsafeBytes { bytes in
+            try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
+            try body.withUnsafeBytes { bytes in
                 // COPYPOSTFIELDS copies, so the bytes need not outlive this call.
-                _ = trawl_easy_setopt_ptr(easy.raw, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                try easy.set(CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
             }
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        easy.set(CURLOPT_WRITEFUNCTION, callback: curlWriteCallback)
-        easy.set(CURLOPT_WRITEDATA, pointer: context)
-        easy.set(CURLOPT_HEADERFUNCTION, callback: curlHeaderCallback)
-        easy.set(CURLOPT_HEADERDATA, pointer: context)
+        try easy.set(CURLOPT_WRITEFUNCTION, callback: curlWriteCallback)
+        try easy.set(CURLOPT_WRITEDATA, pointer: context)
+        try easy.set(CURLOPT_HEADERFUNCTION, callback: curlHeaderCallback)
+        try easy.set(CURLOPT_HEADERDATA, pointer: context)
     }
 
     /// A header line arrived. A status line starts a new response (after a redirect or a 100).

@@ -15,7 +15,8 @@ final class EasyHandle {
         self.raw = raw
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        _ = trawl_easy_setopt_ptr(raw, CURLOPT_ERRORBUFFER, errorBuffer)
+        // Without its error buffer a handle still works; libcurl's short message stands in.
+        if trawl_easy_setopt_ptr(raw, CURLOPT_ERRORBUFFER, errorBuffer) != CURLE_OK { errorBuffer[0] = 0 }
     }
 
     deinit {
@@ -25,38 +26,46 @@ final class EasyHandle {
         errorBuffer.deallocate()
     }
 
-    @discardableResult
-    func set(_ option: CURLoption, _ value: Int) -> CURLcode { trawl_easy_setopt_long(raw, option, value) }
+    // Each setter throws ``CurlCallError`` naming the option when libcurl refuses it.
 
-    @discardableResult
-    func set(_ option: CURLoption, _ value: String) -> CURLcode {
-        // libcurl copies string options (since 7.17), so the Swift string may go away after.
-        value.withCString { trawl_easy_setopt_string(raw, option, $0) }
+    func set(_ option: CURLoption, _ value: Int) throws {
+        try CurlCheck.easy(trawl_easy_setopt_long(raw, option, value), CurlCheck.setopt(option))
     }
 
-    @discardableResult
-    func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) -> CURLcode { trawl_easy_setopt_ptr(raw, option, pointer) }
+    func set(_ option: CURLoption, _ value: String) throws {
+        // libcurl copies string options (since 7.17), so the Swift string may go away after.
+        try CurlCheck.easy(value.withCString { trawl_easy_setopt_string(raw, option, $0) }, CurlCheck.setopt(option))
+    }
 
-    @discardableResult
-    func set(_ option: CURLoption, offset value: Int64) -> CURLcode { trawl_easy_setopt_off_t(raw, option, curl_off_t(value)) }
+    func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) throws {
+        try CurlCheck.easy(trawl_easy_setopt_ptr(raw, option, pointer), CurlCheck.setopt(option))
+    }
 
-    @discardableResult
-    func set(_ option: CURLoption, callback: trawl_curl_data_callback) -> CURLcode {
-        trawl_easy_setopt_data_callback(raw, option, callback)
+    func set(_ option: CURLoption, offset value: Int64) throws {
+        try CurlCheck.easy(trawl_easy_setopt_off_t(raw, option, curl_off_t(value)), CurlCheck.setopt(option))
+    }
+
+    func set(_ option: CURLoption, callback: trawl_curl_data_callback) throws {
+        try CurlCheck.easy(trawl_easy_setopt_data_callback(raw, option, callback), CurlCheck.setopt(option))
+    }
+
+    /// Shares the multi handle's cookie jar.
+    func setShare(_ share: UnsafeMutableRawPointer) throws {
+        try CurlCheck.easy(trawl_easy_setopt_share(raw, share), CurlCheck.setopt(CURLOPT_SHARE))
     }
 
     /// Sets request headers; the list lives as long as this handle.
-    func setHeaders(_ lines: [String]) {
+    func setHeaders(_ lines: [String]) throws {
         curl_slist_free_all(headerList)
         headerList = Self.slist(lines)
-        trawl_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, headerList)
+        try CurlCheck.easy(trawl_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, headerList), CurlCheck.setopt(CURLOPT_HTTPHEADER))
     }
 
     /// Sets `--connect-to` entries; the list lives as long as this handle.
-    func setConnectTo(_ entries: [String]) {
+    func setConnectTo(_ entries: [String]) throws {
         curl_slist_free_all(resolveList)
         resolveList = Self.slist(entries)
-        trawl_easy_setopt_slist(raw, CURLOPT_CONNECT_TO, resolveList)
+        try CurlCheck.easy(trawl_easy_setopt_slist(raw, CURLOPT_CONNECT_TO, resolveList), CurlCheck.setopt(CURLOPT_CONNECT_TO))
     }
 
     private static func slist(_ lines: [String]) -> UnsafeMutablePointer<curl_slist>? {
