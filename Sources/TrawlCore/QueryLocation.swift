@@ -18,7 +18,9 @@ public enum QueryLocation: Sendable, Hashable {
 
     /// Classifies a query term.
     public init(term: String) {
-        let text = term.trimmedWhitespace
+        // Not trimmed: a quoted term keeps its blanks, and a URL with blanks around it (from
+        // quotes) is not a URL (found by fuzz-query).
+        let text = term
         guard !text.isEmpty else {
             self = .none
             return
