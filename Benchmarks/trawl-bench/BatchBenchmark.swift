@@ -147,6 +147,8 @@ enum BatchBenchmark {
                 // link when it shows no media) get a quick 404 here instead of waiting on DNS
                 // with no internet. Scrapy makes no follow-up requests.
                 "--connect-to", "::127.0.0.1:\(port)", "--plain-http",
+                // Like for like with Scrapy and libxml2's limit: no JavaScript is run.
+                "--browser", "never",
             ])
             let lines = (try? String(contentsOf: out, encoding: .utf8))?.split(separator: "\n").count ?? 0
             guard lines == options.pages else {

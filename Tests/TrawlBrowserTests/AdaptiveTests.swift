@@ -73,10 +73,14 @@ extension BrowserTests {
         // Fetched statically first, then rendered: two document requests.
         #expect(server.requests.filter { $0.path == "/app/one" }.count == 2)
 
-        // The host needed the browser: its next page goes straight to it.
-        let second = try await resolve("http://site.test/app/two", environment)
-        #expect(second.map(\.url) == ["https://media.test/two.mp4"])
-        #expect(server.requests.filter { $0.path == "/app/two" }.count == 1)
+        // Three pages in a row needed the browser: the host's next page goes straight to it.
+        for page in ["two", "three"] {
+            #expect(try await resolve("http://site.test/app/\(page)", environment).map(\.url) == ["https://media.test/\(page).mp4"])
+            #expect(server.requests.filter { $0.path == "/app/\(page)" }.count == 2)
+        }
+        let fourth = try await resolve("http://site.test/app/four", environment)
+        #expect(fourth.map(\.url) == ["https://media.test/four.mp4"])
+        #expect(server.requests.filter { $0.path == "/app/four" }.count == 1)
         #expect(await browser.launches == 1, "one browser serves every page")
         await browser.shutdown()
     }
@@ -86,7 +90,7 @@ extension BrowserTests {
         defer { server.shutdown() }
         let never = environment(server, mode: .never)
         #expect(never.renderer == nil)
-        #expect(try await resolve("http://site.test/app/three", never).isEmpty)
+        #expect(try await resolve("http://site.test/app/five", never).isEmpty)
 
         let always = environment(server, mode: .always)
         let media = try await resolve("http://site.test/article", always)

@@ -42,7 +42,7 @@ import TrawlBrowser
     }
 
     @Test func memoryRendersAScriptDrivenHostDirectlyAndRechecksNowAndThen() async {
-        let memory = RenderMemory(recheckEvery: 3)
+        let memory = RenderMemory(recheckEvery: 3, confirmations: 1)
         #expect(await memory.plan(for: "spa.test") == .fetchFirst)
         await memory.record(host: "spa.test", neededBrowser: true)
         #expect(await memory.plan(for: "SPA.test") == .renderDirectly)
@@ -53,5 +53,21 @@ import TrawlBrowser
         await memory.record(host: "spa.test", neededBrowser: false)
         #expect(await memory.plan(for: "spa.test") == .fetchFirst)
         #expect(await memory.plan(for: "static.test") == .fetchFirst)
+    }
+}
+
+@Suite("Render memory needs pages in a row")
+struct RenderMemoryStreakTests {
+    @Test func oneScriptDrivenPageAmongArticlesDoesNotSendTheHostToTheBrowser() async {
+        let memory = RenderMemory(recheckEvery: 10, confirmations: 3)
+        await memory.record(host: "mixed.test", neededBrowser: true)
+        #expect(await memory.plan(for: "mixed.test") == .fetchFirst)
+        await memory.record(host: "mixed.test", neededBrowser: true)
+        await memory.record(host: "mixed.test", neededBrowser: false)  // an article: the count starts over
+        await memory.record(host: "mixed.test", neededBrowser: true)
+        await memory.record(host: "mixed.test", neededBrowser: true)
+        #expect(await memory.plan(for: "mixed.test") == .fetchFirst)
+        await memory.record(host: "mixed.test", neededBrowser: true)
+        #expect(await memory.plan(for: "mixed.test") == .renderDirectly, "three in a row")
     }
 }
