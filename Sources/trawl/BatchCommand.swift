@@ -125,6 +125,7 @@ struct BatchRunCommand: AsyncParsableCommand {
     /// Fixed thresholds keep freed memory for the next page; the peak stays what it was.
     static func keepFreedPageMemory() {
         trawl_keep_freed_memory(32 << 20, 64 << 20)
+        trawl_limit_malloc_arenas(Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
     }
 
     static func defaultStore(for output: String) -> String {
