@@ -18,6 +18,9 @@ public struct SmokeOptions: Sendable {
     public var plainHTTP = false
     /// The search engines' keys: a live `!giphy` / `!tenor` case without its key is skipped.
     public var search: Trawl.Search
+    /// When live pages are rendered in headless Chromium (replays never start a browser).
+    public var browser: BrowserMode = .never
+    public var browserConfiguration = BrowserConfiguration()
 
     /// - Parameter search: the keys; the CLI reads them from `TRAWL_GIPHY_KEY` / `TRAWL_TENOR_KEY`.
     public init(search: Trawl.Search = Trawl.Search(giphyKey: nil, tenorKey: nil)) {

@@ -58,6 +58,8 @@ public struct SmokeRunner: Sendable {
             var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: options.timeout, connectTo: options.connectTo))
             configuration.plainHTTP = options.plainHTTP
             configuration.search = options.search
+            configuration.browser = options.browser
+            configuration.browserConfiguration = options.browserConfiguration
             run = await Trawl.run(recorded, replay: options.replay, configuration: configuration, recorder: options.replay ? nil : recorder)
             let statuses = await recorder.recorded.map(\.response.status)
             skip = SkipReason.of(run.error, statuses: statuses)

@@ -57,6 +57,9 @@ struct SmokeCommand: AsyncParsableCommand {
     @Flag(help: "Speak plain HTTP to every host (for a local mirror behind --connect-to).")
     var plainHTTP = false
 
+    @OptionGroup(title: "Browser")
+    var browser: BrowserOptions
+
     enum FailOn: String, ExpressibleByArgument { case degraded, fail }
 
     func validate() throws {
@@ -77,6 +80,8 @@ struct SmokeCommand: AsyncParsableCommand {
         options.retries = retries
         options.connectTo = connectTo
         options.plainHTTP = plainHTTP
+        options.browser = browser.browser
+        options.browserConfiguration = browser.configuration
         guard FileManager.default.fileExists(atPath: recordings) else {
             throw ValidationError("no recordings folder at '\(recordings)'; run from the repository's top folder or pass --recordings")
         }
