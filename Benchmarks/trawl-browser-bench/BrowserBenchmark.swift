@@ -146,22 +146,5 @@ struct PSSSampler: Sendable {
         return total
     }
 
-    private func tree() -> [Int32] {
-        var parents: [Int32: Int32] = [:]
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 2, let parent = Int32(fields[1]) { parents[pid] = parent }
-        }
-        var tree = [root]
-        var frontier = [root]
-        while let next = frontier.popLast() {
-            for (child, parent) in parents where parent == next {
-                tree.append(child)
-                frontier.append(child)
-            }
-        }
-        return tree
-    }
+    private func tree() -> [Int32] { [root] + ProcessTree.descendants(of: root) }
 }

@@ -13,7 +13,7 @@ public struct WebEngine: Engine {
     public func handler(for request: Request) throws -> Handler {
         // `!web file:///page.html` names the engine outright: any URL with a scheme will do.
         let explicit = URL(string: request.query.term).flatMap { $0.scheme == nil ? nil : $0 }
-        guard let url = request.query.url ?? explicit ?? Query.url(fromLoose: request.query.term) else {
+        guard let url = request.query.url ?? explicit else {
             throw SearchError(.invalidRequest, "'\(request.query.raw)' is not a URL with a scheme and a host")
         }
         return Handler { environment, continuation in
@@ -241,15 +241,4 @@ public struct WebError: Error, Sendable, Hashable, CustomStringConvertible {
 extension WebError: CodedError {
     /// `http-404`, `http-503`, …: the page's status.
     public var errorCode: String { "http-\(status)" }
-}
-
-extension Query {
-    /// A bare `example.com/path` as an https URL, for people who paste without a scheme.
-    static func url(fromLoose term: String) -> URL? {
-        guard !term.contains(" "), term.contains("."), !term.contains("://"),
-              let first = term.split(separator: "/").first, first.contains("."),
-              first.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":" })
-        else { return nil }
-        return URL(string: "https://" + term)
-    }
 }

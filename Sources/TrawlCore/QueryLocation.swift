@@ -95,8 +95,8 @@ public enum QueryLocation: Sendable, Hashable {
         return .url(url)
     }
 
-    /// `/abs`, `./rel`, `../rel`, `~/home`, `~`.
-    private static func isLocalPath(_ token: Substring) -> Bool {
+    /// `/abs`, `./rel`, `../rel`, `~/home`, `~`: a file on this machine, not a URL.
+    public static func isLocalPath(_ token: some StringProtocol) -> Bool {
         token.hasPrefix("/") || token.hasPrefix("./") || token.hasPrefix("../") || token.hasPrefix("~/") || token == "~"
             || token == "." || token == ".."
     }

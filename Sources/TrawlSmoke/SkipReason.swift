@@ -30,11 +30,11 @@ struct SkipReason: Sendable, Hashable {
     }
 
     /// Nothing answered: no DNS, no connection, no complete response in time — the fetch
-    /// layer's own judgement (``FetchFailure``: transient), plus TLS: a live site whose
+    /// layer's own table (`FetchError.Code.isTransient`, which ``FetchFailure`` reads), plus TLS: a live site whose
     /// certificate fails here is a network in the way (a proxy, a captive portal), not a site
     /// that changed, so smoke skips where the fetch layer would not retry.
     static func isUnreachable(_ code: FetchError.Code) -> Bool {
-        FetchFailure(FetchError(code, url: "", message: ""))?.isTransient == true || code == .tls
+        code.isTransient || code == .tls
     }
 
     /// A server error, a timeout or rate limiting: the site is there but not serving

@@ -7,7 +7,7 @@ import TrawlCore
 enum InputText {
     static func query(for input: String) throws -> String {
         let trimmed = input.trimmingCharacters(in: .whitespaces)
-        if isLocalPath(trimmed) {
+        if QueryLocation.isLocalPath(trimmed) {
             let path = NSString(string: trimmed).expandingTildeInPath
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
@@ -23,8 +23,4 @@ enum InputText {
         return input
     }
 
-    /// `/abs`, `./rel`, `../rel`, `~/…`: a file on this machine.
-    static func isLocalPath(_ text: String) -> Bool {
-        text.hasPrefix("/") || text.hasPrefix("./") || text.hasPrefix("../") || text.hasPrefix("~/")
-    }
 }

@@ -40,24 +40,7 @@ func requireBrowser() throws {
 }
 
 /// Processes whose parent is `pid`, and theirs (from /proc).
-func descendants(of pid: Int32) -> [Int32] {
-    var parents: [Int32: Int32] = [:]
-    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-        guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { continue }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        if fields.count > 2, let parent = Int32(fields[1]) { parents[child] = parent }
-    }
-    var found: [Int32] = []
-    var frontier = [pid]
-    while let next = frontier.popLast() {
-        for (child, parent) in parents where parent == next {
-            found.append(child)
-            frontier.append(child)
-        }
-    }
-    return found
-}
+func descendants(of pid: Int32) -> [Int32] { ProcessTree.descendants(of: pid) }
 
 /// Open descriptors of this process.
 func openDescriptorCount() -> Int {

@@ -20,7 +20,7 @@ enum ReadmeSnippets {
     }
 
     /// The second snippet reads recordings: it runs.
-    static func configured(recordings: URL) async throws -> [String] {
+    static func configured() async throws -> [String] {
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
         // snippet begin
@@ -94,7 +94,7 @@ struct ReadmeSnippetTests {
         try #require(
             FileManager.default.fileExists(atPath: "Recordings/giphy"),
             "run the tests from the package's folder (\(Self.root.path)), as `make test` does")
-        let printed = try await ReadmeSnippets.configured(recordings: Self.root.appendingPathComponent("Recordings"))
+        let printed = try await ReadmeSnippets.configured()
         #expect(printed.contains { $0.hasPrefix("https://") && $0.contains("giphy") }, "\(printed)")
     }
 }
