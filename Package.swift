@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "TrawlHTML", targets: ["TrawlHTML"]),
         .library(name: "TrawlStore", targets: ["TrawlStore"]),
         .library(name: "TrawlBatch", targets: ["TrawlBatch"]),
+        .library(name: "TrawlIndex", targets: ["TrawlIndex"]),
         .executable(name: "trawl", targets: ["trawl"]),
     ],
     dependencies: [
@@ -65,6 +66,7 @@ let package = Package(
             name: "Trawl",
             dependencies: [
                 "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlBrowser",
+                "TrawlIndex",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
@@ -76,6 +78,11 @@ let package = Package(
         // Durable batch jobs on SQLite (WAL): coalesced URLs, states, attempts, results.
         .target(
             name: "TrawlStore",
+            dependencies: ["TrawlCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings),
+        // The local index: FTS5 over everything extracted, fed through a durable update queue.
+        .target(
+            name: "TrawlIndex",
             dependencies: ["TrawlCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
         // Batch extraction: the scheduler, politeness, retries, the HTTP cache, progress.
@@ -95,6 +102,7 @@ let package = Package(
             name: "trawl",
             dependencies: [
                 "Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlBatch", "TrawlStore", "TrawlSmoke", "TrawlBrowser", "CMalloc",
+                "TrawlIndex",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -141,6 +149,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlStoreTests", dependencies: ["TrawlStore"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlIndexTests", dependencies: ["TrawlIndex", "TrawlCore", "Trawl", "TrawlTesting", "trawl"],
             swiftSettings: swiftSettings),
         // The `trawl` command as users and scripts meet it: exit codes, output formats, errors.
         .testTarget(

@@ -4,6 +4,7 @@ import TrawlBrowser
 import TrawlCore
 import TrawlFetch
 import TrawlHTML
+import TrawlIndex
 import TrawlParsers
 import TrawlRecordings
 
@@ -43,6 +44,12 @@ public enum Trawl {
         public var browser: BrowserMode = .never
         /// How the browser runs; its `connectTo` and user agent default to the loader's.
         public var browserConfiguration = BrowserConfiguration()
+        /// The local index `!local` searches; `nil`: no `!local` engine.
+        public var localIndex: MediaIndex?
+        /// Told what every request found when its stream ends: an ``IndexWriter`` keeps the
+        /// local index up to date. `nil` (the default, and right for replays and tests that
+        /// should leave no trace): nothing is recorded.
+        public var sink: (any ExtractionSink)?
 
         public init(
             loader: LoaderConfiguration = .init(), schemeHandlers: [any SchemeHandler] = [], maxFollowUps: Int = 2,
@@ -100,6 +107,7 @@ public enum Trawl {
         var environment = Environment(
             transport: transport, scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers),
             clock: configuration.clock, maxFollowUps: configuration.maxFollowUps)
+        environment.sink = configuration.sink
         if configuration.browser != .never, configuration.replay == nil {
             var browser = configuration.browserConfiguration
             if browser.connectTo.isEmpty { browser.connectTo = configuration.loader.connectTo }
@@ -111,13 +119,12 @@ public enum Trawl {
         return environment
     }
 
-    /// A provider over `environment`: the web engine for URLs, `!giphy` and `!tenor`, and
-    /// `defaultEngine` for plain text.
-    public static func makeProvider(environment: Environment, search: Search = Search()) -> SearchProvider {
-        SearchProvider(
-            environment: environment, webEngine: WebEngine(),
-            engines: [GiphySearchEngine(apiKey: search.giphyKey), TenorSearchEngine(apiKey: search.tenorKey)],
-            defaultEngine: search.defaultEngine)
+    /// A provider over `environment`: the web engine for URLs, `!giphy` and `!tenor`, `!local`
+    /// when there is a `localIndex`, and `defaultEngine` for plain text.
+    public static func makeProvider(environment: Environment, search: Search = Search(), localIndex: MediaIndex? = nil) -> SearchProvider {
+        var engines: [any Engine] = [GiphySearchEngine(apiKey: search.giphyKey), TenorSearchEngine(apiKey: search.tenorKey)]
+        if let localIndex { engines.append(LocalEngine(index: localIndex)) }
+        return SearchProvider(environment: environment, webEngine: WebEngine(), engines: engines, defaultEngine: search.defaultEngine)
     }
 
     /// A provider over the production environment.
@@ -128,7 +135,7 @@ public enum Trawl {
             search.giphyKey = search.giphyKey ?? Scrubber.placeholder
             search.tenorKey = search.tenorKey ?? Scrubber.placeholder
         }
-        return makeProvider(environment: makeEnvironment(configuration, logger: logger), search: search)
+        return makeProvider(environment: makeEnvironment(configuration, logger: logger), search: search, localIndex: configuration.localIndex)
     }
 
     /// The search engines' keys and which engine answers plain text.

@@ -50,6 +50,7 @@ public struct BatchRunner: Sendable {
         trawl.clock = clock
         trawl.browser = configuration.browser
         trawl.browserConfiguration = configuration.browserConfiguration
+        trawl.sink = configuration.sink
         let environment = Trawl.makeEnvironment(trawl, logger: logger)
         let robots = configuration.robots ? RobotsCache(transport: environment.transport, agent: "trawl") : nil
         attempt = JobAttempt(environment: environment, search: search, policy: configuration.fetch, robots: robots, clock: self.clock)

@@ -21,6 +21,8 @@ public struct SmokeOptions: Sendable {
     /// When live pages are rendered in headless Chromium (replays never start a browser).
     public var browser: BrowserMode = .never
     public var browserConfiguration = BrowserConfiguration()
+    /// Told what each live case found (the local index's writer); replays record nothing.
+    public var sink: (any ExtractionSink)?
 
     /// - Parameter search: the keys; the CLI reads them from `TRAWL_GIPHY_KEY` / `TRAWL_TENOR_KEY`.
     public init(search: Trawl.Search = Trawl.Search(giphyKey: nil, tenorKey: nil)) {

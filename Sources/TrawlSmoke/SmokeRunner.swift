@@ -60,6 +60,7 @@ public struct SmokeRunner: Sendable {
             configuration.search = options.search
             configuration.browser = options.browser
             configuration.browserConfiguration = options.browserConfiguration
+            if !options.replay { configuration.sink = options.sink }
             run = await Trawl.run(recorded, replay: options.replay, configuration: configuration, recorder: options.replay ? nil : recorder)
             let statuses = await recorder.recorded.map(\.response.status)
             skip = SkipReason.of(run.error, statuses: statuses)

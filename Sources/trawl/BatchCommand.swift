@@ -69,6 +69,9 @@ struct BatchRunCommand: AsyncParsableCommand {
     @Flag(help: "No progress output, only the summary.")
     var quiet = false
 
+    @OptionGroup(title: "Local index")
+    var index: IndexOptions
+
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
@@ -85,6 +88,8 @@ struct BatchRunCommand: AsyncParsableCommand {
         configuration.browser = browser.browser
         configuration.browserConfiguration = browser.configuration
         let storePath = store ?? Self.defaultStore(for: out)
+        let opened = index.open(recording: true, command: "batch")
+        configuration.sink = opened?.writer
 
         let runner: BatchRunner
         let report: BatchRunner.Report
@@ -104,9 +109,11 @@ struct BatchRunCommand: AsyncParsableCommand {
             defer { interrupts.remove() }
             report = try await work.value
         } catch {
+            await opened?.close()
             Diagnostics.write("trawl batch: " + ErrorSentence.describe(error))
             throw ExitCode(ExitStatus.failure.rawValue)
         }
+        await opened?.close()
         if report.recovered > 0 {
             Diagnostics.write("trawl batch: resumed; \(report.recovered) jobs of a stopped run were put back")
         }

@@ -64,6 +64,9 @@ struct ResolveCommand: AsyncParsableCommand {
     @OptionGroup(title: "Browser")
     var browser: BrowserOptions
 
+    @OptionGroup(title: "Local index")
+    var index: IndexOptions
+
     func validate() throws {
         if [json, stream, table].filter({ $0 }).count > 1 { throw ValidationError("--json, --stream and --table are exclusive") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
@@ -74,7 +77,17 @@ struct ResolveCommand: AsyncParsableCommand {
         for rule in connectTo where rule.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
             throw ValidationError("--connect-to '\(rule)' is not HOST:PORT:TO_HOST:TO_PORT")
         }
-        for input in inputs { _ = try InputText.query(for: input) }
+        for input in inputs {
+            let text = try InputText.query(for: input)
+            // A `!local` query that cannot be read is a usage error naming it, before any work.
+            if let command = Query(parsing: text).command, command == LocalEngine.engineName || command == "index" {
+                do {
+                    _ = try LocalQuery(parsing: text)
+                } catch let error as IndexError {
+                    throw ValidationError(error.message)
+                }
+            }
+        }
     }
 
     func run() async throws {
@@ -94,6 +107,10 @@ struct ResolveCommand: AsyncParsableCommand {
         }
         let recorder = record.map { _ in HARRecorder() }
         configuration.recorder = recorder
+        // Replays leave no trace in the user's index (they are tests and demos); they may search it.
+        let opened = index.open(recording: replay == nil, command: "resolve")
+        configuration.localIndex = opened?.index
+        configuration.sink = opened?.writer
         let provider = Trawl.makeProvider(configuration)
         let format = OutputFormat.choose(json: json, stream: stream, table: table)
         let texts = try inputs.map(InputText.query(for:))
@@ -124,6 +141,7 @@ struct ResolveCommand: AsyncParsableCommand {
             }
             return outcomes
         }
+        await opened?.close()
         if let recorder, let record {
             let file = URL(fileURLWithPath: record)
             try await recorder.write(to: file, comment: "trawl resolve " + inputs.joined(separator: " "))

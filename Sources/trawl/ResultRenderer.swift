@@ -79,6 +79,8 @@ struct ResultSetLine: Encodable {
     var degraded: Bool
     var degradedReason: String?
     var diagnostics: [String]
+    /// Counts per site, kind and size for the whole query (`!local` only).
+    var facets: Facets?
     /// Set on the line that ends an input whose resolution failed.
     var error: ErrorSummary?
 
@@ -92,5 +94,6 @@ struct ResultSetLine: Encodable {
         degraded = set.isDegraded
         degradedReason = set.degradation?.reason
         diagnostics = set.diagnostics.map(\.description)
+        facets = set.facets
     }
 }

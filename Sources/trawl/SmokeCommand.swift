@@ -60,6 +60,9 @@ struct SmokeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Browser")
     var browser: BrowserOptions
 
+    @OptionGroup(title: "Local index")
+    var index: IndexOptions
+
     enum FailOn: String, ExpressibleByArgument { case degraded, fail }
 
     func validate() throws {
@@ -82,10 +85,20 @@ struct SmokeCommand: AsyncParsableCommand {
         options.plainHTTP = plainHTTP
         options.browser = browser.browser
         options.browserConfiguration = browser.configuration
+        // Live runs record what they find; replays are the recordings themselves and leave no trace.
+        let opened = replay ? nil : index.open(recording: true, command: "smoke")
+        options.sink = opened?.writer
         guard FileManager.default.fileExists(atPath: recordings) else {
             throw ValidationError("no recordings folder at '\(recordings)'; run from the repository's top folder or pass --recordings")
         }
-        let results = try await SmokeRunner(options: options).run(recordings: URL(fileURLWithPath: recordings))
+        let results: [SmokeResult]
+        do {
+            results = try await SmokeRunner(options: options).run(recordings: URL(fileURLWithPath: recordings))
+        } catch {
+            await opened?.close()
+            throw error
+        }
+        await opened?.close()
         guard !results.isEmpty else {
             throw ValidationError("no cases\(sites.map { " for sites \($0)" } ?? "") in \(recordings)" + (replay ? "" : " that run live (synthetic cases only replay: add --replay, or add live cases, see Recordings/README.md)"))
         }
