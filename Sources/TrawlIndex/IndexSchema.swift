@@ -8,7 +8,8 @@ import GRDB
 ///   ``TrawlCore/Media`` as JSON, so `!local` answers with everything extraction knew.
 /// - `media_fts`: FTS5 over title, caption, tags, site, page URL, kind and size class, its content
 ///   read from `media` and kept in step by triggers.
-/// - `pending`: the durable update queue, one row per page waiting to be applied.
+/// - `pending` and `pending_media`: the durable update queue, one row per page waiting to be
+///   applied and its media, already in `media`'s columns.
 enum IndexSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -61,10 +62,24 @@ enum IndexSchema {
                 CREATE TABLE pending (
                     page TEXT PRIMARY KEY,
                     mode TEXT NOT NULL,
-                    media BLOB NOT NULL,
                     version INTEGER NOT NULL,
                     queuedAt REAL NOT NULL
                 );
+                -- A waiting update's media, in the columns `media` takes: applying is a copy.
+                CREATE TABLE pending_media (
+                    page TEXT NOT NULL REFERENCES pending(page) ON DELETE CASCADE,
+                    url TEXT NOT NULL,
+                    position INTEGER NOT NULL,
+                    kind TEXT NOT NULL,
+                    sizeClass TEXT NOT NULL,
+                    site TEXT NOT NULL,
+                    pageURL TEXT NOT NULL,
+                    title TEXT,
+                    caption TEXT,
+                    tags TEXT,
+                    json BLOB NOT NULL,
+                    PRIMARY KEY (page, url)
+                ) WITHOUT ROWID;
                 CREATE INDEX pending_queuedAt ON pending(queuedAt);
                 """)
         }

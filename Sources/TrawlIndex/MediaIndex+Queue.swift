@@ -2,44 +2,60 @@ import Foundation
 import GRDB
 import TrawlCore
 
-/// The durable update queue: updates are first written to `pending` (coalesced per page), then
-/// applied to `page`/`media` in batches. Applying a batch and deleting its `pending` rows is one
-/// transaction, so a process killed at any instant leaves each update either waiting or applied,
-/// never lost and never applied twice; whatever waits is applied by the next writer to open.
+/// The durable update queue: updates are first written to `pending`/`pending_media`, coalesced
+/// per page, then applied to `page`/`media` in batches. Applying a batch and deleting its queue
+/// rows is one transaction, so a process killed at any instant leaves each update either waiting
+/// or applied, never lost and never applied twice; whatever waits is applied by the next writer.
+///
+/// Each media is encoded once, when queued, into the very columns `media` holds: applying copies
+/// rows with one `INSERT … SELECT` per page and decodes nothing.
 extension MediaIndex {
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
-    }()
-
     /// Writes `updates` to the queue in one transaction, each coalesced with what already waits
-    /// for its page.
+    /// for its page: a full list replaces what waits; a partial one is laid over it.
     func enqueue(_ updates: [PageUpdate], now: Double) async throws {
         guard !updates.isEmpty else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
         try await write("queueing \(updates.count) page updates") { db in
+            let waiting = try db.cachedStatement(sql: "SELECT mode FROM pending WHERE page = ?")
+            let upsertPage = try db.cachedStatement(sql: """
+                INSERT INTO pending (page, mode, version, queuedAt) VALUES (?, ?, 1, ?)
+                ON CONFLICT(page) DO UPDATE SET mode = excluded.mode, version = pending.version + 1
+                """)
+            let clear = try db.cachedStatement(sql: "DELETE FROM pending_media WHERE page = ?")
+            let nextPosition = try db.cachedStatement(sql: "SELECT coalesce(max(position) + 1, 0) FROM pending_media WHERE page = ?")
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO pending_media (page, url, position, kind, sizeClass, site, pageURL, title, caption, tags, json)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(page, url) DO UPDATE SET kind = excluded.kind, sizeClass = excluded.sizeClass,
+                    site = excluded.site, pageURL = excluded.pageURL, title = excluded.title,
+                    caption = excluded.caption, tags = excluded.tags, json = excluded.json
+                """)
             for update in updates {
-                var update = update
-                var version = 1
-                if let row = try Row.fetchOne(db, sql: "SELECT mode, media, version FROM pending WHERE page = ?", arguments: [update.page]) {
-                    let waiting = try Self.decode(row, page: update.page)
-                    update = waiting.coalesced(with: update)
-                    version = (row["version"] as Int) + 1
+                let before = try String.fetchOne(waiting, arguments: [update.page]).flatMap(PageUpdate.Mode.init(rawValue:))
+                let mode: PageUpdate.Mode
+                if update.mode == .replace {
+                    try clear.execute(arguments: [update.page])
+                    mode = .replace
+                } else {
+                    mode = before ?? .merge
                 }
-                try db.execute(
-                    sql: """
-                        INSERT INTO pending (page, mode, media, version, queuedAt) VALUES (?, ?, ?, ?, ?)
-                        ON CONFLICT(page) DO UPDATE SET mode = excluded.mode, media = excluded.media, version = excluded.version
-                        """,
-                    arguments: [update.page, update.mode.rawValue, try Self.encoder.encode(update.media), version, now])
+                try upsertPage.execute(arguments: [update.page, mode.rawValue, now])
+                var position = update.mode == .replace ? 0 : try Int.fetchOne(nextPosition, arguments: [update.page]) ?? 0
+                let site = SiteName.of(url: update.page)
+                for item in update.media {
+                    var stored = item
+                    stored.highlight = nil
+                    if stored.page == nil { stored.page = update.page }
+                    let document = IndexedDocument(stored, pageURL: update.page, site: site)
+                    try insert.execute(arguments: [
+                        update.page, item.url, position, document.kind, document.sizeClass, document.site, document.pageURL,
+                        document.title, document.caption, document.tags, try encoder.encode(stored),
+                    ])
+                    position += 1
+                }
             }
         }
-    }
-
-    private static func decode(_ row: Row, page: String) throws -> PageUpdate {
-        let mode = PageUpdate.Mode(rawValue: row["mode"]) ?? .merge
-        let media = try JSONDecoder().decode([Media].self, from: row["media"] as Data)
-        return PageUpdate(page: page, mode: mode, media: media)
     }
 
     /// Applies up to `limit` waiting updates, oldest first, in one transaction.
@@ -47,11 +63,13 @@ extension MediaIndex {
     @discardableResult
     func applyPending(limit: Int = 500, now: Double) async throws -> Int {
         try await write("applying queued updates") { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT page, mode, media, version FROM pending ORDER BY queuedAt, page LIMIT ?", arguments: [limit])
+            let rows = try Row.fetchAll(db, sql: "SELECT page, mode, version FROM pending ORDER BY queuedAt, page LIMIT ?", arguments: [limit])
+            let done = try db.cachedStatement(sql: "DELETE FROM pending WHERE page = ? AND version = ?")
             for row in rows {
                 let page: String = row["page"]
-                try Self.apply(try Self.decode(row, page: page), db: db, now: now)
-                try db.execute(sql: "DELETE FROM pending WHERE page = ? AND version = ?", arguments: [page, row["version"] as Int])
+                try Self.apply(page: page, mode: PageUpdate.Mode(rawValue: row["mode"]) ?? .merge, db: db, now: now)
+                // Its media go with it (cascade).
+                try done.execute(arguments: [page, row["version"] as Int])
             }
             return rows.count
         }
@@ -67,42 +85,35 @@ extension MediaIndex {
         try await read("counting queued updates") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM pending") ?? 0 }
     }
 
-    static func apply(_ update: PageUpdate, db: Database, now: Double) throws {
-        let existing = try Int64.fetchOne(db, sql: "SELECT id FROM page WHERE url = ?", arguments: [update.page])
-        if update.mode == .replace, update.media.isEmpty {
+    /// Makes the page's entries what its queue rows say.
+    private static func apply(page: String, mode: PageUpdate.Mode, db: Database, now: Double) throws {
+        let existing = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM page WHERE url = ?"), arguments: [page])
+        let hasMedia = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM pending_media WHERE page = ?)"), arguments: [page]) ?? false
+        if mode == .replace, !hasMedia {
             // Nothing left on the page: the page goes, and its media with it (cascade).
             if let existing { try db.execute(sql: "DELETE FROM page WHERE id = ?", arguments: [existing]) }
             return
         }
-        let site = SiteName.of(url: update.page)
         let pageID: Int64
         if let existing {
             pageID = existing
-            try db.execute(sql: "UPDATE page SET indexedAt = ? WHERE id = ?", arguments: [now, pageID])
-            if update.mode == .replace {
-                try db.execute(sql: "DELETE FROM media WHERE pageID = ?", arguments: [pageID])
+            try db.cachedStatement(sql: "UPDATE page SET indexedAt = ? WHERE id = ?").execute(arguments: [now, pageID])
+            if mode == .replace {
+                try db.cachedStatement(sql: "DELETE FROM media WHERE pageID = ?").execute(arguments: [pageID])
             }
         } else {
-            try db.execute(sql: "INSERT INTO page (url, site, indexedAt) VALUES (?, ?, ?)", arguments: [update.page, site, now])
+            try db.cachedStatement(sql: "INSERT INTO page (url, site, indexedAt) VALUES (?, ?, ?)")
+                .execute(arguments: [page, SiteName.of(url: page), now])
             pageID = db.lastInsertedRowID
         }
-        let insert = try db.cachedStatement(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            SELECT ?, url, kind, sizeClass, site, pageURL, title, caption, tags, json
+            FROM pending_media WHERE page = ? ORDER BY position
             ON CONFLICT(pageID, url) DO UPDATE SET kind = excluded.kind, sizeClass = excluded.sizeClass,
-                site = excluded.site, title = excluded.title, caption = excluded.caption, tags = excluded.tags,
-                json = excluded.json
-            """)
-        for item in update.media {
-            var stored = item
-            stored.highlight = nil
-            if stored.page == nil { stored.page = update.page }
-            let document = IndexedDocument(stored, pageURL: update.page, site: site)
-            try insert.execute(arguments: [
-                pageID, item.url, document.kind, document.sizeClass, document.site, document.pageURL,
-                document.title, document.caption, document.tags, try encoder.encode(stored),
-            ])
-        }
+                site = excluded.site, pageURL = excluded.pageURL, title = excluded.title,
+                caption = excluded.caption, tags = excluded.tags, json = excluded.json
+            """).execute(arguments: [pageID, page])
     }
 }
 
@@ -124,7 +135,8 @@ struct IndexedDocument {
         sizeClass = SizeClass(width: media.width, height: media.height).rawValue
         self.site = site
         self.pageURL = pageURL
-        title = media.title
+        // FTS5's highlight marks are control characters: a title must not carry its own.
+        title = media.title.map { $0.replacingOccurrences(of: "\u{2}", with: "").replacingOccurrences(of: "\u{3}", with: "") }
         caption = nil
         tags = nil
     }

@@ -42,16 +42,15 @@ extension MediaIndex {
         }
         do {
             return try await pool.read { db in
-                let candidates = try Self.candidates(query, db: db)
-                let facets = Self.facets(of: candidates, query: query)
-                var matches = candidates.filter { query.allows($0) }
-                matches.sort()
-                let total = matches.count
-                var start = min(skip, total)
-                if let after { start = matches.firstIndex(where: { after < $0.position }) ?? total }
-                let page = Array(matches[start ..< min(start + limit, total)])
-                let next = start + page.count < total ? page.last.map { Pagination.cursor($0.position.token) } : nil
-                return LocalPage(media: try Self.media(for: page, query: query, db: db), total: total, facets: facets, next: next)
+                let cube = try Self.cube(query, db: db)
+                var ranked = try Self.ranked(query, after: after, skip: skip, limit: limit + 1, db: db)
+                let more = ranked.count > limit
+                if more { ranked.removeLast() }
+                let next = more ? ranked.last.map { Pagination.cursor($0.token) } : nil
+                return LocalPage(
+                    media: try Self.media(for: ranked.map(\.id), query: query, db: db),
+                    total: cube.filter { query.allows($0) }.reduce(0) { $0 + $1.count },
+                    facets: Self.facets(of: cube, query: query), next: next)
             }
         } catch let error as DatabaseError where error.message?.contains("fts5") == true || error.message?.contains("syntax") == true {
             throw IndexError(.invalidQuery, "the local index cannot read the query '\(query.raw)'", underlying: error)
@@ -64,13 +63,9 @@ extension MediaIndex {
 
     /// Where a match sorts: BM25 (lower is better) then newest first. A cursor is the position of
     /// the last match of a page.
-    struct Position: Comparable, Sendable {
+    struct Position: Sendable {
         var score: Double
         var id: Int64
-
-        static func < (a: Position, b: Position) -> Bool {
-            a.score != b.score ? a.score < b.score : a.id > b.id
-        }
 
         var token: String { "\(score)/\(id)" }
 
@@ -86,45 +81,74 @@ extension MediaIndex {
         }
     }
 
-    /// One match before filters: what facets and ranking read.
-    struct Candidate: Comparable, Sendable {
-        var position: Position
+    /// How many matches (before filters) have each site, kind and size together: at most a few
+    /// dozen rows, from which totals and every facet are counted without reading matches again.
+    struct Cell: Sendable {
         var site: String
         var kind: String
         var size: String
-
-        static func < (a: Candidate, b: Candidate) -> Bool { a.position < b.position }
+        var count: Int
     }
 
-    private static func candidates(_ query: LocalQuery, db: Database) throws -> [Candidate] {
-        let rows: RowCursor
+    private static func cube(_ query: LocalQuery, db: Database) throws -> [Cell] {
+        let rows: [Row]
         if let match = query.match {
-            rows = try Row.fetchCursor(db, sql: """
-                SELECT m.id, m.site, m.kind, m.sizeClass, bm25(media_fts, \(IndexSchema.bm25Weights)) AS score
-                FROM media_fts JOIN media m ON m.id = media_fts.rowid
-                WHERE media_fts MATCH ?
+            rows = try Row.fetchAll(db, sql: """
+                SELECT m.site, m.kind, m.sizeClass, count(*) FROM media_fts JOIN media m ON m.id = media_fts.rowid
+                WHERE media_fts MATCH ? GROUP BY m.site, m.kind, m.sizeClass
                 """, arguments: [match])
         } else {
-            rows = try Row.fetchCursor(db, sql: "SELECT id, site, kind, sizeClass, 0.0 AS score FROM media")
+            rows = try Row.fetchAll(db, sql: "SELECT site, kind, sizeClass, count(*) FROM media GROUP BY site, kind, sizeClass")
         }
-        var candidates: [Candidate] = []
-        while let row = try rows.next() {
-            candidates.append(Candidate(
-                position: Position(score: row[4], id: row[0]), site: row[1], kind: row[2], size: row[3]))
+        return rows.map { Cell(site: $0[0], kind: $0[1], size: $0[2], count: $0[3]) }
+    }
+
+    /// The page of matches after filters, in rank order, computed by SQLite.
+    private static func ranked(_ query: LocalQuery, after: Position?, skip: Int, limit: Int, db: Database) throws -> [Position] {
+        var conditions: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        let prefix = query.match == nil ? "" : "m."
+        for (column, values) in [("site", query.sites), ("kind", query.kinds), ("sizeClass", query.sizes)] where !values.isEmpty {
+            conditions.append("\(prefix)\(column) IN (\(databaseQuestionMarks(count: values.count)))")
+            arguments += values.sorted() as [any DatabaseValueConvertible]
         }
-        return candidates
+        let sql: String
+        if let match = query.match {
+            if let after {
+                conditions.append("(score > ? OR (score = ? AND m.id < ?))")
+                arguments += [after.score, after.score, after.id] as [any DatabaseValueConvertible]
+            }
+            sql = """
+                SELECT m.id, bm25(media_fts, \(IndexSchema.bm25Weights)) AS score
+                FROM media_fts JOIN media m ON m.id = media_fts.rowid
+                WHERE media_fts MATCH ?\(conditions.map { " AND " + $0 }.joined())
+                ORDER BY score, m.id DESC LIMIT ? OFFSET ?
+                """
+            arguments.insert(match, at: 0)
+        } else {
+            if let after {
+                conditions.append("id < ?")
+                arguments.append(after.id)
+            }
+            sql = """
+                SELECT id, 0.0 AS score FROM media\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+                ORDER BY id DESC LIMIT ? OFFSET ?
+                """
+        }
+        arguments += [limit, skip] as [any DatabaseValueConvertible]
+        return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Position(score: $0[1], id: $0[0]) }
     }
 
     /// Counts per site, kind and size: each facet with every filter but its own applied.
-    private static func facets(of candidates: [Candidate], query: LocalQuery) -> Facets {
+    private static func facets(of cube: [Cell], query: LocalQuery) -> Facets {
         var site: [String: Int] = [:], kind: [String: Int] = [:], size: [String: Int] = [:]
-        for candidate in candidates {
-            let inSite = query.sites.isEmpty || query.sites.contains(candidate.site)
-            let inKind = query.kinds.isEmpty || query.kinds.contains(candidate.kind)
-            let inSize = query.sizes.isEmpty || query.sizes.contains(candidate.size)
-            if inKind && inSize { site[candidate.site, default: 0] += 1 }
-            if inSite && inSize { kind[candidate.kind, default: 0] += 1 }
-            if inSite && inKind { size[candidate.size, default: 0] += 1 }
+        for cell in cube {
+            let inSite = query.sites.isEmpty || query.sites.contains(cell.site)
+            let inKind = query.kinds.isEmpty || query.kinds.contains(cell.kind)
+            let inSize = query.sizes.isEmpty || query.sizes.contains(cell.size)
+            if inKind && inSize { site[cell.site, default: 0] += cell.count }
+            if inSite && inSize { kind[cell.kind, default: 0] += cell.count }
+            if inSite && inKind { size[cell.size, default: 0] += cell.count }
         }
         func counts(_ table: [String: Int]) -> [Facets.Count] {
             table.map { Facets.Count(value: $0.key, count: $0.value) }
@@ -134,9 +158,8 @@ extension MediaIndex {
     }
 
     /// The stored media of a page of matches, in order, each with its highlighted title.
-    private static func media(for page: [Candidate], query: LocalQuery, db: Database) throws -> [Media] {
-        guard !page.isEmpty else { return [] }
-        let ids = page.map(\.position.id)
+    private static func media(for ids: [Int64], query: LocalQuery, db: Database) throws -> [Media] {
+        guard !ids.isEmpty else { return [] }
         let marks = databaseQuestionMarks(count: ids.count)
         var stored: [Int64: Media] = [:]
         let decoder = JSONDecoder()
@@ -162,9 +185,9 @@ extension MediaIndex {
 }
 
 extension LocalQuery {
-    func allows(_ candidate: MediaIndex.Candidate) -> Bool {
-        (sites.isEmpty || sites.contains(candidate.site)) && (kinds.isEmpty || kinds.contains(candidate.kind))
-            && (sizes.isEmpty || sizes.contains(candidate.size))
+    func allows(_ cell: MediaIndex.Cell) -> Bool {
+        (sites.isEmpty || sites.contains(cell.site)) && (kinds.isEmpty || kinds.contains(cell.kind))
+            && (sizes.isEmpty || sizes.contains(cell.size))
     }
 }
 
