@@ -2,10 +2,11 @@
 #   make demo   replay every recorded case in Recordings/ through the pipeline (no network)
 #   make test   the whole test suite
 #   make fuzz SECONDS=N   every libFuzzer target in Fuzz/ for N seconds (fails if any crashed)
+#   make docs   the DocC catalog of the Trawl library, into .build/docs
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test fuzz bench bench-batch clean
+.PHONY: deps build demo test fuzz bench bench-batch bench-index docs clean
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -50,6 +51,17 @@ bench: deps
 # trawl batch end to end vs libxml2's limit and Scrapy (installed from PyPI into .build-bench/).
 bench-batch: deps
 	Benchmarks/batch.sh
+
+# The local index at a million synthetic rows: insert rate, size, !local p50/p99 with facets.
+ROWS ?= 1000000
+bench-index: deps
+	$(SWIFT) run -c release trawl-index-bench --rows $(ROWS)
+
+# The DocC catalog of the Trawl library (Sources/Trawl/Trawl.docc), as a static site in
+# .build/docs (open .build/docs/documentation/trawl/index.html through any static file server).
+docs: deps
+	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target Trawl \
+	  --disable-indexing --transform-for-static-hosting --hosting-base-path trawl --output-path .build/docs
 
 clean:
 	rm -rf .build Fuzz/.build
