@@ -7,6 +7,9 @@
 // Prints the insert rate, the file size and p50/p99 per query shape. Figures depend on the
 // machine and on what else it runs: rerun it, do not quote a number without saying where.
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import TrawlCore
 import TrawlIndex
 import TrawlTesting
@@ -61,6 +64,14 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
 }
 
+/// CPU seconds (user + system) this process has used: a figure the machine's other load does
+/// not inflate the way it inflates wall time.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
 func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
 }
@@ -84,6 +95,8 @@ let pages = (arguments.rows + arguments.pageSize - 1) / arguments.pageSize
 var queued: [Extraction] = []
 var rows = 0
 let start = clock.now
+let startCPU = cpuSeconds()
+var flushCPU = 0.0
 var applied = 0
 for pageNumber in 0..<pages {
     let site = sites[pageNumber % sites.count]
@@ -101,7 +114,9 @@ for pageNumber in 0..<pages {
     rows += media.count
     queued.append(Extraction(request: Request(pageURL), engine: "web", media: media, isComplete: true))
     if queued.count == arguments.group || pageNumber == pages - 1 {
+        let before = cpuSeconds()
         try await index.benchmarkFlush(queued)
+        flushCPU += cpuSeconds() - before
         applied += queued.count
         queued = []
         if applied % 50_000 < arguments.group {
@@ -111,35 +126,42 @@ for pageNumber in 0..<pages {
     }
 }
 let insertSeconds = milliseconds(clock.now - start) / 1000
+let insertCPU = cpuSeconds() - startCPU
 try await index.benchmarkCheckpoint()
 let stats = try await index.stats()
-print(String(format: "insert: %d rows in %.1f s = %.0f rows/s (queue + apply, FTS5 triggers, JSON per media)", stats.media, insertSeconds, Double(stats.media) / insertSeconds))
+print(String(format: "insert: %d rows in %.1f s wall = %.0f rows/s (queue + apply, FTS5 triggers, JSON per media)", stats.media, insertSeconds, Double(stats.media) / insertSeconds))
+print(String(format: "        CPU: %.1f s in all, %.1f s in the index's queue + apply = %.0f rows per CPU second (the rest: generating the rows)", insertCPU, flushCPU, Double(stats.media) / max(flushCPU, 0.001)))
 print(String(format: "size:   %.1f MiB on disk (%.0f bytes per row)", Double(stats.bytes) / 1_048_576, Double(stats.bytes) / Double(max(stats.media, 1))))
 
 // Queries: each with facet counts over every match and highlighted titles for the page of 25.
 @MainActor func shape(_ name: String, _ make: (inout SplitMix64) -> String) async throws {
     var times: [Double] = []
     var totals: [Int] = []
+    var cpu = 0.0
     for n in 0..<(arguments.queries + 10) {
         let text = make(&generator)
         let query = try LocalQuery(parsing: text)
         let began = clock.now
+        let beganCPU = cpuSeconds()
         let page = try await index.search(query, limit: 25)
         let took = milliseconds(clock.now - began)
         if n >= 10 {  // the first ten warm the page cache
+            cpu += cpuSeconds() - beganCPU
             times.append(took)
             totals.append(page.total)
         }
     }
     times.sort()
     totals.sort()
-    print(String(format: "%-34@ p50 %6.2f ms  p99 %6.2f ms  max %6.2f ms  (matches p50 %d, max %d)",
-                 name as NSString, percentile(times, 0.5), percentile(times, 0.99), times.last ?? 0, percentile(totals.map(Double.init), 0.5).isNaN ? 0 : Int(percentile(totals.map(Double.init), 0.5)), totals.last ?? 0))
+    print(String(format: "%-28@ p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  CPU mean %7.2f ms  (matches p50 %d, max %d)",
+                 name as NSString, percentile(times, 0.5), percentile(times, 0.99), times.last ?? 0, cpu * 1000 / Double(max(times.count, 1)),
+                 Int(percentile(totals.map(Double.init), 0.5)), totals.last ?? 0))
 }
 
 try await shape("one word") { "!local " + vocabulary.randomElement(using: &$0)! }
 try await shape("two words") { "!local \(vocabulary.randomElement(using: &$0)!) \(vocabulary.randomElement(using: &$0)!)" }
 try await shape("prefix (3 letters)") { "!local " + String(vocabulary.randomElement(using: &$0)!.prefix(3)) + "*" }
+try await shape("prefix (5 letters)") { "!local " + String(vocabulary.randomElement(using: &$0)!.prefix(5)) + "*" }
 try await shape("one word + site: + kind:") { "!local \(vocabulary.randomElement(using: &$0)!) site:\(sites.randomElement(using: &$0)!) kind:gif" }
 try await shape("common word (10% of rows)") { _ in "!local \(common)" }
 try await shape("common word + a word") { "!local \(common) \(vocabulary.randomElement(using: &$0)!)" }

@@ -27,7 +27,11 @@ public struct MediaLine: Codable, Sendable, Hashable {
     /// The title with the matched terms in `<mark>` (HTML, the rest escaped): `!local` results only.
     public var highlight: String?
 
-    /// - Parameter degraded: the reason the result set was degraded, `nil` when it was not.
+    /// - Parameters:
+    ///   - media: the media to print.
+    ///   - input: what the user gave (the line's `input`).
+    ///   - reason: the reason the result set was degraded, `nil` when it was not.
+    ///   - next: where the next page starts, if there is one.
     public init(_ media: Media, input: String, degraded reason: String?, next: Pagination? = nil) {
         self.input = input
         url = media.url

@@ -94,7 +94,10 @@ public actor SearchSession {
     private var searchTask: Task<Void, Never>?
     private var pageTask: Task<Void, Never>?
 
-    /// - Parameter clock: what the debounce waits on (a test clock in tests).
+    /// - Parameters:
+    ///   - provider: answers every query (its engines are the session's: URLs, `!giphy`, `!local`…).
+    ///   - options: the debounce and the page size.
+    ///   - clock: what the debounce waits on (a test clock in tests).
     public init(provider: SearchProvider, options: Options = Options(), clock: any Clock<Duration> = ContinuousClock()) {
         self.provider = provider
         self.options = options

@@ -46,7 +46,7 @@ public enum Trawl {
         public var browserConfiguration = BrowserConfiguration()
         /// The local index `!local` searches; `nil`: no `!local` engine.
         public var localIndex: MediaIndex?
-        /// Told what every request found when its stream ends: an ``IndexWriter`` keeps the
+        /// Told what every request found when its stream ends: an `IndexWriter` keeps the
         /// local index up to date. `nil` (the default, and right for replays and tests that
         /// should leave no trace): nothing is recorded.
         public var sink: (any ExtractionSink)?

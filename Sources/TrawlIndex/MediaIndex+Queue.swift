@@ -136,7 +136,10 @@ struct IndexedDocument {
         self.site = site
         self.pageURL = pageURL
         // FTS5's highlight marks are control characters: a title must not carry its own.
-        title = media.title.map { $0.replacingOccurrences(of: "\u{2}", with: "").replacingOccurrences(of: "\u{3}", with: "") }
+        title = media.title.map { title in
+            title.unicodeScalars.contains { $0 == "\u{2}" || $0 == "\u{3}" }
+                ? String(String.UnicodeScalarView(title.unicodeScalars.filter { $0 != "\u{2}" && $0 != "\u{3}" })) : title
+        }
         caption = nil
         tags = nil
     }

@@ -59,6 +59,10 @@ public final class MediaIndex: Sendable {
         configuration.prepareDatabase { db in
             // Commits survive the process dying; only a power cut can lose the last moments.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Searches read a match's row for its facets and rank: mapped pages and a larger
+            // cache spare a system call per row (a million-row index is ~700 MB).
+            try db.execute(sql: "PRAGMA mmap_size = 1073741824")
+            try db.execute(sql: "PRAGMA cache_size = -65536")
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
         try IndexSchema.migrator.migrate(pool)
