@@ -160,7 +160,8 @@ let package = Package(
             name: "TrawlStoreTests", dependencies: ["TrawlStore"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlIndexTests", dependencies: ["TrawlIndex", "TrawlCore", "Trawl", "TrawlTesting", "trawl"],
+            name: "TrawlIndexTests",
+            dependencies: ["TrawlIndex", "TrawlCore", "Trawl", "TrawlTesting", "trawl", "trawl-index-bench", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
         // The `trawl` command as users and scripts meet it: exit codes, output formats, errors.
         .testTarget(
