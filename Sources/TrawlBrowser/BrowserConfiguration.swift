@@ -41,6 +41,10 @@ public struct BrowserConfiguration: Sendable, Hashable {
     /// replay, whose requests are all answered by an interceptor, so that nothing the page does
     /// can reach the network — not a request, not a DNS prefetch.
     public var offline = false
+    /// Every site in a renderer of its own (`--site-per-process`): another site's iframe is then
+    /// an out-of-process frame, a target of its own that the page attaches. Off by default (one
+    /// renderer per page is lighter); pages are read the same either way.
+    public var isolatesSites = false
 
     /// The Debian location of the headless shell (`apt-get install chromium-headless-shell`).
     public static let defaultExecutablePath = "/usr/lib/chromium/chromium-headless-shell"
@@ -148,6 +152,7 @@ public struct BrowserConfiguration: Sendable, Hashable {
             "--no-pings",
             "about:blank",
         ]
+        if isolatesSites { arguments.insert("--site-per-process", at: 4) }
         if offline {
             arguments.insert("--host-resolver-rules=MAP * ~NOTFOUND", at: 4)
         } else if let rules = try hostResolverRules() {

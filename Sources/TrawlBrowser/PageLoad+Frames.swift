@@ -33,11 +33,12 @@ extension PageLoad {
     }
 
     /// The DOM of every iframe that loaded a web page, each as a ``PayloadOrigin/domSnapshot``
-    /// payload at the frame's URL. A frame that cannot be read in time is left out.
+    /// payload at the frame's URL: the page's own frames (cross-origin ones included, read in an
+    /// isolated world of their own), then each out-of-process frame and the frames inside it.
+    /// A frame that cannot be read in time is left out.
     func frameSnapshots() async -> [Payload] {
-        var documents: [(href: String, html: String)] = []
-        documents += await frameDocuments(session: sessionId, includingSelf: false)
-        for child in frameSessions { documents += await frameDocuments(session: child, includingSelf: true) }
+        var documents = await frameDocuments(session: sessionId, includingRoot: false)
+        for child in frameSessions { documents += await frameDocuments(session: child, includingRoot: true) }
         var seen: Set<String> = []
         return documents.compactMap { document in
             guard let url = URL(string: document.href), url.scheme == "http" || url.scheme == "https",
@@ -49,24 +50,40 @@ extension PageLoad {
         }
     }
 
-    /// `[href, html]` of the frame behind `session` (when `includingSelf`) and of every
-    /// same-origin frame inside it; cross-origin frames throw on access and are skipped here.
-    private func frameDocuments(session: String, includingSelf: Bool) async -> [(href: String, html: String)] {
-        let expression = """
-            (() => { const out = [];
-              const html = d => (d.doctype ? '<!DOCTYPE ' + d.doctype.name + '>' : '') + d.documentElement.outerHTML;
-              const walk = w => { for (let i = 0; i < w.frames.length; i++) {
-                try { const f = w.frames[i]; if (f.document && f.document.documentElement) { out.push([f.location.href, html(f.document)]); walk(f); } } catch (e) {} } };
-              \(includingSelf ? "if (document.documentElement) out.push([location.href, html(document)]);" : "")
-              walk(window); return out; })()
-            """
+    /// `[href, html]` of each frame in the frame tree of `session` (its root too when
+    /// `includingRoot`). Each is read in an isolated world made for it: DevTools may read a
+    /// frame the page's own scripts may not (another origin's).
+    private func frameDocuments(session: String, includingRoot: Bool) async -> [(href: String, html: String)] {
         let timeout = min(remaining(), .seconds(2))
-        guard let reply = try? await connection.send(
-            "Runtime.evaluate", ["expression": .string(expression), "returnByValue": .bool(true)], sessionId: session, timeout: timeout),
-            let items = reply[path: "result", "value"]?.array else { return [] }
-        return items.compactMap { item in
-            guard let href = item[0]?.string, let html = item[1]?.string else { return nil }
-            return (href, html)
+        guard let tree = try? await connection.send("Page.getFrameTree", sessionId: session, timeout: timeout)["frameTree"] else { return [] }
+        var frames: [String] = []
+        func collect(_ node: JSONValue, isRoot: Bool) {
+            if let id = node[path: "frame", "id"]?.string, !isRoot || includingRoot,
+               let href = node[path: "frame", "url"]?.string, href.hasPrefix("http") {
+                frames.append(id)
+            }
+            for child in node["childFrames"]?.array ?? [] { collect(child, isRoot: false) }
         }
+        collect(tree, isRoot: true)
+        var documents: [(href: String, html: String)] = []
+        for frame in frames.prefix(32) {
+            let timeout = min(remaining(), .seconds(2))
+            guard let world = try? await connection.send(
+                "Page.createIsolatedWorld", ["frameId": .string(frame), "worldName": .string("trawl-frame")], sessionId: session, timeout: timeout),
+                let context = world["executionContextId"],
+                let reply = try? await connection.send(
+                    "Runtime.evaluate",
+                    ["expression": .string(Self.frameDocumentExpression), "contextId": context, "returnByValue": .bool(true)],
+                    sessionId: session, timeout: timeout),
+                let href = reply[path: "result", "value", 0]?.string, let html = reply[path: "result", "value", 1]?.string else { continue }
+            documents.append((href, html))
+        }
+        return documents
     }
+
+    /// The frame's URL and its serialized DOM, with its doctype.
+    private static let frameDocumentExpression = """
+        [location.href, (document.doctype ? '<!DOCTYPE ' + document.doctype.name + '>' : '')
+          + (document.documentElement ? document.documentElement.outerHTML : '')]
+        """
 }
