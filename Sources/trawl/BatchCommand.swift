@@ -166,7 +166,7 @@ struct BatchStatusCommand: ParsableCommand {
         let progress = summary.progress
         if json || (!text && isatty(STDOUT_FILENO) == 0) {
             var object: [String: Any] = [
-                "total": progress.total, "mediaFound": progress.mediaFound, "duplicates": progress.duplicates,
+                "total": progress.total, "mediaFound": progress.mediaFound, "pagesRendered": progress.pagesRendered, "duplicates": progress.duplicates,
                 "intakeComplete": progress.intakeComplete,
             ]
             for state in JobState.allCases { object[state.rawValue] = progress[state] }
