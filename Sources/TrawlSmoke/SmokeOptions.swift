@@ -18,7 +18,8 @@ public struct SmokeOptions: Sendable {
     public var plainHTTP = false
     /// The search engines' keys: a live `!giphy` / `!tenor` case without its key is skipped.
     public var search: Trawl.Search
-    /// When live pages are rendered in headless Chromium (replays never start a browser).
+    /// When live pages are rendered in headless Chromium. A case that needs a browser gets one
+    /// (`auto` unless this says `always`), replayed or live; other replayed cases never start one.
     public var browser: BrowserMode = .never
     public var browserConfiguration = BrowserConfiguration()
 

@@ -107,6 +107,51 @@ extension BrowserTests {
         #expect(witness.requests.isEmpty)
     }
 
+    @Test func aBodyOverTheSizeCapIsRecordedWithoutIt() async throws {
+        try requireBrowser()
+        let big = String(repeating: "x", count: 40_000)
+        let server = try LoopbackServer(keepsAlive: true) { request in
+            switch request.path {
+            case "/": .html(#"<html><body><div id="root"></div><script>fetch('/big').then(r => r.text()).then(t => { root.textContent = t.length; });</script></body></html>"#)
+            case "/big": .json(#"{"filler":"\#(big)"}"#)
+            default: .status(404)
+            }
+        }
+        defer { server.shutdown() }
+        let recorder = HARRecorder()
+        var configuration = Self.configuration(port: server.port)
+        configuration.browserConfiguration.maxBodyBytes = 16_000
+        configuration.recorder = recorder
+        _ = try? await Self.resolve("http://site.test/", configuration)
+        let entries = await recorder.recorded
+        let page = try #require(entries.first { $0.request.url == "http://site.test/" })
+        #expect(page.response.content.text?.contains("fetch('/big')") == true)
+        let oversized = try #require(entries.first { $0.request.url == "http://site.test/big" })
+        #expect(oversized.response.status == 200)
+        #expect(oversized.response.content.size == 0)
+        #expect(oversized.response.content.comment?.contains("size cap") == true)
+    }
+
+    /// The repository's browser cases start a browser when replayed; every other case replays
+    /// without one, whatever the configuration asks.
+    @Test func onlyCasesThatNeedABrowserStartOneWhenReplayed() async throws {
+        try requireBrowser()
+        let cases = try RecordedCase.all(in: Corpus.repositoryRoot.appendingPathComponent("Recordings"))
+        let browserCases = cases.filter(\.recordingCase.browser)
+        #expect(Set(browserCases.map(\.site)).count >= 3)
+        for recorded in browserCases {
+            let run = await Trawl.run(recorded)
+            #expect(run.verdict.outcome == .pass, "\(recorded.name): \(run.verdict)")
+            #expect(!run.media.isEmpty && run.media.allSatisfy { $0.provenance.origin.isRendered }, "\(recorded.name)")
+        }
+        var always = Trawl.Configuration()
+        always.browser = .always
+        let staticCase = try #require(cases.first { $0.name == "giphy/gif-page-dancing-cat" })
+        let run = await Trawl.run(staticCase, configuration: always)
+        #expect(run.verdict.outcome == .pass)
+        #expect(run.media.allSatisfy { !$0.provenance.origin.isRendered })
+    }
+
     @Test func interceptorsDecideInOrderAndTheFirstAnswerWins() async throws {
         let site = try BrowserSite { request in
             switch request.path {
