@@ -136,7 +136,9 @@ extension BrowserTests.LifecycleTests {
         let site = try BrowserSite { _ in .html("<html><body><p>fine</p></body></html>") }
         let pool = BrowserPool(
             configuration: BrowserConfiguration(
-                pageBudget: .seconds(3), commandTimeout: .milliseconds(500), connectTo: ["::127.0.0.1:\(site.server.port)"]))
+                // Long enough for a launch on a loaded machine (six builds at once start Chromium in
+                // over half a second), short enough to find the frozen one quickly.
+                pageBudget: .seconds(4), commandTimeout: .seconds(2), connectTo: ["::127.0.0.1:\(site.server.port)"]))
         _ = try await pool.render(FetchRequest(url: site.url("/")))
         let frozen = try #require(await pool.browserProcessID)
         kill(frozen, SIGSTOP)
