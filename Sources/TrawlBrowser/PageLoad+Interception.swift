@@ -41,8 +41,9 @@ extension PageLoad {
         Task {
             var body = Data()
             var omitted = false
-            // A redirect has no body to read; the browser follows it once continued.
-            if !(300..<400).contains(status) {
+            // A redirect, a 204 or a 304 has no body to read (the browser follows a redirect once
+            // it is continued).
+            if !(300..<400).contains(status), status != 204 {
                 if let length = headers["Content-Length"].flatMap({ Int($0) }), length > maxBody {
                     omitted = true
                 } else if let reply = try? await connection.send(
