@@ -153,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "TrawlBrowserTests",
             dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-browser-bench", "Trawl", "TrawlHTML", "TrawlParsers",
-                           "TrawlBatch", "TrawlStore"],
+                           "TrawlBatch", "TrawlStore", "TrawlSmoke"],
             swiftSettings: swiftSettings),
     ]
 )
