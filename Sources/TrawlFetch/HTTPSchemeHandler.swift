@@ -18,6 +18,11 @@ public final class HTTPSchemeHandler: SchemeHandler {
                 $0.finish(throwing: FetchError(.invalidURL, url: request.url.absoluteString, message: "the URL has no host"))
             }
         }
+        // An address host the policy refuses never reaches libcurl (names are checked as
+        // libcurl connects, in the open-socket callback).
+        if configuration.addressPolicy.decision(forHost: host)?.isAllowed == false {
+            return AsyncThrowingStream { $0.finish(throwing: FetchError.refused(host: host, url: request.url.absoluteString)) }
+        }
         return loop.start(TransferSpec(request: request, configuration: configuration))
     }
 
