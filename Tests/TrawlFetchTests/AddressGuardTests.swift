@@ -109,6 +109,20 @@ struct AddressGuardTests {
         #expect(allowed.requests.filter { $0.path.hasPrefix("/to-") }.count == 4)
     }
 
+    @Test func aGuardedLoaderReadsNoLocalFiles() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-guard-\(UUID().uuidString).html")
+        try Data("<p>local</p>".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let open = try await Loader().fetch(FetchRequest(url: file))
+        #expect(open.text.contains("local"))
+        do {
+            _ = try await Loader(configuration: LoaderConfiguration(addressPolicy: .denyPrivate)).fetch(FetchRequest(url: file))
+            Issue.record("a guarded loader read a local file")
+        } catch let error as FetchError {
+            #expect(error.code == .refusedAddress && error.message.contains("file: URLs"), "\(error)")
+        }
+    }
+
     /// One name, two answers: the first lookup (127.0.0.2) is allowed, the next (127.0.0.1) is
     /// not. Transfers share one libcurl handler — its DNS cache and connection pool — and the
     /// second is refused at its connect: what was checked before does not carry over.

@@ -13,7 +13,8 @@ public protocol HostResolver: Sendable {
 }
 
 /// `getaddrinfo`, on threads of its own: a lookup can block for seconds, and must not hold
-/// one of the few threads Swift concurrency runs every task on.
+/// one of the few threads Swift concurrency runs every task on. A lookup in progress cannot be
+/// cancelled; it ends when the system's resolver gives up (its timeout, `/etc/resolv.conf`).
 public struct SystemHostResolver: HostResolver {
     /// Custom queues run on Dispatch's overcommitting threads, not the cooperative pool.
     private static let queue = DispatchQueue(label: "trawl.resolve", attributes: .concurrent)
