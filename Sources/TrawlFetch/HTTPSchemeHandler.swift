@@ -3,7 +3,9 @@ import TrawlCore
 /// `http:` and `https:` through libcurl's multi interface, on one thread of its own.
 ///
 /// Every transfer of one handler shares a connection cache, a DNS cache and a cookie jar. The
-/// thread stops when the handler is released.
+/// thread stops when the handler is released. Share a handler only between loaders with the
+/// same ``AddressPolicy``: the guard checks a connection when it is opened, and a connection one
+/// loader opened may be reused by another.
 public final class HTTPSchemeHandler: SchemeHandler {
     public let schemes = ["http", "https"]
     private let loop = CurlEventLoop()
