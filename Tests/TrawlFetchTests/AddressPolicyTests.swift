@@ -42,7 +42,7 @@ struct AddressPolicyTests {
         ("224.0.0.1", .multicast), ("239.255.255.250", .multicast), ("[ff02::1]", .multicast), ("[ff0e::1]", .multicast),
         ("255.255.255.255", .broadcast), ("4294967295", .broadcast), ("240.0.0.1", .reserved), ("254.1.2.3", .reserved),
         ("192.0.0.8", .reserved), ("192.0.2.1", .documentation), ("198.51.100.7", .documentation), ("203.0.113.9", .documentation),
-        ("[2001:db8::1]", .documentation), ("198.18.0.1", .benchmarking), ("198.19.255.255", .benchmarking),
+        ("[2001:db8::1]", .documentation), ("198.18.0.1", .benchmarking), ("[2001:2::1]", .benchmarking), ("198.19.255.255", .benchmarking),
         ("[100::1]", .discard), ("[64:ff9b:1::1]", .localTranslation),
         // IPv6 forms that deliver to an IPv4 address: judged by that address.
         ("[::ffff:127.0.0.1]", .loopback), ("[::ffff:7f00:1]", .loopback), ("[::ffff:169.254.169.254]", .linkLocal),

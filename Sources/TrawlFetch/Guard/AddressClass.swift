@@ -21,7 +21,7 @@ public enum AddressClass: String, Sendable, Hashable, CaseIterable, CustomString
     case reserved
     /// The TEST-NETs and `2001:db8::/32`: never routed.
     case documentation
-    /// `198.18.0.0/15`: benchmarking, often used inside networks.
+    /// `198.18.0.0/15`, `2001:2::/48`: benchmarking, often used inside networks.
     case benchmarking
     /// `100::/64`: discard-only.
     case discard
@@ -43,7 +43,7 @@ public enum AddressClass: String, Sendable, Hashable, CaseIterable, CustomString
         ("203.0.113.0/24", .documentation), ("198.18.0.0/15", .benchmarking), ("224.0.0.0/4", .multicast),
         ("255.255.255.255/32", .broadcast), ("240.0.0.0/4", .reserved),
         ("::/128", .unspecified), ("::1/128", .loopback), ("fc00::/7", .uniqueLocal), ("fec0::/10", .uniqueLocal),
-        ("fe80::/10", .linkLocal), ("ff00::/8", .multicast), ("2001:db8::/32", .documentation), ("100::/64", .discard),
+        ("fe80::/10", .linkLocal), ("ff00::/8", .multicast), ("2001:db8::/32", .documentation), ("2001:2::/48", .benchmarking), ("100::/64", .discard),
         ("64:ff9b:1::/48", .localTranslation),
     ] as [(String, AddressClass)]).map { text, kind in
         // Constant text, checked by the tests: a typo here is a programming error.
