@@ -97,6 +97,20 @@ struct AddressGuardTests {
         #expect(inside.requests.isEmpty)
     }
 
+    /// An IPv6 address reaches the callback as a `sockaddr_in6`: ::1 is refused there; once
+    /// allowed, libcurl gets its socket and meets a closed port (the servers listen on IPv4).
+    @Test func checksIPv6Connections() async throws {
+        let mapping = ["v6.test:80:[::1]:\(inside.port)"]
+        await expectRefusal(naming: "v6.test") { try await fetch("http://v6.test/", policy: .denyPrivate, connectTo: mapping) }
+        let opened = AddressPolicy.denyPrivate.allowing(try AddressRange(parsing: "::1/128"))
+        do {
+            _ = try await fetch("http://v6.test/", policy: opened, connectTo: mapping)
+            Issue.record("something answered on [::1]:\(inside.port)")
+        } catch let error as FetchError {
+            #expect(error.code == .connectionFailed, "allowed, so libcurl connected (and found nothing): \(error)")
+        }
+    }
+
     @Test func checksEveryRedirectHop() async throws {
         let hop = try await fetch("http://127.0.0.2:\(allowed.port)/hop", policy: policy)
         #expect(hop.text.contains("public page") && hop.info.url.path == "/page")
