@@ -80,9 +80,10 @@ struct BatchRunCommand: AsyncParsableCommand {
         configuration.concurrency = concurrency
         configuration.autothrottle = autothrottle
         configuration.robots = robots
-        configuration.loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo)
+        configuration.loader = LoaderConfiguration(
+            userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo, addressPolicy: try fetch.address.policy())
         configuration.plainHTTP = plainHTTP
-        configuration.browser = browser.browser
+        configuration.browser = try fetch.address.browserMode(browser.browser)
         configuration.browserConfiguration = browser.configuration
         let storePath = store ?? Self.defaultStore(for: out)
 

@@ -60,6 +60,9 @@ struct SmokeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Browser")
     var browser: BrowserOptions
 
+    @OptionGroup(title: "Address guard")
+    var address: AddressOptions
+
     enum FailOn: String, ExpressibleByArgument { case degraded, fail }
 
     func validate() throws {
@@ -80,7 +83,8 @@ struct SmokeCommand: AsyncParsableCommand {
         options.retries = retries
         options.connectTo = connectTo
         options.plainHTTP = plainHTTP
-        options.browser = browser.browser
+        options.browser = try address.browserMode(browser.browser)
+        options.addressPolicy = try address.policy()
         options.browserConfiguration = browser.configuration
         guard FileManager.default.fileExists(atPath: recordings) else {
             throw ValidationError("no recordings folder at '\(recordings)'; run from the repository's top folder or pass --recordings")
