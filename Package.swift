@@ -173,7 +173,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlBrowserTests",
-            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-browser-bench", "Trawl", "TrawlHTML", "TrawlParsers"],
+            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-browser-bench", "Trawl", "TrawlHTML", "TrawlParsers",
+                           "TrawlBatch", "TrawlStore", "TrawlSmoke"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -39,11 +39,15 @@ public enum Trawl {
         /// What the fetch policy's waits are measured on, and the environment's clock.
         public var clock: any Clock<Duration> = ContinuousClock()
         /// When pages are rendered in headless Chromium (`never` for a library caller unless
-        /// asked; the `trawl` command defaults to `auto`). Not with ``replay``: a replay never
-        /// starts a browser (browser requests are not recorded yet).
+        /// asked; the `trawl` command defaults to `auto`). With ``replay``, the browser's requests
+        /// are answered from the recording (an unrecorded one fails unless the fallback is the
+        /// network); with ``recorder``, its responses are recorded with the static fetches.
         public var browser: BrowserMode = .never
         /// How the browser runs; its `connectTo` and user agent default to the loader's.
         public var browserConfiguration = BrowserConfiguration()
+        /// Asked first about every request the browser's pages make, before the replay's and the
+        /// recorder's own interceptors (an address check belongs here).
+        public var browserInterceptors: [RequestInterceptor] = []
         /// The local index `!local` searches; `nil`: no `!local` engine.
         public var localIndex: MediaIndex?
         /// Told what every request found when its stream ends: an `IndexWriter` keeps the
@@ -96,10 +100,13 @@ public enum Trawl {
         var transport: any PayloadTransport = Loader(configuration: configuration.loader, handlers: configuration.schemeHandlers, logger: logger)
         if configuration.plainHTTP { transport = PlainHTTPTransport(base: transport) }
         transport = configuration.fetch.transport(over: transport, clock: configuration.clock)
+        var replayTransport: ReplayTransport?
         if let replay = configuration.replay {
-            transport = ReplayTransport(
+            let replaying = ReplayTransport(
                 entries: replay.entries, sources: replay.sources, matcher: replay.matcher,
                 fallback: replay.fallback == .network ? transport : nil)
+            replayTransport = replaying
+            transport = replaying
         }
         if let recorder = configuration.recorder {
             transport = RecordingTransport(base: transport, recorder: recorder)
@@ -108,13 +115,24 @@ public enum Trawl {
             transport: transport, scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers),
             clock: configuration.clock, maxFollowUps: configuration.maxFollowUps)
         environment.sink = configuration.sink
-        if configuration.browser != .never, configuration.replay == nil {
+        if configuration.browser != .never {
             var browser = configuration.browserConfiguration
             if browser.connectTo.isEmpty { browser.connectTo = configuration.loader.connectTo }
             if browser.userAgent == nil { browser.userAgent = configuration.loader.userAgent }
+            var interceptors = configuration.browserInterceptors
+            if let replayTransport, let replay = configuration.replay {
+                // Every request answered from the recording; with no fallback nothing may even
+                // resolve a host name.
+                interceptors.append(.replaying(from: replayTransport, passingUnmatched: replay.fallback == .network))
+                browser.offline = browser.offline || replay.fallback == .none
+            }
+            if let recorder = configuration.recorder {
+                interceptors.append(.recording(into: recorder, plainHTTP: configuration.plainHTTP))
+            }
             // The pool starts Chromium on the first page that needs it, never before.
             environment.renderer = AdaptiveRenderer(
-                mode: configuration.browser, pool: BrowserPool(configuration: browser), plainHTTP: configuration.plainHTTP)
+                mode: configuration.browser, pool: BrowserPool(configuration: browser, interceptors: interceptors),
+                plainHTTP: configuration.plainHTTP && configuration.replay == nil)
         }
         return environment
     }
@@ -129,13 +147,20 @@ public enum Trawl {
 
     /// A provider over the production environment.
     public static func makeProvider(_ configuration: Configuration = .init(), logger: Logger = Logger(label: "trawl")) -> SearchProvider {
+        makeProvider(
+            environment: makeEnvironment(configuration, logger: logger), search: replaySearch(configuration),
+            localIndex: configuration.localIndex)
+    }
+
+    /// The configuration's search keys; in a replay, a placeholder for each missing one (keys are
+    /// scrubbed from recordings and ignored when matching: any key replays).
+    static func replaySearch(_ configuration: Configuration) -> Search {
         var search = configuration.search
         if configuration.replay != nil {
-            // Keys are scrubbed from recordings and ignored when matching: any key replays.
             search.giphyKey = search.giphyKey ?? Scrubber.placeholder
             search.tenorKey = search.tenorKey ?? Scrubber.placeholder
         }
-        return makeProvider(environment: makeEnvironment(configuration, logger: logger), search: search, localIndex: configuration.localIndex)
+        return search
     }
 
     /// The search engines' keys and which engine answers plain text.

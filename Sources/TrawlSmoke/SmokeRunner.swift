@@ -55,7 +55,8 @@ public struct SmokeRunner: Sendable {
         repeat {
             attempts += 1
             recorder = HARRecorder()
-            var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: options.timeout, connectTo: options.connectTo))
+            var configuration = Trawl.Configuration(loader: LoaderConfiguration(
+                timeout: options.timeout, connectTo: options.connectTo, addressPolicy: options.addressPolicy))
             configuration.plainHTTP = options.plainHTTP
             configuration.search = options.search
             configuration.browser = options.browser

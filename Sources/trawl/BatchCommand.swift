@@ -83,9 +83,10 @@ struct BatchRunCommand: AsyncParsableCommand {
         configuration.concurrency = concurrency
         configuration.autothrottle = autothrottle
         configuration.robots = robots
-        configuration.loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo)
+        configuration.loader = LoaderConfiguration(
+            userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo, addressPolicy: try fetch.address.policy())
         configuration.plainHTTP = plainHTTP
-        configuration.browser = browser.browser
+        configuration.browser = try fetch.address.browserMode(browser.browser)
         configuration.browserConfiguration = browser.configuration
         let storePath = store ?? Self.defaultStore(for: out)
         let opened = index.open(recording: true, command: "batch")
@@ -173,7 +174,7 @@ struct BatchStatusCommand: ParsableCommand {
         let progress = summary.progress
         if json || (!text && isatty(STDOUT_FILENO) == 0) {
             var object: [String: Any] = [
-                "total": progress.total, "mediaFound": progress.mediaFound, "duplicates": progress.duplicates,
+                "total": progress.total, "mediaFound": progress.mediaFound, "pagesRendered": progress.pagesRendered, "duplicates": progress.duplicates,
                 "intakeComplete": progress.intakeComplete,
             ]
             for state in JobState.allCases { object[state.rawValue] = progress[state] }

@@ -91,11 +91,12 @@ struct ResolveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo)
+        let loader = LoaderConfiguration(
+            userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo, addressPolicy: try fetch.address.policy())
         var configuration = Trawl.Configuration(loader: loader)
         configuration.plainHTTP = plainHTTP
         configuration.search = SearchKeys.fromEnvironment()
-        configuration.browser = browser.browser
+        configuration.browser = try fetch.address.browserMode(browser.browser)
         configuration.browserConfiguration = browser.configuration
         do {
             configuration.fetch = try fetch.policy()

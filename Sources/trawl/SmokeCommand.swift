@@ -60,6 +60,9 @@ struct SmokeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Browser")
     var browser: BrowserOptions
 
+    @OptionGroup(title: "Address guard")
+    var address: AddressOptions
+
     @OptionGroup(title: "Local index")
     var index: IndexOptions
 
@@ -83,7 +86,8 @@ struct SmokeCommand: AsyncParsableCommand {
         options.retries = retries
         options.connectTo = connectTo
         options.plainHTTP = plainHTTP
-        options.browser = browser.browser
+        options.browser = try address.browserMode(browser.browser)
+        options.addressPolicy = try address.policy()
         options.browserConfiguration = browser.configuration
         // Live runs record what they find; replays are the recordings themselves and leave no trace.
         let opened = replay ? nil : index.open(recording: true, command: "smoke")

@@ -1,0 +1,49 @@
+import ArgumentParser
+import TrawlBrowser
+import TrawlFetch
+
+/// The address guard's flags, for every command that fetches (inside ``FetchOptions`` for
+/// `resolve` and `batch`; `smoke` has them too).
+struct AddressOptions: ParsableArguments {
+    @Flag(help: "Refuse to connect to loopback, private (RFC 1918, fc00::/7), link-local (169.254.169.254), CGNAT, multicast and reserved addresses, in any spelling (2130706433, 0x7f.1, ::ffff:127.0.0.1); every redirect and connection is checked.")
+    var denyPrivate = false
+
+    @Option(help: ArgumentHelp("With --deny-private, connect to this CIDR range anyway (repeatable), e.g. 10.1.0.0/16 or 127.0.0.1/32.", valueName: "cidr"))
+    var allowAddress: [String] = []
+
+    func validate() throws {
+        _ = try ranges()
+        if !allowAddress.isEmpty && !denyPrivate {
+            throw ValidationError("--allow-address opens ranges --deny-private refuses; add --deny-private")
+        }
+    }
+
+    /// The policy these flags describe: ``AddressPolicy/allowAll`` without `--deny-private`.
+    func policy() throws -> AddressPolicy {
+        guard denyPrivate else { return .allowAll }
+        return try ranges().reduce(AddressPolicy.denyPrivate) { $0.allowing($1) }
+    }
+
+    private func ranges() throws -> [AddressRange] {
+        try allowAddress.map { text in
+            do {
+                return try AddressRange(parsing: text)
+            } catch {
+                throw ValidationError("--allow-address \(error)")
+            }
+        }
+    }
+}
+
+extension AddressOptions {
+    /// The browser mode to use under these flags. Chromium resolves and connects by itself, so
+    /// the fetch layer's guard does not see its requests yet: with `--deny-private`, `auto` runs
+    /// without the browser and `always` is refused, rather than leave a way around the guard.
+    func browserMode(_ requested: BrowserMode) throws -> BrowserMode {
+        guard denyPrivate, requested != .never else { return requested }
+        if requested == .always {
+            throw ValidationError("--browser always cannot be used with --deny-private: the browser's own requests are not checked by the address guard yet")
+        }
+        return .never
+    }
+}
