@@ -12,6 +12,7 @@ struct IndexKillTests {
     func killedWriter() async throws {
         let bench = try #require(CommandRun.builtExecutable("trawl-index-bench"), "trawl-index-bench is built beside the tests")
         let path = temporaryIndexPath()
+        defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent()) }
         let process = Process()
         process.executableURL = bench
         process.arguments = ["--rows", "400000", "--queries", "1", "--path", path, "--keep"]
