@@ -83,7 +83,7 @@ struct SmokeCommand: AsyncParsableCommand {
         options.retries = retries
         options.connectTo = connectTo
         options.plainHTTP = plainHTTP
-        options.browser = try address.browserMode(browser.browser)
+        options.browser = browser.browser
         options.addressPolicy = try address.policy()
         options.browserConfiguration = browser.configuration
         guard FileManager.default.fileExists(atPath: recordings) else {
