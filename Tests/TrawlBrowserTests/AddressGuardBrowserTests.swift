@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import Trawl
 import TrawlBrowser
@@ -68,6 +69,9 @@ extension BrowserTests {
             try { const ws = new WebSocket('ws://127.0.0.1:\(insidePort)/ws'); ws.onerror = () => note('socket failed'); } catch (e) { note('socket threw'); }
             const worker = new Worker(URL.createObjectURL(new Blob(["fetch('http://127.0.0.1:\(insidePort)/worker').then(() => postMessage('read'), () => postMessage('failed'))"])));
             worker.onmessage = e => note('worker ' + e.data);
+            const peer = new RTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.1:' + new URLSearchParams(location.search).get('stun')}]});
+            peer.createDataChannel('d');
+            peer.createOffer().then(offer => peer.setLocalDescription(offer));
             </script><link rel="prefetch" href="http://127.0.0.1:\(insidePort)/prefetch"><link rel="preconnect" href="http://inside.test"></body></html>
             """)
         case "/": return .html("<html><body><p>Hello</p></body></html>")
@@ -78,8 +82,8 @@ extension BrowserTests {
     var connectTo: [String] { ["allowed.test::127.0.0.2:\(site.port)", "inside.test::127.0.0.1:\(inside.port)"] }
 
     /// A pool whose pages are fetched through a loader under `policy`, with the browser offline.
-    func guardedPool() -> BrowserPool {
-        var loader = LoaderConfiguration(timeout: .seconds(5), connectTo: connectTo, addressPolicy: policy)
+    func guardedPool(policy: AddressPolicy? = nil) -> BrowserPool {
+        var loader = LoaderConfiguration(timeout: .seconds(5), connectTo: connectTo, addressPolicy: policy ?? self.policy)
         loader.followsRedirects = false
         var browser = BrowserConfiguration(quietWindow: .milliseconds(300), pageBudget: .seconds(8), commandTimeout: .seconds(5))
         browser.offline = true
@@ -116,6 +120,22 @@ extension BrowserTests {
         #expect(api.info.status == 200)
         #expect(api.info.headers["X-Echoed"] == "yes")
         #expect(site.requests.contains { $0.path == "/bounce" })
+
+        // The control: the same page through a loader that allows everything reaches the server
+        // by every one of those spellings, and through the redirect.
+        let open = guardedPool(policy: .allowAll)
+        let unguarded: RenderedPage
+        do {
+            unguarded = try await open.render(FetchRequest(url: URL(string: "http://allowed.test/gallery")!))
+        } catch {
+            await open.shutdown()
+            throw error
+        }
+        await open.shutdown()
+        let openHTML = String(decoding: unguarded.html, as: UTF8.self)
+        for url in Self.refusedURLs(insidePort: inside.port) { #expect(openHTML.contains("read \(url)"), "\(openHTML)") }
+        #expect(openHTML.contains("read bounce"))
+        #expect(inside.requests.count == Self.refusedURLs(insidePort: inside.port).count + 1)
     }
 
     @Test func aRefusedIframeIsNotLoadedAndThePageStillGivesItsMedia() async throws {
@@ -138,9 +158,13 @@ extension BrowserTests {
             Issue.record("resolved \(media.map(\.url)); expected a refusal")
         } catch let error as FetchError {
             #expect(error.code == .refusedAddress, "\(error)")
-            let host = path == "/to-inside" ? "inside.test" : "2130706433"
-            #expect(error.message.contains("'\(host)'"), "\(error)")
-            #expect(!error.message.contains("127.0.0.1"), "the address stays private: \(error)")
+            if path == "/to-inside" {
+                #expect(error.message.contains("'inside.test'"), "\(error)")
+                #expect(!error.message.contains("127.0.0.1"), "the address a name reached stays private: \(error)")
+            } else {
+                // The browser's URL parser writes `2130706433` as `127.0.0.1` before asking for it.
+                #expect(error.message.contains("'127.0.0.1'"), "\(error)")
+            }
         }
         #expect(inside.connectionsAccepted == 0)
         #expect(site.requests.contains { $0.path == path })
@@ -148,10 +172,13 @@ extension BrowserTests {
 
     @Test func requestsTheInterceptorCannotSeeGoNowhere() async throws {
         defer { close() }
+        // A STUN server's port on loopback: WebRTC would send it UDP without asking the resolver.
+        let stun = try UDPWitness()
+        defer { stun.close() }
         let pool = guardedPool()
         let page: RenderedPage
         do {
-            page = try await pool.render(FetchRequest(url: URL(string: "http://allowed.test/side-channels")!))
+            page = try await pool.render(FetchRequest(url: URL(string: "http://allowed.test/side-channels?stun=\(stun.port)")!))
         } catch {
             await pool.shutdown()
             throw error
@@ -161,6 +188,7 @@ extension BrowserTests {
         #expect(html.contains("socket failed") || html.contains("socket threw"), "\(html)")
         #expect(html.contains("worker failed"), "\(html)")
         #expect(inside.connectionsAccepted == 0, "the refused server saw \(inside.requests.map(\.path))")
+        #expect(stun.datagramsWaiting == 0, "WebRTC sent UDP to loopback")
     }
 
     @Test func theAllowedSiteRendersAsWithoutTheGuard() async throws {
@@ -192,4 +220,40 @@ extension BrowserTests {
         return media
     }
 }
+}
+
+/// A UDP socket on 127.0.0.1 that only counts what arrives (a STUN server nobody should reach).
+final class UDPWitness: Sendable {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else {
+            let code = errno
+            Glibc.close(descriptor)
+            throw POSIXError(.init(rawValue: code) ?? .EIO)
+        }
+        fd = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Datagrams received so far (read without waiting).
+    var datagramsWaiting: Int {
+        var count = 0
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        while recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)) >= 0 { count += 1 }
+        return count
+    }
+
+    func close() { Glibc.close(fd) }
 }
