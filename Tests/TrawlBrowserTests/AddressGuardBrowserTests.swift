@@ -4,7 +4,6 @@ import Testing
 import Trawl
 import TrawlBrowser
 import TrawlCore
-import TrawlFetch
 import TrawlTesting
 
 extension BrowserTests {
@@ -74,6 +73,15 @@ extension BrowserTests {
             peer.createOffer().then(offer => peer.setLocalDescription(offer));
             </script><link rel="prefetch" href="http://127.0.0.1:\(insidePort)/prefetch"><link rel="preconnect" href="http://inside.test"></body></html>
             """)
+        case "/capped": return .html("""
+            <html><body><ol id="log"></ol><script>
+            const note = t => { const li = document.createElement('li'); li.textContent = t; log.append(li); };
+            fetch('/endless').then(r => r.text()).then(t => note('read endless ' + t.length), e => note('failed endless'))
+              .then(() => fetch('/small')).then(r => r.text()).then(t => note('read small ' + t));
+            </script></body></html>
+            """)
+        case "/endless": return .endless(headers: [("Content-Type", "application/octet-stream")])
+        case "/small": return .ok(headers: [("Content-Type", "text/plain")], body: Data("tiny".utf8))
         case "/": return .html("<html><body><p>Hello</p></body></html>")
         default: return .status(404)
         }
@@ -82,8 +90,8 @@ extension BrowserTests {
     var connectTo: [String] { ["allowed.test::127.0.0.2:\(site.port)", "inside.test::127.0.0.1:\(inside.port)"] }
 
     /// A pool whose pages are fetched through a loader under `policy`, with the browser offline.
-    func guardedPool(policy: AddressPolicy? = nil) -> BrowserPool {
-        var loader = LoaderConfiguration(timeout: .seconds(5), connectTo: connectTo, addressPolicy: policy ?? self.policy)
+    func guardedPool(policy: AddressPolicy? = nil, maxBodySize: Int = 32 << 20) -> BrowserPool {
+        var loader = LoaderConfiguration(timeout: .seconds(5), maxBodySize: maxBodySize, connectTo: connectTo, addressPolicy: policy ?? self.policy)
         loader.followsRedirects = false
         var browser = BrowserConfiguration(quietWindow: .milliseconds(300), pageBudget: .seconds(8), commandTimeout: .seconds(5))
         browser.offline = true
@@ -189,6 +197,42 @@ extension BrowserTests {
         #expect(html.contains("worker failed"), "\(html)")
         #expect(inside.connectionsAccepted == 0, "the refused server saw \(inside.requests.map(\.path))")
         #expect(stun.datagramsWaiting == 0, "WebRTC sent UDP to loopback")
+    }
+
+    @Test func aBodyOverTheLoadersCapFailsThatRequestOnly() async throws {
+        defer { close() }
+        let pool = guardedPool(maxBodySize: 1 << 20)
+        let page: RenderedPage
+        do {
+            page = try await pool.render(FetchRequest(url: URL(string: "http://allowed.test/capped")!))
+        } catch {
+            await pool.shutdown()
+            throw error
+        }
+        await pool.shutdown()
+        let html = String(decoding: page.html, as: UTF8.self)
+        #expect(html.contains("failed endless"), "\(html)")
+        #expect(html.contains("read small tiny"), "\(html)")
+    }
+
+    /// `--record` under the guard: the browser's responses, fetched by the guarded loader, are in
+    /// the HAR as they are without the guard.
+    @Test func aGuardedRunRecordsWhatTheBrowserReceived() async throws {
+        defer { close() }
+        let recorder = HARRecorder()
+        var configuration = Self.configuration(connectTo: connectTo, policy: policy)
+        configuration.browser = .always
+        configuration.recorder = recorder
+        let media = try await Self.resolve("http://allowed.test/gallery", configuration)
+        #expect(media.map(\.url) == ["https://media.test/allowed.gif"])
+        let entries = await recorder.recorded
+        let api = try #require(entries.first { $0.request.url == "http://allowed.test/api/items" })
+        #expect(api.request.method == "POST")
+        #expect(api.origin == .browserXHR)
+        #expect(api.response.content.text?.contains("allowed.gif") == true)
+        #expect(entries.contains { $0.request.url == "http://allowed.test/bounce" && $0.response.status == 302 })
+        #expect(!entries.contains { $0.request.url.contains("secret") }, "refused requests have no response to record")
+        #expect(inside.connectionsAccepted == 0)
     }
 
     @Test func theAllowedSiteRendersAsWithoutTheGuard() async throws {
