@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 import Trawl
 import TrawlBrowser
@@ -82,6 +83,7 @@ extension BrowserTests {
             """)
         case "/endless": return .endless(headers: [("Content-Type", "application/octet-stream")])
         case "/small": return .ok(headers: [("Content-Type", "text/plain")], body: Data("tiny".utf8))
+        case "/streaming": return .html("<html><body><script>fetch('http://stream.test/forever').then(r => r.text());</script><p>Hello</p></body></html>")
         case "/": return .html("<html><body><p>Hello</p></body></html>")
         default: return .status(404)
         }
@@ -90,8 +92,8 @@ extension BrowserTests {
     var connectTo: [String] { ["allowed.test::127.0.0.2:\(site.port)", "inside.test::127.0.0.1:\(inside.port)"] }
 
     /// A pool whose pages are fetched through a loader under `policy`, with the browser offline.
-    func guardedPool(policy: AddressPolicy? = nil, maxBodySize: Int = 32 << 20) -> BrowserPool {
-        var loader = LoaderConfiguration(timeout: .seconds(5), maxBodySize: maxBodySize, connectTo: connectTo, addressPolicy: policy ?? self.policy)
+    func guardedPool(policy: AddressPolicy? = nil, maxBodySize: Int = 32 << 20, timeout: Duration = .seconds(5), connectTo more: [String] = []) -> BrowserPool {
+        var loader = LoaderConfiguration(timeout: timeout, maxBodySize: maxBodySize, connectTo: connectTo + more, addressPolicy: policy ?? self.policy)
         loader.followsRedirects = false
         var browser = BrowserConfiguration(quietWindow: .milliseconds(300), pageBudget: .seconds(8), commandTimeout: .seconds(5))
         browser.offline = true
@@ -215,6 +217,31 @@ extension BrowserTests {
         #expect(html.contains("read small tiny"), "\(html)")
     }
 
+    /// A request still being fetched when the page is done is cancelled with it: its connection
+    /// closes then, not at the loader's time limit or its low-speed limit (15 s).
+    @Test func theGuardedFetchesEndWithThePage() async throws {
+        defer { close() }
+        let stream = try StallingServer()
+        defer { stream.shutdown() }
+        let pool = guardedPool(timeout: .seconds(60), connectTo: ["stream.test::127.0.0.2:\(stream.port)"])
+        do {
+            // The page settles with the stream in flight (it stalled past `stalledRequestAge`).
+            _ = try await pool.render(FetchRequest(url: URL(string: "http://allowed.test/streaming")!))
+        } catch {
+            await pool.shutdown()
+            throw error
+        }
+        #expect(stream.accepted == 1)
+        // The pool and its browser stay up: only the page's end can have closed the transfer.
+        var waited = 0
+        while stream.closed == 0, waited < 100 {
+            try await Task.sleep(for: .milliseconds(100))
+            waited += 1
+        }
+        #expect(stream.closed == 1, "the transfer outlived its page")
+        await pool.shutdown()
+    }
+
     /// `--record` under the guard: the browser's responses, fetched by the guarded loader, are in
     /// the HAR as they are without the guard.
     @Test func aGuardedRunRecordsWhatTheBrowserReceived() async throws {
@@ -300,4 +327,70 @@ final class UDPWitness: Sendable {
     }
 
     func close() { Glibc.close(fd) }
+}
+
+/// A server on 127.0.0.2 that answers each request with the head of a chunked response and one
+/// chunk, then sends nothing more and waits for the client to leave, counting who did.
+final class StallingServer: Sendable {
+    let port: Int
+    private let listener: Int32
+    private let state = Mutex<(accepted: Int, closed: Int)>((0, 0))
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.2")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 && listen(descriptor, 8) == 0
+            }
+        }
+        guard listening else {
+            let code = errno
+            Glibc.close(descriptor)
+            throw POSIXError(.init(rawValue: code) ?? .EIO)
+        }
+        listener = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    var accepted: Int { state.withLock { $0.accepted } }
+    var closed: Int { state.withLock { $0.closed } }
+
+    /// Wakes the accept loop, which closes the listener itself.
+    func shutdown() { Glibc.shutdown(listener, Int32(SHUT_RDWR)) }
+
+    private func acceptLoop() {
+        defer { Glibc.close(listener) }
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            state.withLock { $0.accepted += 1 }
+            Thread { [self] in stall(client) }.start()
+        }
+    }
+
+    private func stall(_ client: Int32) {
+        defer { Glibc.close(client) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var request: [UInt8] = []
+        while !request.ends(with: Array("\r\n\r\n".utf8)) {
+            let count = recv(client, &buffer, buffer.count, 0)
+            guard count > 0 else { return }
+            request += buffer[..<count]
+        }
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n".utf8)
+        guard send(client, head, head.count, Int32(MSG_NOSIGNAL)) == head.count else { return }
+        // Nothing more is sent: the connection ends when the client closes it.
+        while recv(client, &buffer, buffer.count, 0) > 0 {}
+        state.withLock { $0.closed += 1 }
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
 }
