@@ -17,7 +17,8 @@ extension RequestInterceptor {
     /// ``LoaderConfiguration/followsRedirects`` off). A body over the loader's cap fails the
     /// request; a refused address fails it with ``InterceptionDecision/refuse(_:error:)`` and
     /// the loader's `refused-address` error, which is the page's own error when the page's
-    /// document was refused. The transfer is cancelled when the page ends.
+    /// document was refused. The transfer is cancelled when the page ends. Cookies are the
+    /// loader's (its jar, with ``LoaderConfiguration/cookies``), not the browser context's.
     ///
     /// Only worth it with the browser offline (``BrowserConfiguration/offline``): then nothing
     /// the interceptor does not see — a worker's request, a WebSocket, a prefetch — reaches any
@@ -26,7 +27,6 @@ extension RequestInterceptor {
     /// ```swift
     /// var loader = LoaderConfiguration(addressPolicy: .denyPrivate)
     /// loader.followsRedirects = false
-    /// loader.cookies = false  // the browser keeps its own
     /// var browser = BrowserConfiguration()
     /// browser.offline = true
     /// let pool = BrowserPool(configuration: browser, interceptors: [.fetching(through: Loader(configuration: loader))])
