@@ -46,7 +46,8 @@ public enum Trawl {
         /// How the browser runs; its `connectTo` and user agent default to the loader's.
         public var browserConfiguration = BrowserConfiguration()
         /// Asked first about every request the browser's pages make, before the replay's and the
-        /// recorder's own interceptors (an address check belongs here).
+        /// recorder's own interceptors. Under an address policy (``LoaderConfiguration/addressPolicy``)
+        /// what none of them answers is fetched through the guard, never by the browser.
         public var browserInterceptors: [RequestInterceptor] = []
         /// The local index `!local` searches; `nil`: no `!local` engine.
         public var localIndex: MediaIndex?
@@ -126,8 +127,17 @@ public enum Trawl {
                 interceptors.append(.replaying(from: replayTransport, passingUnmatched: replay.fallback == .network))
                 browser.offline = browser.offline || replay.fallback == .none
             }
-            if let recorder = configuration.recorder {
-                interceptors.append(.recording(into: recorder, plainHTTP: configuration.plainHTTP))
+            let recording = configuration.recorder.map { RequestInterceptor.recording(into: $0, plainHTTP: configuration.plainHTTP) }
+            if configuration.loader.addressPolicy.isGuarding {
+                // Under an address policy the browser connects nowhere itself: what no interceptor
+                // before answered is fetched by a loader under the same policy (every hop checked
+                // as its socket opens) and handed to the page, and Chromium resolves nothing.
+                browser.offline = true
+                var guarded = configuration.loader
+                guarded.followsRedirects = false
+                interceptors.append(.fetching(through: Loader(configuration: guarded, logger: logger), observe: recording?.observe))
+            } else if let recording {
+                interceptors.append(recording)
             }
             // The pool starts Chromium on the first page that needs it, never before.
             environment.renderer = AdaptiveRenderer(

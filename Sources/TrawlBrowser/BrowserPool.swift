@@ -63,8 +63,9 @@ public actor BrowserPool {
     /// Loads `request.url` in a fresh tab and browser context and returns the page once it settled.
     /// - Parameters:
     ///   - onResponse: called with each XHR/fetch payload (JSON or HTML) as soon as its body is in.
-    /// - Throws: ``BrowserError`` (`crashed` and `timedOut` are worth retrying), or
-    ///   `CancellationError` — the page's tab closes either way.
+    /// - Throws: ``BrowserError`` (`crashed` and `timedOut` are worth retrying), the error of an
+    ///   interceptor that refused the page's document (``InterceptionDecision/refuse(_:error:)``),
+    ///   or `CancellationError` — the page's tab closes either way.
     public nonisolated func render(
         _ request: FetchRequest, onResponse: @escaping @Sendable (Payload) -> Void = { _ in }
     ) async throws -> RenderedPage {

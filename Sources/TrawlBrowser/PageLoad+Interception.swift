@@ -16,10 +16,17 @@ extension PageLoad {
         let interceptors = interceptors
         let sessionId = session ?? self.sessionId
         let timeout = min(configuration.commandTimeout, remaining())
-        Task {
-            let (method, params) = Self.command(for: await interceptors.decide(request), requestId: id)
+        let signals = signals
+        // The page's own document (not an iframe's, not one in another frame's session).
+        let loadsPage = session == nil && request.isDocument && params["frameId"]?.string == mainFrameId
+        interceptions.add(Task {
+            let decision = await interceptors.decide(request)
+            // Reported before the request fails, so the refusal is what the page ends with rather
+            // than the navigation error that follows it.
+            if loadsPage, case .refuse(_, let error) = decision { signals.yield(.refused(error)) }
+            let (method, params) = Self.command(for: decision, requestId: id)
             _ = try? await connection.send(method, params, sessionId: sessionId, timeout: timeout)
-        }
+        })
     }
 
     /// Reads a paused response (its body up to the size cap), shows it to the observing
@@ -95,7 +102,7 @@ extension PageLoad {
         switch decision {
         case .next, .proceed:
             return ("Fetch.continueRequest", ["requestId": .string(requestId)])
-        case .fail(let reason):
+        case .fail(let reason), .refuse(let reason, _):
             return ("Fetch.failRequest", ["requestId": .string(requestId), "errorReason": .string(reason.rawValue)])
         case .fulfill(let response):
             let headers: [JSONValue] = response.headers.map { .object(["name": .string($0.name), "value": .string($0.value)]) }

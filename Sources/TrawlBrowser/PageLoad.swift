@@ -22,7 +22,7 @@ struct PageLoad {
     let onResponse: @Sendable (Payload) -> Void
 
     private let clock = ContinuousClock()
-    private var mainFrameId: String
+    private(set) var mainFrameId: String
     private var loaderId: String?
     private var navigated = false
     private var loadFired = false
@@ -45,6 +45,9 @@ struct PageLoad {
     private var requestSessions: [String: String] = [:]
     /// When each request now waiting for its response was paused (for recorded timings).
     var pausedAt: [String: Date] = [:]
+    /// The interceptors' work on paused requests (a guarded fetch may be long): cancelled when the
+    /// page ends, which stops their transfers.
+    let interceptions = InterceptionTasks()
 
     init(
         connection: CDPConnection, configuration: BrowserConfiguration, sessionId: String, targetId: String, url: URL,
@@ -71,6 +74,7 @@ struct PageLoad {
 
     /// Loads the page and returns it once settled (or at the budget), scrolled and serialized.
     mutating func run(_ stream: AsyncStream<PageSignal>) async throws -> RenderedPage {
+        defer { interceptions.cancelAll() }
         var iterator = stream.makeAsyncIterator()
         startNavigation()
         var settled = try await waitUntilSettled(&iterator, notBefore: nil)
@@ -182,6 +186,8 @@ struct PageLoad {
             return
         case .closed(let error):
             throw BrowserError(error.code, url: url.absoluteString, message: error.message)
+        case .refused(let error):
+            throw error
         case .reply(.navigate, let result):
             let reply = try result.get()
             if let errorText = reply["errorText"]?.string, !errorText.isEmpty {

@@ -90,6 +90,10 @@ public enum InterceptionDecision: Sendable {
     case fulfill(InterceptedResponse)
     /// Fail it as if the network had (the page sees a network error).
     case fail(InterceptionFailure)
+    /// Fail it as ``fail(_:)`` does, for a reason Trawl reports: when the request loads the page's
+    /// own document (a navigation or a redirect of it), rendering the page fails with `error`
+    /// (the address guard's `refused-address`); an iframe or a script's request only fails.
+    case refuse(InterceptionFailure, error: any Error)
 }
 
 /// The network errors an interceptor can fail a request with (CDP's `Network.ErrorReason`).

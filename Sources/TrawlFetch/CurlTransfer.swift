@@ -58,7 +58,7 @@ final class CurlTransfer {
         let request = spec.request
         try easy.set(CURLOPT_URL, url)
         try easy.set(CURLOPT_NOSIGNAL, 1)
-        try easy.set(CURLOPT_FOLLOWLOCATION, 1)
+        try easy.set(CURLOPT_FOLLOWLOCATION, config.followsRedirects ? 1 : 0)
         try easy.set(CURLOPT_MAXREDIRS, config.maxRedirects)
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")

@@ -25,6 +25,9 @@ public struct LoaderConfiguration: Sendable, Hashable {
     /// ``AddressPolicy/denyPrivate`` for URLs from strangers (checked at every connect, redirects
     /// included; proxies from the environment are then not used).
     public var addressPolicy: AddressPolicy
+    /// Follow redirects (up to ``maxRedirects``). Off, a 3xx is the response itself: for a client
+    /// that follows them on its own (the browser, whose every hop is fetched and checked anew).
+    public var followsRedirects = true
 
     public init(
         userAgent: String = LoaderConfiguration.defaultUserAgent,

@@ -1,5 +1,4 @@
 import ArgumentParser
-import TrawlBrowser
 import TrawlFetch
 
 /// The address guard's flags, for every command that fetches (inside ``FetchOptions`` for
@@ -32,18 +31,5 @@ struct AddressOptions: ParsableArguments {
                 throw ValidationError("--allow-address \(error)")
             }
         }
-    }
-}
-
-extension AddressOptions {
-    /// The browser mode to use under these flags. Chromium resolves and connects by itself, so
-    /// the fetch layer's guard does not see its requests yet: with `--deny-private`, `auto` runs
-    /// without the browser and `always` is refused, rather than leave a way around the guard.
-    func browserMode(_ requested: BrowserMode) throws -> BrowserMode {
-        guard denyPrivate, requested != .never else { return requested }
-        if requested == .always {
-            throw ValidationError("--browser always cannot be used with --deny-private: the browser's own requests are not checked by the address guard yet")
-        }
-        return .never
     }
 }

@@ -86,7 +86,7 @@ struct BatchRunCommand: AsyncParsableCommand {
         configuration.loader = LoaderConfiguration(
             userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo, addressPolicy: try fetch.address.policy())
         configuration.plainHTTP = plainHTTP
-        configuration.browser = try fetch.address.browserMode(browser.browser)
+        configuration.browser = browser.browser
         configuration.browserConfiguration = browser.configuration
         let storePath = store ?? Self.defaultStore(for: out)
         let opened = index.open(recording: true, command: "batch")

@@ -96,7 +96,7 @@ struct ResolveCommand: AsyncParsableCommand {
         var configuration = Trawl.Configuration(loader: loader)
         configuration.plainHTTP = plainHTTP
         configuration.search = SearchKeys.fromEnvironment()
-        configuration.browser = try fetch.address.browserMode(browser.browser)
+        configuration.browser = browser.browser
         configuration.browserConfiguration = browser.configuration
         do {
             configuration.fetch = try fetch.policy()

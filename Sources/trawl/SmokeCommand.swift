@@ -86,7 +86,7 @@ struct SmokeCommand: AsyncParsableCommand {
         options.retries = retries
         options.connectTo = connectTo
         options.plainHTTP = plainHTTP
-        options.browser = try address.browserMode(browser.browser)
+        options.browser = browser.browser
         options.addressPolicy = try address.policy()
         options.browserConfiguration = browser.configuration
         // Live runs record what they find; replays are the recordings themselves and leave no trace.

@@ -90,6 +90,41 @@ struct AddressGuardCommandTests {
         #expect(server.requests.count == 1)
     }
 
+    /// The browser under the guard: the page and its API on 127.0.0.2 (allowed) are fetched
+    /// through the guard and rendered; the script's request to 127.0.0.1 (loopback, refused) fails
+    /// and never reaches that server. `auto` renders the script-built page as `always` does.
+    @Test(arguments: ["always", "auto"])
+    func theBrowserRendersThroughTheGuard(mode: String) throws {
+        let inside = try LoopbackServer(host: "127.0.0.1") { _ in .json(#"{"clip":"https://media.example.com/inside.mp4"}"#) }
+        defer { inside.shutdown() }
+        let insidePort = inside.port
+        let server = try LoopbackServer(host: "127.0.0.2", keepsAlive: true) { request in
+            switch request.path {
+            case "/app/": .html("""
+                <html><head><title>Gallery</title></head><body><div id="root"></div><script>
+                fetch('http://2130706433:\(insidePort)/api').catch(() => {});
+                fetch('/api/clip').then(r => r.json()).then(d => {
+                  document.getElementById('root').innerHTML = '<video src="' + d.clip + '" width="480" height="270"></video>';
+                });
+                </script></body></html>
+                """)
+            case "/api/clip": .json(#"{"clip":"https://media.example.com/rendered.mp4"}"#)
+            default: .status(404)
+            }
+        }
+        defer { server.shutdown() }
+        let run = try trawl([
+            "resolve", "--json", "--deny-private", "--allow-address", "127.0.0.2/32", "--browser", mode,
+            "--connect-to", "gallery.example:80:127.0.0.2:\(server.port)", "http://gallery.example/app/",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("https://media.example.com/rendered.mp4"), "\(run.stdout)")
+        #expect(run.stdout.contains(#""loader":"browser""#), "\(run.stdout)")
+        #expect(!run.stdout.contains("inside.mp4"))
+        #expect(inside.connectionsAccepted == 0, "the refused server saw \(inside.requests.map(\.path))")
+        #expect(server.requests.contains { $0.path == "/api/clip" })
+    }
+
     @Test func badFlagsAreUsageErrors() throws {
         let misplaced = try trawl(["resolve", "--deny-private", "--allow-address", "10.0.0.1/8", "http://example.com/"])
         #expect(misplaced.status == 2)
@@ -97,9 +132,6 @@ struct AddressGuardCommandTests {
         let alone = try trawl(["resolve", "--allow-address", "10.0.0.0/8", "http://example.com/"])
         #expect(alone.status == 2)
         #expect(alone.stderr.contains("add --deny-private"), "\(alone.stderr)")
-        let browser = try trawl(["resolve", "--deny-private", "--browser", "always", "http://example.com/"])
-        #expect(browser.status == 2)
-        #expect(browser.stderr.contains("--browser always"), "\(browser.stderr)")
         for command in [["resolve"], ["batch", "run"], ["smoke"]] {
             let help = try trawl(command + ["--help"])
             #expect(help.stdout.contains("--deny-private") && help.stdout.contains("--allow-address <cidr>"), "\(command)")
