@@ -5,7 +5,7 @@
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test fuzz bench bench-batch clean
+.PHONY: deps build demo test fuzz bench bench-batch bench-browser clean
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -50,6 +50,10 @@ bench: deps
 # trawl batch end to end vs libxml2's limit and Scrapy (installed from PyPI into .build-bench/).
 bench-batch: deps
 	Benchmarks/batch.sh
+
+# trawl vs Playwright (same Chromium) and Crawlee's adaptive crawler, JavaScript pages on loopback.
+bench-browser: deps
+	Benchmarks/browser.sh
 
 clean:
 	rm -rf .build Fuzz/.build
