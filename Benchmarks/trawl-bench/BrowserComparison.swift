@@ -81,13 +81,13 @@ enum BrowserComparison {
             return folder.appendingPathComponent("\(runCount)-\(name)").path
         }
 
-        print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadAverage()) at the start (other builds were running: compare trawl and its peer within a round, not across runs)")
-        print("chromium: \(commandOutput([chromium, "--version"])) (\(chromium)), driven by both; nginx \(NginxServer.version) on 127.0.0.1:\(port)")
-        print("peers: \(commandOutput([python, "-c", "import importlib.metadata as m; print('Playwright', m.version('playwright'), '/ Crawlee', m.version('crawlee'), '(PyPI)')"]))")
-        print("pages: /js/N, a page whose script fetches /api/N.json and builds an <img> and a <video> from it; right = both media found")
-        print("trawl: the release trawl (batch --browser always --concurrency N --per-host N; resolve URL for the first page)")
-        print("playwright: Benchmarks/playwright/render.py (context per page, images/fonts/media/CSS blocked, XHR JSON + DOM after networkidle)")
-        print("")
+        say("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadAverage()) at the start (other builds were running: compare trawl and its peer within a round, not across runs)")
+        say("chromium: \(commandOutput([chromium, "--version"])) (\(chromium)), driven by both; nginx \(NginxServer.version) on 127.0.0.1:\(port)")
+        say("peers: \(commandOutput([python, "-c", "import importlib.metadata as m; say('Playwright', m.version('playwright'), '/ Crawlee', m.version('crawlee'), '(PyPI)')"]))")
+        say("pages: /js/N, a page whose script fetches /api/N.json and builds an <img> and a <video> from it; right = both media found")
+        say("trawl: the release trawl (batch --browser always --concurrency N --per-host N; resolve URL for the first page)")
+        say("playwright: Benchmarks/playwright/render.py (context per page, images/fonts/media/CSS blocked, XHR JSON + DOM after networkidle)")
+        say("")
 
         // 1. Process start → the first page's media.
         var firstTrawl: [Double] = []
@@ -110,10 +110,10 @@ enum BrowserComparison {
             let (t, p) = try round % 2 == 0 ? (trawl(), playwright()) : { let p = try playwright(); return (try trawl(), p) }()
             if let t { firstTrawl.append(t) }
             if let p { firstPlaywright.append(p) }
-            print("round \(round + 1): start → first media: trawl resolve \(ms(t)), playwright \(ms(p))")
+            say("round \(round + 1): start → first media: trawl resolve \(ms(t)), playwright \(ms(p))")
         }
-        print("start → first page's media: trawl \(summary(firstTrawl, ms)), playwright \(summary(firstPlaywright, ms)) (goal for trawl <= 500 ms)")
-        print("")
+        say("start → first page's media: trawl \(summary(firstTrawl, ms)), playwright \(summary(firstPlaywright, ms)) (goal for trawl <= 500 ms)")
+        say("")
 
         // 2. Pages/s at concurrency 1, 4, 8, and peak PSS of each tool's process tree.
         var trawlFigures: [Int: Figures] = [:]
@@ -147,26 +147,26 @@ enum BrowserComparison {
                 }
                 // Alternate who goes first, so neither always runs on the warmer (or busier) machine.
                 let lines = try (round + concurrency) % 2 == 0 ? [trawl(), playwright()] : { let p = try playwright(); return [try trawl(), p] }()
-                print("round \(round + 1), concurrency \(concurrency): " + lines.sorted().joined(separator: "; "))
+                say("round \(round + 1), concurrency \(concurrency): " + lines.sorted().joined(separator: "; "))
             }
         }
-        print("")
+        say("")
         for concurrency in [1, 4, 8] {
             let t = trawlFigures[concurrency] ?? Figures()
             let p = playwrightFigures[concurrency] ?? Figures()
-            print("concurrency \(concurrency): trawl \(summary(t.whole, rate)) pages/s (steady \(summary(t.steady, rate))), right \(t.right)/\(t.total); "
+            say("concurrency \(concurrency): trawl \(summary(t.whole, rate)) pages/s (steady \(summary(t.steady, rate))), right \(t.right)/\(t.total); "
                 + "playwright \(summary(p.whole, rate)) (steady \(summary(p.steady, rate))), right \(p.right)/\(p.total); "
                 + "trawl / playwright \(String(format: "%.2f", median(t.whole) / max(median(p.whole), 1e-9)))x whole runs, "
                 + "\(String(format: "%.2f", median(t.steady) / max(median(p.steady), 1e-9)))x steady")
         }
         let trawlPSS = trawlFigures[8]?.pss ?? []
         let playwrightPSS = playwrightFigures[8]?.pss ?? []
-        print("peak PSS of the process tree at concurrency 8: trawl \(summary(trawlPSS.map(Double.init), mib)), playwright \(summary(playwrightPSS.map(Double.init), mib)) "
+        say("peak PSS of the process tree at concurrency 8: trawl \(summary(trawlPSS.map(Double.init), mib)), playwright \(summary(playwrightPSS.map(Double.init), mib)) "
             + "(goal: >= 2x playwright's pages/s at 8 with less memory)")
-        print("  whole = pages / wall time of the process, its start included; steady = result lines per second from the first to the last "
+        say("  whole = pages / wall time of the process, its start included; steady = result lines per second from the first to the last "
             + "(trawl's are read from its --out file, which it appends at least every 0.25 s)")
         guard options.mixed else { return }
-        print("")
+        say("")
         try mixed(options, port: port, corpusNames: corpusFiles.map(\.lastPathComponent), python: python, crawleeScript: crawleeScript, file: file, log: log)
     }
 
@@ -190,8 +190,8 @@ enum BrowserComparison {
         let staticList = file("static.txt")
         try write(mixedURLs, to: mixedList)
         try write(staticURLs, to: staticList)
-        print("mixed list: \(options.staticPages) corpus pages (nginx, /p/N/NAME) + \(javaScript) JavaScript pages spread among them, all on 127.0.0.1:\(port)")
-        print("trawl: batch --browser auto --concurrency 32 --per-host 32; crawlee: AdaptivePlaywrightCrawler.with_parsel_static_parser, concurrency 16 (Benchmarks/crawlee/adaptive.py)")
+        say("mixed list: \(options.staticPages) corpus pages (nginx, /p/N/NAME) + \(javaScript) JavaScript pages spread among them, all on 127.0.0.1:\(port)")
+        say("trawl: batch --browser auto --concurrency 32 --per-host 32; crawlee: AdaptivePlaywrightCrawler.with_parsel_static_parser, concurrency 16 (Benchmarks/crawlee/adaptive.py)")
 
         func trawlBatch(_ list: String, mode: String, count: Int) throws -> (run: WatchedRun, right: Int, results: [String: Set<String>]) {
             let out = file("mixed-\(mode).jsonl")
@@ -235,14 +235,14 @@ enum BrowserComparison {
                 line += String(format: "; crawlee %.1f pages/s (%.1f s, %d pages answered, JS right %d/%d, peak PSS %@)",
                                rate, run.seconds, results.count, right, javaScript, mib(Double(run.peakPSS)))
             }
-            print(line)
+            say(line)
         }
-        print("trawl --browser auto, mixed list: \(summary(autoMixed, rate)) pages/s; JavaScript pages right: \(autoMixedRight.map { "\($0)/\(javaScript)" }.joined(separator: ", ")) (goal: every one, every run)")
+        say("trawl --browser auto, mixed list: \(summary(autoMixed, rate)) pages/s; JavaScript pages right: \(autoMixedRight.map { "\($0)/\(javaScript)" }.joined(separator: ", ")) (goal: every one, every run)")
         if !crawleeRates.isEmpty {
-            print("crawlee adaptive, mixed list: \(summary(crawleeRates, rate)) pages/s; JavaScript pages right: \(crawleeRight.map { "\($0)/\(javaScript)" }.joined(separator: ", "))")
-            print(String(format: "trawl / crawlee: %.1fx (goal >= 20x)", median(autoMixed) / max(median(crawleeRates), 1e-9)))
+            say("crawlee adaptive, mixed list: \(summary(crawleeRates, rate)) pages/s; JavaScript pages right: \(crawleeRight.map { "\($0)/\(javaScript)" }.joined(separator: ", "))")
+            say(String(format: "trawl / crawlee: %.1fx (goal >= 20x)", median(autoMixed) / max(median(crawleeRates), 1e-9)))
         }
-        print("static part alone: --browser never \(summary(neverStatic, rate)), --browser auto \(summary(autoStatic, rate)) pages/s: "
+        say("static part alone: --browser never \(summary(neverStatic, rate)), --browser auto \(summary(autoStatic, rate)) pages/s: "
             + String(format: "auto / never %.2f (goal within 10%%)", median(autoStatic) / max(median(neverStatic), 1e-9)))
     }
 
@@ -284,6 +284,11 @@ enum BrowserComparison {
     }
 
     // MARK: - Formatting
+
+    /// Prints `line` at once, also into a pipe or a file (a long run shows its rounds as they end).
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
 
     private static func describe(_ tool: String, _ run: WatchedRun, count: Int, right: Int) -> String {
         String(format: "%@ %.2f pages/s (steady %@, %.2f s, right %d/%d, peak PSS %@%@)",
