@@ -319,16 +319,9 @@ enum BrowserComparison {
         ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3).joined(separator: " ")
     }
 
+    /// What a command prints. Spawned as given (Foundation's `Process` would run a virtualenv's
+    /// `python` symlink by its target, outside the virtualenv).
     private static func commandOutput(_ arguments: [String]) -> String {
-        let pipe = Pipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return "?" }
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        ((try? WatchedRun.run(arguments))?.stdout ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
