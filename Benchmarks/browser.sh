@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The browser benchmark, end to end, in one command (about 10–15 minutes on two cores):
+# The browser benchmark, end to end, in one command (10–15 minutes on two quiet cores if Crawlee
+# keeps the 4–7 pages/s it showed before, most of it Crawlee; on a loaded machine far longer —
+# shorten both sides alike with --static 200 --js 20):
 # builds release trawl and trawl-bench, installs Chromium's headless shell (make deps) and nginx
 # (apt), and Playwright and Crawlee for Python from PyPI into a throwaway virtualenv
 # (.build-bench/browser-venv, ignored by git; no browser is downloaded: both drive Debian's
