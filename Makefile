@@ -6,7 +6,7 @@
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test fuzz bench bench-batch bench-index docs clean
+.PHONY: deps build demo test fuzz bench bench-batch bench-browser bench-index docs clean
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -62,6 +62,10 @@ bench-index: deps
 docs: deps
 	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target Trawl \
 	  --disable-indexing --transform-for-static-hosting --hosting-base-path trawl --output-path .build/docs
+
+# trawl vs Playwright (same Chromium) and Crawlee's adaptive crawler, JavaScript pages on loopback.
+bench-browser: deps
+	Benchmarks/browser.sh
 
 clean:
 	rm -rf .build Fuzz/.build

@@ -114,8 +114,10 @@ final class CurlTransfer {
             return
         }
         guard let colon = text.firstIndex(of: ":") else { return }
-        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        // Not `trimmingCharacters(in:)`: its trip through NSString cost more than the rest of
+        // reading a header (seen in a profile of `trawl batch`).
+        let name = text[..<colon].trimmedWhitespace
+        let value = text[text.index(after: colon)...].trimmedWhitespace
         headerFields.append(.init(name: name, value: value))
     }
 
