@@ -2,10 +2,11 @@
 #   make demo   replay every recorded case in Recordings/ through the pipeline (no network)
 #   make test   the whole test suite
 #   make fuzz SECONDS=N   every libFuzzer target in Fuzz/ for N seconds (fails if any crashed)
+#   make serve-demo   trawl serve on the bundled recordings (no network): open the printed address
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test fuzz bench bench-batch clean
+.PHONY: deps build demo test fuzz bench bench-batch clean serve-demo bench-serve
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -50,6 +51,16 @@ bench: deps
 # trawl batch end to end vs libxml2's limit and Scrapy (installed from PyPI into .build-bench/).
 bench-batch: deps
 	Benchmarks/batch.sh
+
+# The API and the web page on the bundled recordings: try /?q=!giphy cats or a recorded page URL.
+PORT ?= 8080
+serve-demo: deps
+	$(SWIFT) build --product trawl
+	$$($(SWIFT) build --show-bin-path)/trawl serve --replay Recordings --port $(PORT) --batch-dir .build/serve-demo-batches
+
+# wrk against a release `trawl serve`: /healthz and cached resolves, 64 connections.
+bench-serve: deps
+	Benchmarks/serve.sh
 
 clean:
 	rm -rf .build Fuzz/.build
