@@ -15,8 +15,10 @@ if ! command -v wrk >/dev/null; then
   SUDO=$( [ "$(id -u)" = 0 ] || echo sudo )
   $SUDO apt-get update -qq && $SUDO apt-get install -y -qq wrk
 fi
-swift build -c release --product trawl
-BIN="$(swift build -c release --show-bin-path)"
+# SCRATCH_PATH=.build-bench picks another build folder (to build while a debug build runs).
+BUILD=(-c release ${SCRATCH_PATH:+--scratch-path "$SCRATCH_PATH"})
+swift build "${BUILD[@]}" --product trawl
+BIN="$(swift build "${BUILD[@]}" --show-bin-path)"
 WORK="$(mktemp -d /tmp/trawl-bench-serve.XXXXXX)"
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 import Trawl
 import TrawlServer
+import TrawlTesting
 
 /// `GET /v1/resolve` at router level, on the bundled recordings (nothing leaves the process).
 @Suite("GET /v1/resolve")
@@ -46,38 +47,70 @@ struct ResolveRouteTests {
     @Test func limitCutsTheMedia() async throws {
         let app = ServerFixture.application(try ServerFixture.replaying())
         try await app.test(.router) { client in
-            let answer = try await client.execute(uri: "/v1/resolve?q=\(encoded("!giphy cats"))&limit=2", method: .get).json()
-            #expect((answer["media"] as? [Any])?.count == 2)
+            let all = try await client.execute(uri: "/v1/resolve?q=\(encoded(blogPost))", method: .get).json()
+            #expect(((all["media"] as? [Any])?.count ?? 0) >= 4, "\(all)")
+            let cut = try await client.execute(uri: "/v1/resolve?q=\(encoded(blogPost))&limit=2", method: .get).json()
+            #expect((cut["media"] as? [Any])?.count == 2, "\(cut)")
+        }
+    }
+
+    /// A page of the tests' own whose document and embedded JSON-LD each name a clip: two
+    /// result sets, the second arriving after the first.
+    static func twoSetSite() throws -> LoopbackServer {
+        try LoopbackServer { _ in
+            .html("""
+                <!doctype html><html><head><title>Two clips</title>
+                <meta property="og:video:url" content="https://media.test/first.mp4">
+                <meta property="og:video:type" content="video/mp4">
+                <script type="application/ld+json">{"@context":"https://schema.org","@type":"VideoObject","name":"Second","contentUrl":"https://media.test/second.mp4"}</script>
+                </head><body><p>two</p></body></html>
+                """)
         }
     }
 
     @Test func ndjsonStreamsEachResultSetAsResolveStreamPrintsIt() async throws {
-        let app = ServerFixture.application(try ServerFixture.replaying())
-        try await app.test(.router) { client in
+        let site = try Self.twoSetSite()
+        defer { site.shutdown() }
+        let app = ServerFixture.application(try ServerFixture.live(site: site, hosts: ["clips.test"]))
+        try await app.test(.live) { client in
             let response = try await client.execute(
-                uri: "/v1/resolve?q=\(encoded(giphyCatPage))", method: .get, headers: [.accept: "application/x-ndjson"])
+                uri: "/v1/resolve?q=\(encoded("http://clips.test/two"))", method: .get, headers: [.accept: "application/x-ndjson"])
             #expect(response.status == .ok)
             #expect(response.headers[.contentType]?.hasPrefix("application/x-ndjson") == true)
             let lines = response.text.split(separator: "\n").map(String.init)
-            // The page's document and its embedded JSON are separate result sets.
-            #expect(lines.count >= 2, "\(response.text)")
             let sets = try lines.map { try JSONDecoder().decode(ResultSetLine.self, from: Data($0.utf8)) }
-            #expect(sets.allSatisfy { $0.input == giphyCatPage && $0.error == nil })
-            #expect(sets.contains { !$0.media.isEmpty })
+            #expect(sets.count == 2, "\(response.text)")
+            #expect(sets.map { $0.media.map(\.url) } == [["https://media.test/first.mp4"], ["https://media.test/second.mp4"]])
+            #expect(sets.map { $0.media.first?.origin } == ["document", "embedded(ld+json#0)"])
+            #expect(sets.allSatisfy { $0.input == "http://clips.test/two" && $0.error == nil })
         }
     }
 
     @Test func eventStreamSendsResultEventsThenEnd() async throws {
-        let app = ServerFixture.application(try ServerFixture.replaying())
-        try await app.test(.router) { client in
+        let site = try Self.twoSetSite()
+        defer { site.shutdown() }
+        let app = ServerFixture.application(try ServerFixture.live(site: site, hosts: ["clips.test"]))
+        try await app.test(.live) { client in
             let response = try await client.execute(
-                uri: "/v1/resolve?q=\(encoded("!giphy cats"))", method: .get, headers: [.accept: "text/event-stream"])
+                uri: "/v1/resolve?q=\(encoded("http://clips.test/two"))", method: .get, headers: [.accept: "text/event-stream"])
             #expect(response.status == .ok)
             #expect(response.headers[.contentType]?.hasPrefix("text/event-stream") == true)
             let events = response.text.components(separatedBy: "\n\n").filter { !$0.isEmpty }
             let names = events.compactMap { $0.split(separator: "\n").first.map(String.init) }
-            #expect(names.first == "event: result")
-            #expect(names.last == "event: end")
+            #expect(names == ["event: result", "event: result", "event: end"], "\(response.text)")
+            let data = events.compactMap { $0.split(separator: "\n").last.map { String($0.dropFirst("data: ".count)) } }
+            let second = try JSONDecoder().decode(ResultSetLine.self, from: Data(data[1].utf8))
+            #expect(second.media.map(\.url) == ["https://media.test/second.mp4"])
+        }
+    }
+
+    @Test func eventStreamEndCarriesTheNextCursor() async throws {
+        let app = ServerFixture.application(try ServerFixture.replaying())
+        try await app.test(.router) { client in
+            let response = try await client.execute(
+                uri: "/v1/resolve?q=\(encoded("!giphy cats"))", method: .get, headers: [.accept: "text/event-stream"])
+            let events = response.text.components(separatedBy: "\n\n").filter { !$0.isEmpty }
+            #expect(events.last?.hasPrefix("event: end\n") == true)
             let end = try #require(events.last?.split(separator: "\n").last.map { String($0.dropFirst("data: ".count)) })
             let object = try #require(try JSONSerialization.jsonObject(with: Data(end.utf8)) as? [String: Any])
             #expect(object["next"] as? String != nil, "\(end)")

@@ -48,6 +48,8 @@ enum ServerFixture {
 /// The recorded Giphy page with one GIF (and its renditions).
 let giphyCatPage = "https://giphy.com/gifs/dancing-cat-Trawl0Cat1Demo"
 let giphyCatGIF = "https://media2.giphy.com/media/v1.Y2lkPXRyYXds/Trawl0Cat1Demo/giphy.gif"
+/// The recorded blog post with four GIFs.
+let blogPost = "https://blog.trawl.example/2024/loading-animations"
 
 extension HummingbirdTesting.TestResponse {
     var text: String { String(buffer: body) }
