@@ -30,9 +30,11 @@ struct WebPageTests {
         let app = ServerFixture.application(try ServerFixture.replaying())
         try await app.test(.live) { client in
             let port = try #require(client.port)
+            // The page settles only once its resolve stream has ended, however long a loaded
+            // machine takes: no request of it counts as stalled.
             let pool = BrowserPool(configuration: BrowserConfiguration(
-                quietWindow: .milliseconds(500), pageBudget: .seconds(15), commandTimeout: .seconds(10), maxPages: 1,
-                connectTo: ["::127.0.0.1:\(port)"], preparesNextTab: false))
+                quietWindow: .milliseconds(500), stalledRequestAge: .seconds(60), pageBudget: .seconds(60), commandTimeout: .seconds(20),
+                maxPages: 1, connectTo: ["::127.0.0.1:\(port)"], preparesNextTab: false))
             func render(_ query: String) async throws -> String {
                 let url = try #require(URL(string: "http://trawl-serve.test/?q=\(encoded(query))"))
                 let page = try await pool.render(FetchRequest(url: url))
