@@ -3,10 +3,11 @@
 #   make test   the whole test suite
 #   make fuzz SECONDS=N   every libFuzzer target in Fuzz/ for N seconds (fails if any crashed)
 #   make docs   the DocC catalog of the Trawl library, into .build/docs
+#   make serve-demo   trawl serve on the bundled recordings (no network): open the printed address
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test fuzz bench bench-batch bench-browser bench-index docs clean
+.PHONY: deps build demo test fuzz bench bench-batch bench-browser bench-index docs clean serve-demo bench-serve
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -66,6 +67,16 @@ docs: deps
 # trawl vs Playwright (same Chromium) and Crawlee's adaptive crawler, JavaScript pages on loopback.
 bench-browser: deps
 	Benchmarks/browser.sh
+
+# The API and the web page on the bundled recordings: try /?q=!giphy cats or a recorded page URL.
+PORT ?= 8080
+serve-demo: deps
+	$(SWIFT) build --product trawl
+	$$($(SWIFT) build --show-bin-path)/trawl serve --replay Recordings --port $(PORT) --batch-dir .build/serve-demo-batches
+
+# wrk against a release `trawl serve`: /healthz and cached resolves, 64 connections.
+bench-serve: deps
+	Benchmarks/serve.sh
 
 clean:
 	rm -rf .build Fuzz/.build

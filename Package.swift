@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "TrawlStore", targets: ["TrawlStore"]),
         .library(name: "TrawlBatch", targets: ["TrawlBatch"]),
         .library(name: "TrawlIndex", targets: ["TrawlIndex"]),
+        .library(name: "TrawlServer", targets: ["TrawlServer"]),
         .executable(name: "trawl", targets: ["trawl"]),
     ],
     dependencies: [
@@ -27,6 +28,12 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // `make docs`: the DocC catalog in Sources/Trawl/Trawl.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Vocabulary: pure Swift, no C.
@@ -100,11 +107,26 @@ let package = Package(
             name: "TrawlBrowser",
             dependencies: ["TrawlCore", "TrawlFetch", "CSpawn"],
             swiftSettings: swiftSettings),
+        // `trawl serve`: the HTTP API, the web page, metrics and request limits (Hummingbird 2).
+        .target(
+            name: "TrawlServer",
+            dependencies: [
+                "Trawl", "TrawlCore", "TrawlFetch", "TrawlBatch", "TrawlStore", "TrawlRecordings", "TrawlBrowser",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "trawl",
             dependencies: [
                 "Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlBatch", "TrawlStore", "TrawlSmoke", "TrawlBrowser", "CMalloc",
                 "TrawlIndex",
+                "TrawlServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -175,6 +197,14 @@ let package = Package(
             name: "TrawlBrowserTests",
             dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-browser-bench", "Trawl", "TrawlHTML", "TrawlParsers",
                            "TrawlBatch", "TrawlStore", "TrawlSmoke"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlServerTests",
+            dependencies: [
+                "TrawlServer", "Trawl", "TrawlCore", "TrawlFetch", "TrawlBatch", "TrawlBrowser", "TrawlTesting", "trawl",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings),
     ]
 )

@@ -12,6 +12,11 @@ struct AddressOptions: ParsableArguments {
 
     func validate() throws {
         _ = try ranges()
+    }
+
+    /// For commands where the guard is opt-in (`resolve`, `batch`, `smoke`): an allow rule
+    /// without `--deny-private` would do nothing, so it is a usage error. `serve` guards always.
+    func validateOptIn() throws {
         if !allowAddress.isEmpty && !denyPrivate {
             throw ValidationError("--allow-address opens ranges --deny-private refuses; add --deny-private")
         }
@@ -21,6 +26,12 @@ struct AddressOptions: ParsableArguments {
     func policy() throws -> AddressPolicy {
         guard denyPrivate else { return .allowAll }
         return try ranges().reduce(AddressPolicy.denyPrivate) { $0.allowing($1) }
+    }
+
+    /// The policy of `trawl serve`: private addresses refused whatever the flags say (a server
+    /// fetches what strangers send), widened only by `--allow-address`.
+    func serverPolicy() throws -> AddressPolicy {
+        try ranges().reduce(AddressPolicy.denyPrivate) { $0.allowing($1) }
     }
 
     private func ranges() throws -> [AddressRange] {

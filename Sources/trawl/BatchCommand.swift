@@ -75,6 +75,7 @@ struct BatchRunCommand: AsyncParsableCommand {
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        try fetch.address.validateOptIn()
     }
 
     func run() async throws {

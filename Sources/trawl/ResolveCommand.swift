@@ -74,6 +74,7 @@ struct ResolveCommand: AsyncParsableCommand {
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if let page, Pagination(token: page) == nil { throw ValidationError("--page '\(page)' is not an offset or cursor token") }
         if fallback == .network && replay == nil { throw ValidationError("--fallback needs --replay") }
+        try fetch.address.validateOptIn()
         for rule in connectTo where rule.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
             throw ValidationError("--connect-to '\(rule)' is not HOST:PORT:TO_HOST:TO_PORT")
         }

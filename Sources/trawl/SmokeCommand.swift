@@ -70,6 +70,7 @@ struct SmokeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if replay && record { throw ValidationError("--record refreshes recordings from live runs; it cannot be used with --replay") }
+        try address.validateOptIn()
         if retries < 0 { throw ValidationError("--retries must be 0 or more") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         for rule in connectTo where rule.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
