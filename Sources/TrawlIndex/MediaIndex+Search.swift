@@ -91,8 +91,8 @@ extension MediaIndex {
     }
 
     private static func cube(_ query: LocalQuery, db: Database) throws -> [Cell] {
-        // Counted by cell number (one small integer per match, from the narrow `media_cell`),
-        // named after: grouping by three text columns sorted every match.
+        // Counted per cell number (one small integer per match, read from the narrow
+        // `media_cell`) and only then named: grouping by the three text columns sorted every match.
         let counted: String
         var arguments: StatementArguments = []
         if let match = query.match {
