@@ -7,7 +7,9 @@ import GRDB
 /// - `media`: one row per media of a page, with the columns filters and facets read and the whole
 ///   ``TrawlCore/Media`` as JSON, so `!local` answers with everything extraction knew.
 /// - `media_fts`: FTS5 over title, caption, tags, site, page URL, kind and size class, its content
-///   read from `media` and kept in step by triggers.
+///   read from `media` and kept in step by triggers (a 3-letter prefix index).
+/// - `cell`: each (site, kind, size class) seen, numbered; `media_cell`: each media's cell number,
+///   kept in step by the same triggers: what facet counts and filters read per match.
 /// - `pending` and `pending_media`: the durable update queue, one row per page waiting to be
 ///   applied and its media, already in `media`'s columns.
 enum IndexSchema {
@@ -81,6 +83,66 @@ enum IndexSchema {
                     PRIMARY KEY (page, url)
                 ) WITHOUT ROWID;
                 CREATE INDEX pending_queuedAt ON pending(queuedAt);
+                """)
+        }
+        // Issue 19's benchmark: searches read every match's site, kind and size for the facets
+        // (and the filters). Read from `media` (~700 bytes a row: title, URLs, JSON) they cost a
+        // cache miss per match, and grouping by three text columns sorted them; `media_cell`
+        // holds one small integer per media (its `cell`: the triple, numbered), ~8 bytes a row,
+        // so a million rows stay in the cache and counting groups by one integer. The 2-letter
+        // prefix index made each title word cost three index entries, for the rare 2-letter
+        // prefix query, which now scans the terms instead.
+        migrator.registerMigration("v2-lean-search") { db in
+            try db.execute(sql: """
+                DROP TRIGGER media_fts_insert;
+                DROP TRIGGER media_fts_delete;
+                DROP TRIGGER media_fts_update;
+                DROP TABLE media_fts;
+                CREATE VIRTUAL TABLE media_fts USING fts5(
+                    title, caption, tags, site, pageURL, kind, sizeClass,
+                    content = 'media', content_rowid = 'id',
+                    tokenize = 'unicode61 remove_diacritics 2',
+                    prefix = '3'
+                );
+                INSERT INTO media_fts(media_fts) VALUES ('rebuild');
+
+                -- Every (site, kind, size class) seen, numbered: a few dozen rows.
+                CREATE TABLE cell (
+                    id INTEGER PRIMARY KEY,
+                    site TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    sizeClass TEXT NOT NULL,
+                    UNIQUE (site, kind, sizeClass)
+                );
+                INSERT OR IGNORE INTO cell (site, kind, sizeClass) SELECT DISTINCT site, kind, sizeClass FROM media;
+                CREATE TABLE media_cell (
+                    id INTEGER PRIMARY KEY,
+                    cell INTEGER NOT NULL
+                );
+                INSERT INTO media_cell (id, cell)
+                SELECT m.id, c.id FROM media m JOIN cell c ON c.site = m.site AND c.kind = m.kind AND c.sizeClass = m.sizeClass;
+
+                CREATE TRIGGER media_insert AFTER INSERT ON media BEGIN
+                    INSERT INTO media_fts(rowid, title, caption, tags, site, pageURL, kind, sizeClass)
+                    VALUES (new.id, new.title, new.caption, new.tags, new.site, new.pageURL, new.kind, new.sizeClass);
+                    INSERT OR IGNORE INTO cell (site, kind, sizeClass) VALUES (new.site, new.kind, new.sizeClass);
+                    INSERT INTO media_cell (id, cell) VALUES (new.id, (SELECT id FROM cell
+                        WHERE site = new.site AND kind = new.kind AND sizeClass = new.sizeClass));
+                END;
+                CREATE TRIGGER media_delete AFTER DELETE ON media BEGIN
+                    INSERT INTO media_fts(media_fts, rowid, title, caption, tags, site, pageURL, kind, sizeClass)
+                    VALUES ('delete', old.id, old.title, old.caption, old.tags, old.site, old.pageURL, old.kind, old.sizeClass);
+                    DELETE FROM media_cell WHERE id = old.id;
+                END;
+                CREATE TRIGGER media_update AFTER UPDATE ON media BEGIN
+                    INSERT INTO media_fts(media_fts, rowid, title, caption, tags, site, pageURL, kind, sizeClass)
+                    VALUES ('delete', old.id, old.title, old.caption, old.tags, old.site, old.pageURL, old.kind, old.sizeClass);
+                    INSERT INTO media_fts(rowid, title, caption, tags, site, pageURL, kind, sizeClass)
+                    VALUES (new.id, new.title, new.caption, new.tags, new.site, new.pageURL, new.kind, new.sizeClass);
+                    INSERT OR IGNORE INTO cell (site, kind, sizeClass) VALUES (new.site, new.kind, new.sizeClass);
+                    UPDATE media_cell SET cell = (SELECT id FROM cell
+                        WHERE site = new.site AND kind = new.kind AND sizeClass = new.sizeClass) WHERE id = new.id;
+                END;
                 """)
         }
         return migrator

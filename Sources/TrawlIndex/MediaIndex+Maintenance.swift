@@ -24,7 +24,10 @@ extension MediaIndex {
         let path = self.path
         return try await read("reading the index's counts") { db in
             func counts(_ column: String) throws -> [Facets.Count] {
-                try Row.fetchAll(db, sql: "SELECT \(column), count(*) FROM media GROUP BY \(column) ORDER BY count(*) DESC, \(column)")
+                try Row.fetchAll(db, sql: """
+                    SELECT c.\(column), sum(t.n) FROM (SELECT cell, count(*) AS n FROM media_cell GROUP BY cell) t
+                    JOIN cell c ON c.id = t.cell GROUP BY c.\(column) ORDER BY sum(t.n) DESC, c.\(column)
+                    """)
                     .map { Facets.Count(value: $0[0], count: $0[1]) }
             }
             let range = try Row.fetchOne(db, sql: "SELECT min(indexedAt), max(indexedAt) FROM page")

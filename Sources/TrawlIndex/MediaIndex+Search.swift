@@ -91,48 +91,67 @@ extension MediaIndex {
     }
 
     private static func cube(_ query: LocalQuery, db: Database) throws -> [Cell] {
-        let rows: [Row]
+        // Counted per cell number (one small integer per match, read from the narrow
+        // `media_cell`) and only then named: grouping by the three text columns sorted every match.
+        let counted: String
+        var arguments: StatementArguments = []
         if let match = query.match {
-            rows = try Row.fetchAll(db, sql: """
-                SELECT m.site, m.kind, m.sizeClass, count(*) FROM media_fts JOIN media m ON m.id = media_fts.rowid
-                WHERE media_fts MATCH ? GROUP BY m.site, m.kind, m.sizeClass
-                """, arguments: [match])
+            counted = """
+                SELECT m.cell, count(*) AS n FROM media_fts JOIN media_cell m ON m.id = media_fts.rowid
+                WHERE media_fts MATCH ? GROUP BY m.cell
+                """
+            arguments = [match]
         } else {
-            rows = try Row.fetchAll(db, sql: "SELECT site, kind, sizeClass, count(*) FROM media GROUP BY site, kind, sizeClass")
+            counted = "SELECT cell, count(*) AS n FROM media_cell GROUP BY cell"
         }
-        return rows.map { Cell(site: $0[0], kind: $0[1], size: $0[2], count: $0[3]) }
+        return try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT c.site, c.kind, c.sizeClass, t.n FROM (\(counted)) t JOIN cell c ON c.id = t.cell"),
+            arguments: arguments
+        ).map { Cell(site: $0[0], kind: $0[1], size: $0[2], count: $0[3]) }
     }
 
-    /// The page of matches after filters, in rank order, computed by SQLite.
+    /// The page of matches after filters, in rank order, computed by SQLite. Filters are a set of
+    /// cell numbers; without filters the full-text index alone ranks (no join per match).
     private static func ranked(_ query: LocalQuery, after: Position?, skip: Int, limit: Int, db: Database) throws -> [Position] {
+        var cellConditions: [String] = []
+        var cellArguments: [any DatabaseValueConvertible] = []
+        for (column, values) in [("site", query.sites), ("kind", query.kinds), ("sizeClass", query.sizes)] where !values.isEmpty {
+            cellConditions.append("\(column) IN (\(databaseQuestionMarks(count: values.count)))")
+            cellArguments += values.sorted() as [any DatabaseValueConvertible]
+        }
+        let cells = cellConditions.isEmpty ? nil : "m.cell IN (SELECT id FROM cell WHERE \(cellConditions.joined(separator: " AND ")))"
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
-        let prefix = query.match == nil ? "" : "m."
-        for (column, values) in [("site", query.sites), ("kind", query.kinds), ("sizeClass", query.sizes)] where !values.isEmpty {
-            conditions.append("\(prefix)\(column) IN (\(databaseQuestionMarks(count: values.count)))")
-            arguments += values.sorted() as [any DatabaseValueConvertible]
-        }
         let sql: String
         if let match = query.match {
+            arguments.append(match)
+            let join = cells == nil ? "" : " JOIN media_cell m ON m.id = media_fts.rowid"
+            if let cells {
+                conditions.append(cells)
+                arguments += cellArguments
+            }
             if let after {
-                conditions.append("(score > ? OR (score = ? AND m.id < ?))")
+                conditions.append("(score > ? OR (score = ? AND media_fts.rowid < ?))")
                 arguments += [after.score, after.score, after.id] as [any DatabaseValueConvertible]
             }
             sql = """
-                SELECT m.id, bm25(media_fts, \(IndexSchema.bm25Weights)) AS score
-                FROM media_fts JOIN media m ON m.id = media_fts.rowid
+                SELECT media_fts.rowid, bm25(media_fts, \(IndexSchema.bm25Weights)) AS score
+                FROM media_fts\(join)
                 WHERE media_fts MATCH ?\(conditions.map { " AND " + $0 }.joined())
-                ORDER BY score, m.id DESC LIMIT ? OFFSET ?
+                ORDER BY score, media_fts.rowid DESC LIMIT ? OFFSET ?
                 """
-            arguments.insert(match, at: 0)
         } else {
+            if let cells {
+                conditions.append(cells)
+                arguments += cellArguments
+            }
             if let after {
-                conditions.append("id < ?")
+                conditions.append("m.id < ?")
                 arguments.append(after.id)
             }
             sql = """
-                SELECT id, 0.0 AS score FROM media\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
-                ORDER BY id DESC LIMIT ? OFFSET ?
+                SELECT m.id, 0.0 AS score FROM media_cell m\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+                ORDER BY m.id DESC LIMIT ? OFFSET ?
                 """
         }
         arguments += [limit, skip] as [any DatabaseValueConvertible]
