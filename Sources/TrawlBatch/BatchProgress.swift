@@ -17,6 +17,8 @@ public struct BatchSnapshot: Sendable, Hashable {
     /// The input lists have been read to their end: ``total`` is final.
     public var totalKnown = false
 
+    public init() {}
+
     public var finished: Int { done + failed }
     /// Jobs finished per second by this run.
     public var rate: Double { elapsed > 0 ? Double(finishedThisRun) / elapsed : 0 }
@@ -41,7 +43,7 @@ public final class BatchProgress {
         self.write = write
     }
 
-    func update(_ snapshot: BatchSnapshot, force: Bool = false) {
+    public func update(_ snapshot: BatchSnapshot, force: Bool = false) {
         let now = Date().timeIntervalSince1970
         guard force || now - lastDraw >= interval else { return }
         lastDraw = now
@@ -53,7 +55,7 @@ public final class BatchProgress {
     }
 
     /// Ends the bar's line before the summary prints.
-    func finish(_ snapshot: BatchSnapshot) {
+    public func finish(_ snapshot: BatchSnapshot) {
         if terminal { write("\r\u{1B}[2K" + bar(snapshot) + "\n") } else { write("trawl batch: " + Self.figures(snapshot) + "\n") }
     }
 

@@ -1,0 +1,200 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A throwaway PostgreSQL cluster for tests and benchmarks: `initdb` in a temporary folder,
+/// the server on a free 127.0.0.1 port, a fresh database per test.
+///
+/// The server refuses to run as root, so as root the folder is given to the `postgres` user
+/// and `initdb`/`pg_ctl` run through `runuser -u postgres`. A watchdog (a shell reading a pipe
+/// whose other end only this process holds) stops the server with `-m immediate` and removes
+/// the folder when this process exits, however it exits: a crashed or killed test run leaves
+/// no cluster behind. Folders of dead runs whose watchdog was killed too are swept at start.
+///
+/// ```swift
+/// let cluster = try PostgresCluster.shared()
+/// let url = try cluster.createDatabase()   // postgres://postgres@127.0.0.1:PORT/t_…
+/// ```
+public final class PostgresCluster: Sendable {
+    public let port: Int
+    /// The cluster's folder (data in `data/`, the socket beside it).
+    public let folder: URL
+    public let binaries: URL
+    /// Keeps the watchdog's pipe open for as long as this process lives.
+    private let lifeline: FileHandle
+
+    /// Where `initdb` and `pg_ctl` are (the newest PostgreSQL under /usr/lib/postgresql).
+    public static func findBinaries() -> URL? {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
+        for version in versions.reversed() {
+            let bin = URL(fileURLWithPath: "\(root)/\(version)/bin")
+            if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("pg_ctl").path) { return bin }
+        }
+        return nil
+    }
+
+    private static let sharedCluster = Mutex<PostgresCluster?>(nil)
+
+    /// One cluster for the whole test process, started on first use.
+    public static func shared() throws -> PostgresCluster {
+        try sharedCluster.withLock { cluster in
+            if let cluster { return cluster }
+            let started = try PostgresCluster(durable: false)
+            cluster = started
+            return started
+        }
+    }
+
+    /// Starts a cluster.
+    /// - Parameter durable: keep PostgreSQL's defaults (`fsync`, synchronous commits), as a
+    ///   benchmark should; tests turn them off (a test never pulls the power).
+    public init(durable: Bool = false) throws {
+        guard let binaries = Self.findBinaries() else {
+            throw ClusterError("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/pg_ctl): run `make deps`")
+        }
+        self.binaries = binaries
+        Self.sweepLeftovers()
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("trawl-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        self.folder = folder
+        try Data("\(getpid())\n".utf8).write(to: folder.appendingPathComponent("owner.pid"))
+        let asRoot = geteuid() == 0
+        if asRoot {
+            // The server runs as postgres: the folder (and the temporary folder's path to it) must be its.
+            try Self.run("/bin/chown", ["-R", "postgres:postgres", folder.path])
+            try Self.run("/bin/chmod", ["0755", folder.path])
+        }
+        let data = folder.appendingPathComponent("data").path
+        try Self.run(binaries.appendingPathComponent("initdb").path, ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"], asPostgres: asRoot)
+
+        // The watchdog first, so a failed start is cleaned up as well.
+        let pipe = Pipe()
+        // Only this process may hold the write end: children (the watchdog included) must not
+        // inherit it, or the watchdog would wait on itself.
+        _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        let watchdog = Process()
+        // In a session of its own: a Ctrl-C to the test run's process group does not skip the clean-up.
+        watchdog.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        let stop = (asRoot ? "runuser -u postgres -- " : "") + "'\(binaries.path)/pg_ctl' -D '\(data)' -m immediate stop"
+        watchdog.arguments = ["/bin/sh", "-c", "read _ignored; \(stop) >/dev/null 2>&1; rm -rf '\(folder.path)'"]
+        watchdog.standardInput = pipe.fileHandleForReading
+        watchdog.standardOutput = FileHandle.nullDevice
+        watchdog.standardError = FileHandle.nullDevice
+        try watchdog.run()
+        try? pipe.fileHandleForReading.close()
+        lifeline = pipe.fileHandleForWriting
+
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            let candidate = try Self.freePort()
+            var options = "-p \(candidate) -k \(folder.path) -c listen_addresses=127.0.0.1 -c max_connections=300"
+            if !durable { options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
+            do {
+                try Self.run(
+                    binaries.appendingPathComponent("pg_ctl").path,
+                    ["-D", data, "-o", options, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "start"],
+                    asPostgres: asRoot)
+                port = candidate
+                return
+            } catch {
+                lastError = error  // the port was taken meanwhile: another one
+            }
+        }
+        throw lastError ?? ClusterError("the PostgreSQL server did not start")
+    }
+
+    /// `postgres://postgres@127.0.0.1:PORT/NAME` for a database made now.
+    public func createDatabase(_ name: String = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()) throws -> String {
+        try psql("CREATE DATABASE \"\(name)\"")
+        return url(database: name)
+    }
+
+    public func url(database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
+
+    /// Runs SQL through `psql` (as the cluster's superuser) and returns what it printed (unaligned, tuples only).
+    @discardableResult
+    public func psql(_ sql: String, database: String = "postgres") throws -> String {
+        try Self.run(binaries.appendingPathComponent("psql").path, [
+            "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql,
+        ])
+    }
+
+    /// Stops the server now (it is stopped at exit anyway).
+    public func stop() {
+        _ = try? Self.run(
+            binaries.appendingPathComponent("pg_ctl").path, ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "stop"],
+            asPostgres: geteuid() == 0)
+    }
+
+    /// Clusters of test runs that died with their watchdog: stopped and removed.
+    private static func sweepLeftovers() {
+        let temporary = NSTemporaryDirectory()
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where entry.hasPrefix("trawl-pg-") {
+            let folder = URL(fileURLWithPath: temporary).appendingPathComponent(entry)
+            guard let text = try? String(contentsOf: folder.appendingPathComponent("owner.pid"), encoding: .utf8),
+                let owner = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(owner, 0) != 0, errno == ESRCH
+            else { continue }
+            if let bin = findBinaries() {
+                _ = try? run(
+                    bin.appendingPathComponent("pg_ctl").path, ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "stop"],
+                    asPostgres: geteuid() == 0)
+            }
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    /// A port nobody listens on now, from the kernel.
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ClusterError("socket() failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw ClusterError("bind() failed: errno \(errno)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Runs a program to its end; throws with what it printed when it fails.
+    @discardableResult
+    private static func run(_ path: String, _ arguments: [String], asPostgres: Bool = false) throws -> String {
+        let process = Process()
+        if asPostgres {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+            process.arguments = ["-u", "postgres", "--", path] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = arguments
+        }
+        let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("trawl-pg-out-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: scratch.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let output = try FileHandle(forWritingTo: scratch)
+        defer { try? output.close() }
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: (try? Data(contentsOf: scratch)) ?? Data(), as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw ClusterError("\((path as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(text)")
+        }
+        return text
+    }
+}
+
+/// The throwaway cluster could not be set up.
+public struct ClusterError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
