@@ -218,11 +218,11 @@ extension QueueStore {
                     WITH back AS (
                         UPDATE trawl_job SET state = 'pending', lease_owner = NULL, lease_until = NULL, updated_at = \(now)
                         WHERE state = 'running' AND lease_until < \(now)
-                        RETURNING id, host
+                        RETURNING id, host, due_at
                     ), per_host AS (
-                        SELECT host, COUNT(*) AS n FROM back WHERE host IS NOT NULL GROUP BY host
+                        SELECT host, COUNT(*) AS n, MIN(due_at) AS due FROM back WHERE host IS NOT NULL GROUP BY host
                     ), hosts AS (
-                        UPDATE trawl_host t SET in_flight = GREATEST(0, t.in_flight - p.n), ready_at = LEAST(t.ready_at, \(now)),
+                        UPDATE trawl_host t SET in_flight = GREATEST(0, t.in_flight - p.n), ready_at = LEAST(t.ready_at, p.due),
                             work_seq = t.work_seq + 1
                         FROM per_host p WHERE t.name = p.host
                     )

@@ -45,13 +45,16 @@ public struct QueueStore: Sendable {
         let store = QueueStore(location: location, client: client, logger: logger, signal: WorkSignal())
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
-            defer {
-                store.signal.finish()
-                group.cancelAll()
-            }
+            defer { group.cancelAll() }
             try await store.checkReachable()
             if migrate { try await store.migrate() }
-            group.addTask { await store.listen() }
+            // Told to stop before the pool closes under it, so the closing connection is not
+            // taken for a failure. It ends once the pool has closed its connection.
+            let listener = Task { await store.listen() }
+            defer {
+                listener.cancel()
+                store.signal.finish()
+            }
             return try await body(store)
         }
     }

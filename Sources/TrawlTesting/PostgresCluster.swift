@@ -20,8 +20,9 @@ public final class PostgresCluster: Sendable {
     /// The cluster's folder (data in `data/`, the socket beside it).
     public let folder: URL
     public let binaries: URL
-    /// Keeps the watchdog's pipe open for as long as this process lives.
-    private let lifeline: FileHandle
+    /// The write end of the watchdog's pipe, open for as long as this process lives (closed by
+    /// ``stop()`` or by the kernel at exit: either way the watchdog stops the server).
+    private let lifeline: Int32
 
     /// Where `initdb` and `pg_ctl` are (the newest PostgreSQL under /usr/lib/postgresql).
     public static func findBinaries() -> URL? {
@@ -68,22 +69,24 @@ public final class PostgresCluster: Sendable {
         let data = folder.appendingPathComponent("data").path
         try Self.run(binaries.appendingPathComponent("initdb").path, ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"], asPostgres: asRoot)
 
-        // The watchdog first, so a failed start is cleaned up as well.
-        let pipe = Pipe()
-        // Only this process may hold the write end: children (the watchdog included) must not
-        // inherit it, or the watchdog would wait on itself.
-        _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
-        let watchdog = Process()
-        // In a session of its own: a Ctrl-C to the test run's process group does not skip the clean-up.
-        watchdog.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        // The watchdog first, so a failed start is cleaned up as well. Both ends of its pipe
+        // are close-on-exec: only the watchdog gets the read end (as its standard input), and
+        // no child inherits the write end, which this process alone holds until it exits.
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw ClusterError("pipe() failed: errno \(errno)") }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
         let stop = (asRoot ? "runuser -u postgres -- " : "") + "'\(binaries.path)/pg_ctl' -D '\(data)' -m immediate stop"
-        watchdog.arguments = ["/bin/sh", "-c", "read _ignored; \(stop) >/dev/null 2>&1; rm -rf '\(folder.path)'"]
-        watchdog.standardInput = pipe.fileHandleForReading
-        watchdog.standardOutput = FileHandle.nullDevice
-        watchdog.standardError = FileHandle.nullDevice
-        try watchdog.run()
-        try? pipe.fileHandleForReading.close()
-        lifeline = pipe.fileHandleForWriting
+        // In a session of its own: a Ctrl-C to the test run's process group does not skip the clean-up.
+        do {
+            try Self.spawn(["/usr/bin/setsid", "/bin/sh", "-c", "read _ignored; \(stop) >/dev/null 2>&1; rm -rf '\(folder.path)'"], input: ends[0], wait: false)
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            throw error
+        }
+        close(ends[0])
+        lifeline = ends[1]
 
         var lastError: (any Error)?
         for _ in 0..<5 {
@@ -120,11 +123,12 @@ public final class PostgresCluster: Sendable {
         ])
     }
 
-    /// Stops the server now (it is stopped at exit anyway).
+    /// Stops the server now and removes its folder (this happens at exit anyway).
     public func stop() {
         _ = try? Self.run(
             binaries.appendingPathComponent("pg_ctl").path, ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "stop"],
             asPostgres: geteuid() == 0)
+        close(lifeline)  // the watchdog removes the folder
     }
 
     /// Clusters of test runs that died with their watchdog: stopped and removed.
@@ -165,31 +169,49 @@ public final class PostgresCluster: Sendable {
     }
 
     /// Runs a program to its end; throws with what it printed when it fails.
+    ///
+    /// posix_spawn and waitpid, not Foundation's `Process`: `pg_ctl start` leaves the server
+    /// running with what it inherited, and `Process` would wait for that as well.
     @discardableResult
     private static func run(_ path: String, _ arguments: [String], asPostgres: Bool = false) throws -> String {
-        let process = Process()
-        if asPostgres {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--", path] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
-        }
+        let argv = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] + arguments : [path] + arguments
         let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("trawl-pg-out-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: scratch.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let output = try FileHandle(forWritingTo: scratch)
-        defer { try? output.close() }
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        let status = try spawn(argv, output: scratch.path, wait: true)
         let text = String(decoding: (try? Data(contentsOf: scratch)) ?? Data(), as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw ClusterError("\((path as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(text)")
+        guard status == 0 else {
+            throw ClusterError("\((path as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
         }
         return text
+    }
+
+    /// Starts `argv`, its standard input from `input` (or /dev/null) and its output to the file
+    /// `output` (or /dev/null); with `wait`, waits for it and returns its exit status.
+    @discardableResult
+    private static func spawn(_ argv: [String], input: Int32? = nil, output: String? = nil, wait: Bool) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let input {
+            posix_spawn_file_actions_adddup2(&actions, input, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        let target = output ?? "/dev/null"
+        posix_spawn_file_actions_addopen(&actions, 1, target, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        guard spawned == 0 else { throw ClusterError("cannot start \(argv[0]): \(String(cString: strerror(spawned)))") }
+        guard wait else { return 0 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw ClusterError("waitpid failed for \(argv[0]): errno \(errno)") }
+        }
+        // WIFEXITED / WEXITSTATUS, spelled out (the C macros do not import).
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 }
 
