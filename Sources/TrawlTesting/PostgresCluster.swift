@@ -77,9 +77,11 @@ public final class PostgresCluster: Sendable {
         _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
         let stop = (asRoot ? "runuser -u postgres -- " : "") + "'\(binaries.path)/pg_ctl' -D '\(data)' -m immediate stop"
-        // In a session of its own: a Ctrl-C to the test run's process group does not skip the clean-up.
+        // In a session of its own (a Ctrl-C to the test run's process group does not skip the
+        // clean-up), and forked off (`-f`, its parent reaped here): not a child of this process,
+        // whose tests count their children.
         do {
-            try Self.spawn(["/usr/bin/setsid", "/bin/sh", "-c", "read _ignored; \(stop) >/dev/null 2>&1; rm -rf '\(folder.path)'"], input: ends[0], wait: false)
+            try Self.spawn(["/usr/bin/setsid", "-f", "/bin/sh", "-c", "read _ignored; \(stop) >/dev/null 2>&1; rm -rf '\(folder.path)'"], input: ends[0], wait: true)
         } catch {
             close(ends[0])
             close(ends[1])

@@ -26,6 +26,8 @@ struct BatchRunCommand: AsyncParsableCommand {
         discussion: """
             Writes one JSON object per input URL to --out: input, url (normalised), status (done or failed), httpStatus, media (as `trawl resolve --json` prints them) or error (code and message), attempts. Jobs live in the SQLite store; after a crash or kill -9, the same command picks up where the store says, and every URL still appears exactly once in the output. Run it again with a list that has grown (or new URLs on standard input) and the new URLs join the store; done ones are not redone. Blank lines and # comments are skipped; a bad line becomes a failed result naming it, reported once. Ctrl-C stops cleanly: work in flight goes back to the store and the summary is printed.
 
+            With --queue postgres://USER@HOST:PORT/DATABASE the jobs live in PostgreSQL instead of the SQLite store: the list is pushed there, this process works on it with other machines' `trawl worker`s, and writes the output as results arrive from any of them, each input exactly once even after kill -9 of any process. Politeness (--per-host, --delay, Retry-After) holds for the whole fleet.
+
             Exit codes: 0 every URL done, 1 some failed, 2 usage error, 3 the batch could not run, 130 interrupted.
             """)
 
