@@ -43,19 +43,28 @@ public struct QueueStore: Sendable {
         let quiet = Logger(label: "trawl.queue.pool", factory: { _ in SwiftLogNoOpLogHandler() })
         let client = PostgresClient(configuration: configuration, backgroundLogger: quiet)
         let store = QueueStore(location: location, client: client, logger: logger, signal: WorkSignal())
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        // The pool runs in a task of its own, not a child: cancelling the caller (Ctrl-C) must
+        // not close the pool under the worker that is putting its jobs back. It is stopped
+        // here, after `body`, whichever way `body` ends.
+        let pool = Task { await client.run() }
+        var listener: Task<Void, Never>?
+        func shutDown() async {
+            // The listener is told first, so the closing connection is not taken for a failure.
+            listener?.cancel()
+            store.signal.finish()
+            pool.cancel()
+            await pool.value
+        }
+        do {
             try await store.checkReachable()
             if migrate { try await store.migrate() }
-            // Told to stop before the pool closes under it, so the closing connection is not
-            // taken for a failure. It ends once the pool has closed its connection.
-            let listener = Task { await store.listen() }
-            defer {
-                listener.cancel()
-                store.signal.finish()
-            }
-            return try await body(store)
+            listener = Task { await store.listen() }
+            let result = try await body(store)
+            await shutDown()
+            return result
+        } catch {
+            await shutDown()
+            throw error
         }
     }
 
@@ -73,7 +82,7 @@ public struct QueueStore: Sendable {
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("the queue's notification connection failed; listening again", metadata: ["error": "\(Self.reason(error))"])
+                logger.debug("the queue's notification connection failed; listening again", metadata: ["error": "\(Self.reason(error))"])
                 try? await Task.sleep(for: .milliseconds(500))
             }
         }
