@@ -2,10 +2,12 @@
 #   make demo   replay every recorded case in Recordings/ through the pipeline (no network)
 #   make test   the whole test suite
 #   make fuzz SECONDS=N   every libFuzzer target in Fuzz/ for N seconds (fails if any crashed)
+#   make docs   the DocC catalog of the Trawl library, into .build/docs
+#   make serve-demo   trawl serve on the bundled recordings (no network): open the printed address
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test fuzz bench bench-batch clean
+.PHONY: deps build demo test fuzz bench bench-batch bench-browser bench-index docs clean serve-demo bench-serve
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -57,6 +59,31 @@ bench: deps
 # trawl batch end to end vs libxml2's limit and Scrapy (installed from PyPI into .build-bench/).
 bench-batch: deps
 	Benchmarks/batch.sh
+
+# The local index at a million synthetic rows: insert rate, size, !local p50/p99 with facets.
+ROWS ?= 1000000
+bench-index: deps
+	$(SWIFT) run -c release trawl-index-bench --rows $(ROWS)
+
+# The DocC catalog of the Trawl library (Sources/Trawl/Trawl.docc), as a static site in
+# .build/docs (open .build/docs/documentation/trawl/index.html through any static file server).
+docs: deps
+	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target Trawl \
+	  --disable-indexing --transform-for-static-hosting --hosting-base-path trawl --output-path .build/docs
+
+# trawl vs Playwright (same Chromium) and Crawlee's adaptive crawler, JavaScript pages on loopback.
+bench-browser: deps
+	Benchmarks/browser.sh
+
+# The API and the web page on the bundled recordings: try /?q=!giphy cats or a recorded page URL.
+PORT ?= 8080
+serve-demo: deps
+	$(SWIFT) build --product trawl
+	$$($(SWIFT) build --show-bin-path)/trawl serve --replay Recordings --port $(PORT) --batch-dir .build/serve-demo-batches
+
+# wrk against a release `trawl serve`: /healthz and cached resolves, 64 connections.
+bench-serve: deps
+	Benchmarks/serve.sh
 
 clean:
 	rm -rf .build Fuzz/.build

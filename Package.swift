@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "TrawlStore", targets: ["TrawlStore"]),
         .library(name: "TrawlBatch", targets: ["TrawlBatch"]),
         .library(name: "TrawlQueue", targets: ["TrawlQueue"]),
+        .library(name: "TrawlIndex", targets: ["TrawlIndex"]),
+        .library(name: "TrawlServer", targets: ["TrawlServer"]),
         .executable(name: "trawl", targets: ["trawl"]),
     ],
     dependencies: [
@@ -26,6 +28,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `make docs`: the DocC catalog in Sources/Trawl/Trawl.docc.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Vocabulary: pure Swift, no C.
@@ -67,6 +77,7 @@ let package = Package(
             name: "Trawl",
             dependencies: [
                 "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlBrowser",
+                "TrawlIndex",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
@@ -78,6 +89,11 @@ let package = Package(
         // Durable batch jobs on SQLite (WAL): coalesced URLs, states, attempts, results.
         .target(
             name: "TrawlStore",
+            dependencies: ["TrawlCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings),
+        // The local index: FTS5 over everything extracted, fed through a durable update queue.
+        .target(
+            name: "TrawlIndex",
             dependencies: ["TrawlCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
         // Batch extraction: the scheduler, politeness, retries, the HTTP cache, progress.
@@ -102,11 +118,27 @@ let package = Package(
             name: "TrawlBrowser",
             dependencies: ["TrawlCore", "TrawlFetch", "CSpawn"],
             swiftSettings: swiftSettings),
+        // `trawl serve`: the HTTP API, the web page, metrics and request limits (Hummingbird 2).
+        .target(
+            name: "TrawlServer",
+            dependencies: [
+                "Trawl", "TrawlCore", "TrawlFetch", "TrawlBatch", "TrawlStore", "TrawlRecordings", "TrawlBrowser",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "trawl",
             dependencies: [
                 "Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlBatch", "TrawlStore", "TrawlSmoke", "TrawlBrowser", "CMalloc",
                 "TrawlQueue",
+                "TrawlIndex",
+                "TrawlServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -134,6 +166,13 @@ let package = Package(
             path: "Benchmarks/trawl-browser-bench",
             swiftSettings: swiftSettings),
 
+        // The local index at a million rows: insert rate, size, `!local` latency with facets.
+        .executableTarget(
+            name: "trawl-index-bench",
+            dependencies: ["TrawlIndex", "TrawlCore", "TrawlTesting"],
+            path: "Benchmarks/trawl-index-bench",
+            swiftSettings: swiftSettings),
+
         .testTarget(name: "TrawlCoreTests", dependencies: ["TrawlCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlFetchTests", dependencies: ["CCurl", "TrawlCore", "TrawlFetch", "TrawlTesting"],
@@ -156,6 +195,10 @@ let package = Package(
         .testTarget(
             name: "TrawlStoreTests", dependencies: ["TrawlStore"],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlIndexTests",
+            dependencies: ["TrawlIndex", "TrawlCore", "Trawl", "TrawlTesting", "trawl", "trawl-index-bench", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings),
         // The `trawl` command as users and scripts meet it: exit codes, output formats, errors.
         .testTarget(
             name: "TrawlCommandTests", dependencies: ["trawl", "TrawlTesting"],
@@ -170,7 +213,16 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlBrowserTests",
-            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-browser-bench", "Trawl", "TrawlHTML", "TrawlParsers"],
+            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-browser-bench", "Trawl", "TrawlHTML", "TrawlParsers",
+                           "TrawlBatch", "TrawlStore", "TrawlSmoke"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlServerTests",
+            dependencies: [
+                "TrawlServer", "Trawl", "TrawlCore", "TrawlFetch", "TrawlBatch", "TrawlBrowser", "TrawlTesting", "trawl",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings),
     ]
 )

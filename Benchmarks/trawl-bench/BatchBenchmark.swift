@@ -20,6 +20,7 @@ enum BatchBenchmark {
         var counts = [10_000, 100_000]
         var rounds = 5
         /// `nginx` (a real server, as users meet: the default) or `loopback` (the in-process one).
+        /// `serve` keeps the in-process one unless told `--server nginx`.
         var server = "nginx"
 
         init(_ arguments: ArraySlice<String>) {
@@ -200,10 +201,22 @@ enum BatchBenchmark {
 
     /// `trawl-bench serve LIST`: the batch benchmark's server alone, its URL list written to
     /// `LIST`, until stdin closes; for profiling `trawl batch` by itself.
+    /// `--server nginx` serves the corpus with nginx instead of the in-process server, so the
+    /// profiled machine runs no Swift but trawl's.
     static func serve(_ options: Options, list: String) throws {
-        let (server, _, names) = try corpusServer()
-        defer { server.shutdown() }
-        let urls = corpusURLs(server, names: names, count: options.pages)
+        let port: Int
+        let names: [String]
+        let stop: () -> Void
+        if options.server == "nginx" {
+            let files = try Corpus.genericPages()
+            let nginx = try NginxServer(pages: files)
+            (port, names, stop) = (nginx.port, files.map(\.lastPathComponent), { nginx.stop() })
+        } else {
+            let (server, _, pageNames) = try corpusServer()
+            (port, names, stop) = (server.port, pageNames, { server.shutdown() })
+        }
+        defer { stop() }
+        let urls = corpusURLs(port: port, names: names, count: options.pages)
         try Data((urls.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: list))
         print("serving \(options.pages) URLs listed in \(list); close stdin to stop")
         while readLine() != nil {}

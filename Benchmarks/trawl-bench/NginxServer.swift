@@ -7,6 +7,8 @@ import Glibc
 /// loopback port with a configuration of its own (keep-alive, sendfile, one worker per core),
 /// serving the corpus as `/p/N/NAME` (N only makes each URL distinct) and a quick 404 for
 /// anything else (pages' oEmbed follow-ups). Stopped, and its folder removed, by ``stop()``.
+/// A benchmark may add files of its own and `location` blocks that serve them (the browser
+/// benchmark's JavaScript pages).
 final class NginxServer {
     static let binary = "/usr/sbin/nginx"
 
@@ -26,8 +28,11 @@ final class NginxServer {
     private let folder: URL
     private var pid: pid_t = 0
 
-    /// - Parameter pages: the files to serve, by their names.
-    init(pages: [URL]) throws {
+    /// - Parameters:
+    ///   - pages: the files to serve, by their names.
+    ///   - files: more files for the server's root, by name.
+    ///   - locations: nginx `location` blocks served before the catch-all 404.
+    init(pages: [URL], files: [String: Data] = [:], locations: String = "") throws {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw BenchmarkError("nginx is not installed at \(Self.binary): Benchmarks/batch.sh installs it (apt-get install nginx)")
         }
@@ -35,6 +40,7 @@ final class NginxServer {
         let root = folder.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         for page in pages { try FileManager.default.copyItem(at: page, to: root.appendingPathComponent(page.lastPathComponent)) }
+        for (name, body) in files { try body.write(to: root.appendingPathComponent(name)) }
         // nginx workers drop to `nobody`: the copies must be readable by them.
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         port = try Self.freePort()
@@ -63,6 +69,7 @@ final class NginxServer {
                     listen 127.0.0.1:\(port);
                     root \(root.path);
                     location ~ ^/p/[0-9]+/(?<name>[^/]+)$ { try_files /$name =404; }
+                    \(locations)
                     location / { return 404; }
                 }
             }

@@ -12,7 +12,8 @@
 //     swift run -c release trawl-bench batch-memory [--counts 10000,100000]
 //     swift run -c release trawl-bench queue-overhead [--urls 1000000] [--workers 1,4,16] [--hosts 1000]
 //     swift run -c release trawl-bench queue [--pages 2000] [--concurrency 32] [--rounds 3]  # two queue workers vs SQLite
-//     swift run -c release trawl-bench serve LIST [--pages 2000]  # the batch server alone, for a profiler
+//     swift run -c release trawl-bench browser --python PYTHON [--rounds 3] [--pages 20,48,80] [--crawlee-rounds 1] [--no-mixed]
+//     swift run -c release trawl-bench serve LIST [--pages 2000] [--server nginx]  # the batch server alone, for a profiler
 //     swift run -c release trawl-bench compare FILE...  # thinned vs full scan of pages that differ
 //       (both need `swift build -c release --product trawl` first; Benchmarks/batch.sh does it all)
 //
@@ -298,9 +299,13 @@ if mode == "memory-text" { try await memory(.text) }
 // `trawl batch` end to end; these spawn the release `trawl` built beside this executable.
 if mode == "batch" { try BatchBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) }
 if mode == "serve", let list = CommandLine.arguments.dropFirst(2).first {
-    try BatchBenchmark.serve(.init(CommandLine.arguments.dropFirst(3)), list: list)
+    var options = BatchBenchmark.Options(CommandLine.arguments.dropFirst(3))
+    if !CommandLine.arguments.contains("--server") { options.server = "loopback" }
+    try BatchBenchmark.serve(options, list: list)
 }
 if mode == "batch-memory" { try BatchBenchmark.memory(.init(CommandLine.arguments.dropFirst(2))) }
+// Against Playwright and Crawlee for Python (Benchmarks/browser.sh installs them and passes --python).
+if mode == "browser" { try BrowserComparison.run(.init(CommandLine.arguments.dropFirst(2))) }
 
 // The PostgreSQL queue: its own overhead (instant transport), and two workers end to end vs SQLite.
 if mode == "queue-overhead" { try await QueueBenchmark.overhead(.init(CommandLine.arguments.dropFirst(2))) }

@@ -27,6 +27,7 @@ public struct WebEngine: Engine {
         var oEmbedLinks: [URL] = []
         var documentStatus: Int?
         var documentURL = url
+        var snapshotRead = false
         /// A site parser said what the page holds: no guessing from its text afterwards.
         var definitive = false
         /// Site parsers that claimed a payload and failed or found nothing: if anything later
@@ -107,7 +108,11 @@ public struct WebEngine: Engine {
         /// Reads one payload of the page: the static document or a rendered DOM, and the JSON
         /// embedded in it or caught from its requests.
         func read(_ payload: Payload) {
-            if payload.info.origin == .document || payload.info.origin == .domSnapshot {
+            // The first DOM snapshot is the page's; later ones are its iframes' (their media are
+            // the page's, found in them like in the page).
+            let isPage = payload.info.origin == .document || (payload.info.origin == .domSnapshot && !snapshotRead)
+            if payload.info.origin == .domSnapshot { snapshotRead = true }
+            if isPage {
                 documentStatus = payload.info.status
                 documentURL = payload.info.url
                 if let summary = payload.document {

@@ -126,7 +126,7 @@ enum Decorations {
         let labels = host.split(separator: ".").dropLast()  // not the top-level domain
         if let first = labels.first, trackerFirstLabels.contains(String(first)) { return true }
         // Ad servers and trackers name themselves (`adsnative.com`, `vs.dmtracker.com`).
-        return labels.contains { $0.hasPrefix("adserv") || $0.hasPrefix("adsnative") || $0.contains("tracker") || $0.contains("tracking") }
+        return labels.contains { $0.hasPrefix("adserv") || $0.hasPrefix("adsnative") || String($0).containsASCII("tracker") || String($0).containsASCII("tracking") }
     }
 
     static let trackerFirstLabels: Set<String> = [

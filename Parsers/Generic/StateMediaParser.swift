@@ -213,7 +213,7 @@ enum StateItems {
 
     private static func add(_ string: String, name: String?, holder: [String: JSONValue]?, to files: inout SiteMedia, base: String) {
         guard string.count < 4096, string.hasPrefix("http://") || string.hasPrefix("https://") || string.hasPrefix("//") || string.hasPrefix("/"),
-              !string.contains(" "), let url = URLResolver.resolve(string, base: base) else { return }
+              !string.utf8.contains(0x20), let url = URLResolver.resolve(string, base: base) else { return }
         let lowered = name?.lowercased() ?? ""
         // An extensionless file under a format's own key (`mp4: …/videos/HASH`).
         let typeByKey: String? = lowered == "mp4" ? "video/mp4" : lowered == "webm" ? "video/webm" : lowered == "gif" ? "image/gif" : nil

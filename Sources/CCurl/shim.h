@@ -34,6 +34,21 @@ static inline CURLcode trawl_easy_setopt_xferinfo_callback(CURL *h, trawl_curl_x
     return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v);
 }
 
+/* The address guard: libcurl asks this callback for every socket it connects with, after its
+ * own DNS lookup, redirects and --connect-to, so the address checked is the one connected to. */
+typedef curl_socket_t (*trawl_curl_opensocket_callback)(void *clientp, curlsocktype purpose,
+                                                        struct curl_sockaddr *address);
+static inline CURLcode trawl_easy_setopt_opensocket_callback(CURL *h, trawl_curl_opensocket_callback v) {
+    return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, v);
+}
+/* The address inside curl_sockaddr, in place: it may be longer than `struct sockaddr` (IPv6),
+ * so Swift must not copy the field out. */
+static inline const struct sockaddr *trawl_curl_sockaddr_address(const struct curl_sockaddr *a) {
+    return &a->addr;
+}
+/* CURL_SOCKET_BAD is a macro. */
+static inline curl_socket_t trawl_curl_socket_bad(void) { return CURL_SOCKET_BAD; }
+
 static inline CURLcode trawl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) {
     return curl_easy_getinfo(h, i, v);
 }

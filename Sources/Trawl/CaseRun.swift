@@ -1,4 +1,5 @@
 import Foundation
+import TrawlBrowser
 import TrawlCore
 import TrawlRecordings
 
@@ -15,22 +16,35 @@ public struct CaseRun: Sendable {
 extension Trawl {
     /// Runs a case through the whole pipeline (provider → engine → payloads → parser chain)
     /// over its own recording, or live when `replay` is false (the smoke test).
+    ///
+    /// A case that needs a browser (``RecordingCase/browser``) gets one — `auto` unless the
+    /// configuration says `always` — replayed from its recording like every other request; any
+    /// other replayed case never starts a browser. The browser is shut down when the run ends.
     public static func run(
         _ recordedCase: RecordedCase, replay: Bool = true, configuration: Configuration = .init(), recorder: HARRecorder? = nil
     ) async -> CaseRun {
         var configuration = configuration
         configuration.recorder = recorder
+        if recordedCase.recordingCase.browser {
+            if configuration.browser == .never { configuration.browser = .auto }
+        } else if replay {
+            configuration.browser = .never
+        }
         var sets: [ResultSet] = []
         var failure: (any Error)?
+        var pool: BrowserPool?
         do {
             if replay { configuration.replay = try Replay(path: recordedCase.archive) }
-            let provider = makeProvider(configuration)
+            let environment = makeEnvironment(configuration)
+            pool = (environment.renderer as? AdaptiveRenderer)?.pool
+            let provider = makeProvider(environment: environment, search: replaySearch(configuration))
             let recorded = recordedCase.recordingCase
             let request = Request(recorded.input, pagination: recorded.page.flatMap(Pagination.init(token:)) ?? .start)
             for try await set in await provider.results(for: request) { sets.append(set) }
         } catch {
             failure = error
         }
+        await pool?.shutdown()
         let verdict = CaseVerdict.judge(sets, error: failure, against: recordedCase.recordingCase.expect)
         return CaseRun(recordedCase: recordedCase, sets: sets, error: failure, verdict: verdict)
     }

@@ -5,3 +5,5 @@
 @_exported import TrawlRecordings
 // `Trawl.Configuration.browser` and the browser's configuration.
 @_exported import TrawlBrowser
+// `Trawl.Configuration.localIndex` and `sink`: the local index and its writer.
+@_exported import TrawlIndex

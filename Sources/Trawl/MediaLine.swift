@@ -24,8 +24,14 @@ public struct MediaLine: Codable, Sendable, Hashable {
     public var degradedReason: String?
     /// Where the next page of the result set this media came from starts (a `--page` token).
     public var next: String?
+    /// The title with the matched terms in `<mark>` (HTML, the rest escaped): `!local` results only.
+    public var highlight: String?
 
-    /// - Parameter degraded: the reason the result set was degraded, `nil` when it was not.
+    /// - Parameters:
+    ///   - media: the media to print.
+    ///   - input: what the user gave (the line's `input`).
+    ///   - reason: the reason the result set was degraded, `nil` when it was not.
+    ///   - next: where the next page starts, if there is one.
     public init(_ media: Media, input: String, degraded reason: String?, next: Pagination? = nil) {
         self.input = input
         url = media.url
@@ -43,6 +49,7 @@ public struct MediaLine: Codable, Sendable, Hashable {
         degraded = reason != nil
         degradedReason = reason
         self.next = next?.token
+        highlight = media.highlight
     }
 
     /// The line for `media` of `set`: degradation and next page from the set.

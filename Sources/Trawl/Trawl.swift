@@ -4,6 +4,7 @@ import TrawlBrowser
 import TrawlCore
 import TrawlFetch
 import TrawlHTML
+import TrawlIndex
 import TrawlParsers
 import TrawlRecordings
 
@@ -38,11 +39,22 @@ public enum Trawl {
         /// What the fetch policy's waits are measured on, and the environment's clock.
         public var clock: any Clock<Duration> = ContinuousClock()
         /// When pages are rendered in headless Chromium (`never` for a library caller unless
-        /// asked; the `trawl` command defaults to `auto`). Not with ``replay``: a replay never
-        /// starts a browser (browser requests are not recorded yet).
+        /// asked; the `trawl` command defaults to `auto`). With ``replay``, the browser's requests
+        /// are answered from the recording (an unrecorded one fails unless the fallback is the
+        /// network); with ``recorder``, its responses are recorded with the static fetches.
         public var browser: BrowserMode = .never
         /// How the browser runs; its `connectTo` and user agent default to the loader's.
         public var browserConfiguration = BrowserConfiguration()
+        /// Asked first about every request the browser's pages make, before the replay's and the
+        /// recorder's own interceptors. Under an address policy (``LoaderConfiguration/addressPolicy``)
+        /// what none of them answers is fetched through the guard, never by the browser.
+        public var browserInterceptors: [RequestInterceptor] = []
+        /// The local index `!local` searches; `nil`: no `!local` engine.
+        public var localIndex: MediaIndex?
+        /// Told what every request found when its stream ends: an `IndexWriter` keeps the
+        /// local index up to date. `nil` (the default, and right for replays and tests that
+        /// should leave no trace): nothing is recorded.
+        public var sink: (any ExtractionSink)?
 
         public init(
             loader: LoaderConfiguration = .init(), schemeHandlers: [any SchemeHandler] = [], maxFollowUps: Int = 2,
@@ -89,10 +101,13 @@ public enum Trawl {
         var transport: any PayloadTransport = Loader(configuration: configuration.loader, handlers: configuration.schemeHandlers, logger: logger)
         if configuration.plainHTTP { transport = PlainHTTPTransport(base: transport) }
         transport = configuration.fetch.transport(over: transport, clock: configuration.clock)
+        var replayTransport: ReplayTransport?
         if let replay = configuration.replay {
-            transport = ReplayTransport(
+            let replaying = ReplayTransport(
                 entries: replay.entries, sources: replay.sources, matcher: replay.matcher,
                 fallback: replay.fallback == .network ? transport : nil)
+            replayTransport = replaying
+            transport = replaying
         }
         if let recorder = configuration.recorder {
             transport = RecordingTransport(base: transport, recorder: recorder)
@@ -100,35 +115,62 @@ public enum Trawl {
         var environment = Environment(
             transport: transport, scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers),
             clock: configuration.clock, maxFollowUps: configuration.maxFollowUps)
-        if configuration.browser != .never, configuration.replay == nil {
+        environment.sink = configuration.sink
+        if configuration.browser != .never {
             var browser = configuration.browserConfiguration
             if browser.connectTo.isEmpty { browser.connectTo = configuration.loader.connectTo }
             if browser.userAgent == nil { browser.userAgent = configuration.loader.userAgent }
+            var interceptors = configuration.browserInterceptors
+            if let replayTransport, let replay = configuration.replay {
+                // Every request answered from the recording; with no fallback nothing may even
+                // resolve a host name.
+                interceptors.append(.replaying(from: replayTransport, passingUnmatched: replay.fallback == .network))
+                browser.offline = browser.offline || replay.fallback == .none
+            }
+            let recording = configuration.recorder.map { RequestInterceptor.recording(into: $0, plainHTTP: configuration.plainHTTP) }
+            if configuration.loader.addressPolicy.isGuarding {
+                // Under an address policy the browser connects nowhere itself: what no interceptor
+                // before answered is fetched by a loader under the same policy (every hop checked
+                // as its socket opens) and handed to the page, and Chromium resolves nothing.
+                browser.offline = true
+                var guarded = configuration.loader
+                guarded.followsRedirects = false
+                interceptors.append(.fetching(through: Loader(configuration: guarded, logger: logger), observe: recording?.observe))
+            } else if let recording {
+                interceptors.append(recording)
+            }
             // The pool starts Chromium on the first page that needs it, never before.
             environment.renderer = AdaptiveRenderer(
-                mode: configuration.browser, pool: BrowserPool(configuration: browser), plainHTTP: configuration.plainHTTP)
+                mode: configuration.browser, pool: BrowserPool(configuration: browser, interceptors: interceptors),
+                plainHTTP: configuration.plainHTTP && configuration.replay == nil)
         }
         return environment
     }
 
-    /// A provider over `environment`: the web engine for URLs, `!giphy` and `!tenor`, and
-    /// `defaultEngine` for plain text.
-    public static func makeProvider(environment: Environment, search: Search = Search()) -> SearchProvider {
-        SearchProvider(
-            environment: environment, webEngine: WebEngine(),
-            engines: [GiphySearchEngine(apiKey: search.giphyKey), TenorSearchEngine(apiKey: search.tenorKey)],
-            defaultEngine: search.defaultEngine)
+    /// A provider over `environment`: the web engine for URLs, `!giphy` and `!tenor`, `!local`
+    /// when there is a `localIndex`, and `defaultEngine` for plain text.
+    public static func makeProvider(environment: Environment, search: Search = Search(), localIndex: MediaIndex? = nil) -> SearchProvider {
+        var engines: [any Engine] = [GiphySearchEngine(apiKey: search.giphyKey), TenorSearchEngine(apiKey: search.tenorKey)]
+        if let localIndex { engines.append(LocalEngine(index: localIndex)) }
+        return SearchProvider(environment: environment, webEngine: WebEngine(), engines: engines, defaultEngine: search.defaultEngine)
     }
 
     /// A provider over the production environment.
     public static func makeProvider(_ configuration: Configuration = .init(), logger: Logger = Logger(label: "trawl")) -> SearchProvider {
+        makeProvider(
+            environment: makeEnvironment(configuration, logger: logger), search: replaySearch(configuration),
+            localIndex: configuration.localIndex)
+    }
+
+    /// The configuration's search keys; in a replay, a placeholder for each missing one (keys are
+    /// scrubbed from recordings and ignored when matching: any key replays).
+    static func replaySearch(_ configuration: Configuration) -> Search {
         var search = configuration.search
         if configuration.replay != nil {
-            // Keys are scrubbed from recordings and ignored when matching: any key replays.
             search.giphyKey = search.giphyKey ?? Scrubber.placeholder
             search.tenorKey = search.tenorKey ?? Scrubber.placeholder
         }
-        return makeProvider(environment: makeEnvironment(configuration, logger: logger), search: search)
+        return search
     }
 
     /// The search engines' keys and which engine answers plain text.

@@ -39,6 +39,8 @@ public struct BatchConfiguration: Sendable {
     /// first page that needs it).
     public var browser: BrowserMode = .never
     public var browserConfiguration = BrowserConfiguration()
+    /// Told what each job found (the local index's writer); `nil`: nothing recorded.
+    public var sink: (any ExtractionSink)?
 
     public init() {}
 }

@@ -11,6 +11,8 @@ public struct BatchSnapshot: Sendable, Hashable {
     public var waiting = 0
     public var inFlight = 0
     public var mediaFound = 0
+    /// Finished pages that were rendered in the headless browser.
+    public var pagesRendered = 0
     /// Jobs finished by this run, and the seconds it has been going.
     public var finishedThisRun = 0
     public var elapsed: Double = 0
@@ -66,10 +68,12 @@ public final class BatchProgress {
         return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] " + Self.figures(s)
     }
 
-    static func figures(_ s: BatchSnapshot) -> String {
+    /// The snapshot as the progress line shows it: `3/5 (60%) · 3 done · 0 failed · 1 rendered · …`.
+    public static func figures(_ s: BatchSnapshot) -> String {
         let percent = s.total > 0 ? Int(Double(s.finished) / Double(s.total) * 100) : 0
         var parts = ["\(s.finished)/\(s.total)\(s.totalKnown ? "" : "+") (\(percent)%)", "\(s.done) done", "\(s.failed) failed"]
         if s.waiting > 0 { parts.append("\(s.waiting) waiting") }
+        if s.pagesRendered > 0 { parts.append("\(s.pagesRendered) rendered") }
         parts.append("\(s.inFlight) in flight")
         parts.append(String(format: "%.1f/s", s.rate))
         if let eta = s.eta { parts.append("ETA " + duration(eta)) }
@@ -84,7 +88,7 @@ public final class BatchProgress {
     }
 }
 
-/// The closing summary: outcomes, hosts, statuses, media, latency.
+/// The closing summary: outcomes, hosts, statuses, media, pages rendered, latency.
 public enum BatchSummaryText {
     public static func render(_ summary: StoreSummary, elapsed: Double?, finishedThisRun: Int?) -> String {
         let p = summary.progress
@@ -95,6 +99,7 @@ public enum BatchSummaryText {
         if p.duplicates > 0 { head += " (\(p.duplicates) duplicate lines coalesced)" }
         lines.append(head)
         lines.append("media found: \(p.mediaFound)")
+        lines.append("pages rendered in the browser: \(p.pagesRendered)")
         if let elapsed, let finishedThisRun {
             let rate = elapsed > 0 ? Double(finishedThisRun) / elapsed : 0
             lines.append(String(format: "this run: %d finished in %.1f s (%.1f/s)", finishedThisRun, elapsed, rate))

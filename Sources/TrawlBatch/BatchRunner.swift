@@ -95,6 +95,7 @@ public struct BatchRunner: Sendable {
         snapshot.failed = initial[.failed]
         snapshot.waiting = initial[.retryLater]
         snapshot.mediaFound = initial.mediaFound
+        snapshot.pagesRendered = initial.pagesRendered
 
         snapshot.totalKnown = pendingIntakes.isEmpty
         var intakeError: String?
@@ -167,8 +168,10 @@ public struct BatchRunner: Sendable {
                         case .done(let result):
                             snapshot.done += 1
                             snapshot.mediaFound += result.mediaCount
-                        case .failed:
+                            snapshot.pagesRendered += result.rendered ? 1 : 0
+                        case .failed(let result):
                             snapshot.failed += 1
+                            snapshot.pagesRendered += result.rendered ? 1 : 0
                         case .retryLater:
                             snapshot.waiting += 1
                         }

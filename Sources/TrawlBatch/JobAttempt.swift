@@ -47,6 +47,7 @@ public struct JobAttempt: Sendable {
         let log = ResponseLog()
         var environment = self.environment
         environment.transport = LoggedTransport(base: environment.transport, log: log)
+        environment.renderer = environment.renderer.map { LoggedRenderer(base: $0, log: log) }
         let provider = Trawl.makeProvider(environment: environment, search: search)
         var media: [MediaLine] = []
         var seen: Set<String> = []
@@ -69,30 +70,33 @@ public struct JobAttempt: Sendable {
         if media.isEmpty, let document,
             let failure = FetchFailure(status: document.status, headers: document.headers, url: text, now: Date(timeIntervalSince1970: clock.now))
         {
-            return failed(job, failure, latency: latency)
+            return failed(job, failure, latency: latency, rendered: log.rendered)
         }
         if media.isEmpty, let failure {
             if var fetch = FetchFailure(failure) {
                 fetch.status = status
-                return failed(job, fetch, latency: latency, timed: false)
+                return failed(job, fetch, latency: latency, timed: false, rendered: log.rendered)
             }
             // A parser's, a recording's or an engine's error keeps its own code (`parse-failed`,
             // `no-recorded-entry`, …); anything without one is `extraction-failed`.
             let code = (failure as? any CodedError)?.errorCode ?? "extraction-failed"
             return permanent(
-                job, code: code, message: ErrorSentence.describe(failure, subject: text), status: status, latency: latency, succeeded: status != nil)
+                job, code: code, message: ErrorSentence.describe(failure, subject: text), status: status, latency: latency, succeeded: status != nil,
+                rendered: log.rendered)
         }
         let result = line(job, status: "done", httpStatus: status, media: media)
         return Report(
-            outcome: .done(JobResult(line: result, httpStatus: status, mediaCount: media.count, latencyMilliseconds: latency.map(Self.ms))),
+            outcome: .done(
+                JobResult(line: result, httpStatus: status, mediaCount: media.count, latencyMilliseconds: latency.map(Self.ms), rendered: log.rendered)),
             latency: latency, succeeded: true)
     }
 
     /// A classified failure: another attempt later if it may pass, else the job's result.
     /// - Parameter timed: whether the latency counts towards the summary's percentiles.
-    private func failed(_ job: Job, _ failure: FetchFailure, latency: Double?, timed: Bool = true) -> Report {
+    private func failed(_ job: Job, _ failure: FetchFailure, latency: Double?, timed: Bool = true, rendered: Bool = false) -> Report {
         guard failure.isTransient else {
-            return permanent(job, code: failure.code, message: failure.message, status: failure.status, latency: latency, timed: timed)
+            return permanent(
+                job, code: failure.code, message: failure.message, status: failure.status, latency: latency, timed: timed, rendered: rendered)
         }
         let hold = policy.hold(after: failure)
         let wait = policy.wait(after: failure, attempt: job.attempts)
@@ -118,12 +122,13 @@ public struct JobAttempt: Sendable {
     /// A failure no retry can mend: the job's final result, with the code and message.
     /// - Parameter timed: whether the latency counts towards the summary's percentiles.
     private func permanent(
-        _ job: Job, code: String, message: String, status: Int? = nil, latency: Double? = nil, timed: Bool = true, succeeded: Bool = false
+        _ job: Job, code: String, message: String, status: Int? = nil, latency: Double? = nil, timed: Bool = true, succeeded: Bool = false,
+        rendered: Bool = false
     ) -> Report {
         let result = line(job, status: "failed", httpStatus: status, error: (code, message))
         let milliseconds = timed ? latency.map(Self.ms) : nil
         return Report(
-            outcome: .failed(JobResult(line: result, httpStatus: status, latencyMilliseconds: milliseconds, errorCode: code)),
+            outcome: .failed(JobResult(line: result, httpStatus: status, latencyMilliseconds: milliseconds, errorCode: code, rendered: rendered)),
             latency: latency, succeeded: succeeded)
     }
 
@@ -151,6 +156,7 @@ public struct JobAttempt: Sendable {
         trawl.clock = clock.base
         trawl.browser = configuration.browser
         trawl.browserConfiguration = configuration.browserConfiguration
+        trawl.sink = configuration.sink
         var environment = Trawl.makeEnvironment(trawl, logger: logger)
         if let transport { environment.transport = transport }
         let robots = configuration.robots ? RobotsCache(transport: environment.transport, agent: "trawl") : nil

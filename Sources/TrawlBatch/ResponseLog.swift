@@ -14,12 +14,38 @@ final class ResponseLog: Sendable {
 
     private let started = ContinuousClock.now
     private let first = Mutex<First?>(nil)
+    private let renderedPage = Mutex(false)
 
     var document: First? { first.withLock { $0 } }
+    /// The page was rendered in the browser (its DOM snapshot came through).
+    var rendered: Bool { renderedPage.withLock { $0 } }
+
+    func noteRendered() { renderedPage.withLock { $0 = true } }
 
     func note(_ info: PayloadInfo) {
         let latency = (ContinuousClock.now - started).seconds
         first.withLock { if $0 == nil { $0 = First(status: info.status, headers: info.headers, latency: latency) } }
+    }
+}
+
+/// A renderer that tells a ``ResponseLog`` when it rendered the page (its DOM arrived).
+struct LoggedRenderer: PageRenderer {
+    let base: any PageRenderer
+    let log: ResponseLog
+
+    func plan(for url: URL) async -> RenderPlan { await base.plan(for: url) }
+    func shouldRender(afterStatic document: Payload?, url: URL) async -> Bool { await base.shouldRender(afterStatic: document, url: url) }
+    func learn(url: URL, neededBrowser: Bool) async { await base.learn(url: url, neededBrowser: neededBrowser) }
+
+    func render(_ request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
+        let base = self.base
+        let log = self.log
+        return AsyncThrowingStream(running: { continuation in
+            for try await payload in base.render(request, context: context) {
+                if payload.info.origin == .domSnapshot { log.noteRendered() }
+                continuation.yield(payload)
+            }
+        })
     }
 }
 

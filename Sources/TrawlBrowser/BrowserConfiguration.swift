@@ -37,6 +37,16 @@ public struct BrowserConfiguration: Sendable, Hashable {
     public var preparesNextTab: Bool
     /// Where the browser's standard error goes (a file path); `nil` discards it.
     public var stderrPath: String?
+    /// No host name resolves (Chromium's `MAP * ~NOTFOUND`, in place of ``connectTo``): for a
+    /// replay, whose requests are all answered by an interceptor, so that nothing the page does
+    /// can reach the network — not a request, not a DNS prefetch, not a WebSocket or a worker's
+    /// request, not WebRTC (its UDP is shut off too). Also what the address guard runs the browser
+    /// with (``RequestInterceptor/fetching(through:observe:)``).
+    public var offline = false
+    /// Every site in a renderer of its own (`--site-per-process`): another site's iframe is then
+    /// an out-of-process frame, a target of its own that the page attaches. Off by default (one
+    /// renderer per page is lighter); pages are read the same either way.
+    public var isolatesSites = false
 
     /// The Debian location of the headless shell (`apt-get install chromium-headless-shell`).
     public static let defaultExecutablePath = "/usr/lib/chromium/chromium-headless-shell"
@@ -144,7 +154,15 @@ public struct BrowserConfiguration: Sendable, Hashable {
             "--no-pings",
             "about:blank",
         ]
-        if let rules = try hostResolverRules() { arguments.insert("--host-resolver-rules=\(rules)", at: 4) }
+        if isolatesSites { arguments.insert("--site-per-process", at: 4) }
+        if offline {
+            arguments.insert("--host-resolver-rules=MAP * ~NOTFOUND", at: 4)
+            // WebRTC sends STUN over UDP to address literals without asking the resolver; with
+            // no proxy this policy leaves it no way out (checked: no packet reaches loopback).
+            arguments.insert("--force-webrtc-ip-handling-policy=disable_non_proxied_udp", at: 4)
+        } else if let rules = try hostResolverRules() {
+            arguments.insert("--host-resolver-rules=\(rules)", at: 4)
+        }
         if let userAgent { arguments.insert("--user-agent=\(userAgent)", at: 4) }
         return arguments
     }

@@ -18,6 +18,8 @@ import TrawlCore
 /// ```
 public actor BrowserPool {
     public nonisolated let configuration: BrowserConfiguration
+    /// Consulted in order for every request a page makes that is not a blocked resource type.
+    public nonisolated let interceptors: [RequestInterceptor]
     private var browser: Browser?
     private var launching: Task<Browser, any Error>?
     /// The next page's tab, being prepared (or ready) while pages run.
@@ -30,8 +32,12 @@ public actor BrowserPool {
     /// The last launch's time from spawn to the browser's first reply.
     public private(set) var lastStartupTime: Duration?
 
-    public init(configuration: BrowserConfiguration = BrowserConfiguration()) {
+    /// - Parameters:
+    ///   - interceptors: asked in order about each request pages make (answer from a recording,
+    ///     refuse an address, record the response); with none, every request goes to the network.
+    public init(configuration: BrowserConfiguration = BrowserConfiguration(), interceptors: [RequestInterceptor] = []) {
         self.configuration = configuration
+        self.interceptors = interceptors
     }
 
     /// The running browser's process id (also its process group), if one runs.
@@ -57,8 +63,9 @@ public actor BrowserPool {
     /// Loads `request.url` in a fresh tab and browser context and returns the page once it settled.
     /// - Parameters:
     ///   - onResponse: called with each XHR/fetch payload (JSON or HTML) as soon as its body is in.
-    /// - Throws: ``BrowserError`` (`crashed` and `timedOut` are worth retrying), or
-    ///   `CancellationError` — the page's tab closes either way.
+    /// - Throws: ``BrowserError`` (`crashed` and `timedOut` are worth retrying), the error of an
+    ///   interceptor that refused the page's document (``InterceptionDecision/refuse(_:error:)``),
+    ///   or `CancellationError` — the page's tab closes either way.
     public nonisolated func render(
         _ request: FetchRequest, onResponse: @escaping @Sendable (Payload) -> Void = { _ in }
     ) async throws -> RenderedPage {
@@ -97,7 +104,7 @@ public actor BrowserPool {
         do {
             var page = PageLoad(
                 connection: browser.connection, configuration: configuration, sessionId: tab.sessionId, targetId: tab.targetId,
-                url: request.url, budget: budget, signals: signals, onResponse: onResponse)
+                url: request.url, budget: budget, signals: signals, interceptors: interceptors, onResponse: onResponse)
             return try await page.run(tab.stream)
         } catch let error as BrowserError where error.url == nil {
             throw BrowserError(error.code, url: request.url.absoluteString, message: error.message)
@@ -169,18 +176,19 @@ public actor BrowserPool {
             case .failure: break
             }
         }
-        return try await PreparedTab.open(on: browser, configuration: configuration)
+        return try await PreparedTab.open(on: browser, configuration: configuration, observesResponses: interceptors.observesResponses)
     }
 
     /// Starts preparing the next page's tab, unless one is ready or on its way.
     private func prepareSpare(on browser: Browser) {
         guard configuration.preparesNextTab, !isShutDown, spare == nil, self.browser === browser else { return }
         let configuration = configuration
+        let observesResponses = interceptors.observesResponses
         spare = (
             browser,
             Task {
                 do {
-                    return .success(try await PreparedTab.open(on: browser, configuration: configuration))
+                    return .success(try await PreparedTab.open(on: browser, configuration: configuration, observesResponses: observesResponses))
                 } catch let error as BrowserError {
                     return .failure(error)
                 } catch {

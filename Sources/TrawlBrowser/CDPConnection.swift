@@ -25,6 +25,8 @@ actor CDPConnection {
     private var nextID = 1
     private var pending: [Int: Pending] = [:]
     private var sessions: [String: AsyncStream<PageSignal>.Continuation] = [:]
+    /// A page's child sessions (its out-of-process iframes), whose events go to the page's stream.
+    private var children: [String: [String]] = [:]
     /// Set once the browser is gone: every later command fails with it at once.
     private(set) var closedError: BrowserError?
 
@@ -83,7 +85,23 @@ actor CDPConnection {
         sessions[sessionId] = continuation
     }
 
+    /// Routes the events of `child` (an iframe target attached to the page `parent`) into the
+    /// parent's stream until the parent's session closes. Does nothing once the parent is gone.
+    func openChildSession(_ child: String, parent: String) {
+        guard let continuation = sessions[parent] else { return }
+        sessions[child] = continuation
+        children[parent, default: []].append(child)
+    }
+
+    /// Stops routing a child session's events (its iframe went away); the page's stream goes on.
+    func closeChildSession(_ child: String, parent: String) {
+        guard children[parent]?.contains(child) == true else { return }
+        children[parent]?.removeAll { $0 == child }
+        sessions.removeValue(forKey: child)
+    }
+
     func closeSession(_ sessionId: String) {
+        for child in children.removeValue(forKey: sessionId) ?? [] { sessions.removeValue(forKey: child) }
         sessions.removeValue(forKey: sessionId)?.finish()
     }
 
@@ -115,10 +133,13 @@ actor CDPConnection {
             let params = message["params"] ?? .object([:])
             if let sessionId = message["sessionId"]?.string {
                 sessions[sessionId]?.yield(.event(CDPEvent(method: method, params: params, sessionId: sessionId)))
-            } else if method == "Target.detachedFromTarget", let sessionId = params["sessionId"]?.string,
-                      let continuation = sessions.removeValue(forKey: sessionId) {
-                continuation.yield(.closed(BrowserError(.crashed, message: "the page's tab was closed")))
-                continuation.finish()
+            } else if method == "Target.detachedFromTarget", let sessionId = params["sessionId"]?.string {
+                if let parent = children.first(where: { $0.value.contains(sessionId) })?.key {
+                    closeChildSession(sessionId, parent: parent)
+                } else if let continuation = sessions[sessionId] {
+                    continuation.yield(.closed(BrowserError(.crashed, message: "the page's tab was closed")))
+                    closeSession(sessionId)
+                }
             }
         }
     }
@@ -133,6 +154,7 @@ actor CDPConnection {
             continuation.finish()
         }
         sessions.removeAll()
+        children.removeAll()
     }
 
     /// Writes all of `bytes`; `false` when the browser is gone (`EPIPE`).

@@ -16,11 +16,13 @@ struct PageLoad {
     /// Settling stops here, leaving time to take the DOM before ``deadline``.
     let settleDeadline: ContinuousClock.Instant
     let signals: AsyncStream<PageSignal>.Continuation
+    /// Asked about each request that is not a blocked resource type; shown the responses.
+    let interceptors: [RequestInterceptor]
     /// Called with each XHR/fetch payload as soon as its body is in.
     let onResponse: @Sendable (Payload) -> Void
 
     private let clock = ContinuousClock()
-    private var mainFrameId: String
+    private(set) var mainFrameId: String
     private var loaderId: String?
     private var navigated = false
     private var loadFired = false
@@ -37,10 +39,20 @@ struct PageLoad {
     private var headers: HTTPHeaders = [:]
     private var responses: [Payload] = []
     private var blocked: [String] = []
+    /// Out-of-process iframes attached to the page (their sessions).
+    var frameSessions: [String] = []
+    /// The child session of a request seen in an iframe's own target, for its body.
+    private var requestSessions: [String: String] = [:]
+    /// When each request now waiting for its response was paused (for recorded timings).
+    var pausedAt: [String: Date] = [:]
+    /// The interceptors' work on paused requests (a guarded fetch may be long): cancelled when the
+    /// page ends, which stops their transfers.
+    let interceptions = InterceptionTasks()
 
     init(
         connection: CDPConnection, configuration: BrowserConfiguration, sessionId: String, targetId: String, url: URL,
-        budget: Duration, signals: AsyncStream<PageSignal>.Continuation, onResponse: @escaping @Sendable (Payload) -> Void
+        budget: Duration, signals: AsyncStream<PageSignal>.Continuation, interceptors: [RequestInterceptor] = [],
+        onResponse: @escaping @Sendable (Payload) -> Void
     ) {
         self.connection = connection
         self.configuration = configuration
@@ -53,6 +65,7 @@ struct PageLoad {
         let reserve = min(max(budget / 5, .milliseconds(300)), .seconds(3))
         settleDeadline = now + budget - reserve
         self.signals = signals
+        self.interceptors = interceptors
         self.onResponse = onResponse
         mainFrameId = targetId  // a tab's main frame id is its target id
         lastActivity = now
@@ -61,6 +74,7 @@ struct PageLoad {
 
     /// Loads the page and returns it once settled (or at the budget), scrolled and serialized.
     mutating func run(_ stream: AsyncStream<PageSignal>) async throws -> RenderedPage {
+        defer { interceptions.cancelAll() }
         var iterator = stream.makeAsyncIterator()
         startNavigation()
         var settled = try await waitUntilSettled(&iterator, notBefore: nil)
@@ -83,22 +97,24 @@ struct PageLoad {
               return [location.href, t + (d.documentElement ? d.documentElement.outerHTML : '')]; })()
             """)
         if let href = snapshot[0]?.string, let final = URL(string: href) { finalURL = final }
+        let frames = await frameSnapshots()
         return RenderedPage(
             requestURL: url, finalURL: finalURL, status: status, headers: headers,
             html: Data((snapshot[1]?.string ?? "").utf8), responses: responses, blockedRequests: blocked,
-            scrolls: scrolls, settled: settled)
+            scrolls: scrolls, settled: settled, frames: frames)
     }
 
-    private func remaining() -> Duration { max(deadline - clock.now, .milliseconds(1)) }
+    func remaining() -> Duration { max(deadline - clock.now, .milliseconds(1)) }
 
     private func startNavigation() {
         send(.navigate, "Page.navigate", ["url": .string(url.absoluteString)])
     }
 
     /// Sends a command in the background; its reply comes back as a signal.
-    private func send(_ command: PageCommand, _ method: String, _ params: [String: JSONValue]) {
+    /// - Parameter session: the iframe session it belongs to; `nil` for the page's own.
+    private func send(_ command: PageCommand, _ method: String, _ params: [String: JSONValue], session: String? = nil) {
         let connection = connection
-        let sessionId = sessionId
+        let sessionId = session ?? sessionId
         let signals = signals
         let timeout = remaining()
         Task {
@@ -114,9 +130,10 @@ struct PageLoad {
     }
 
     /// Sends a command whose reply nobody needs (continuing or failing a paused request).
-    private func post(_ method: String, _ params: [String: JSONValue]) {
+    /// - Parameter session: the iframe session it belongs to; `nil` for the page's own.
+    func post(_ method: String, _ params: [String: JSONValue], session: String? = nil) {
         let connection = connection
-        let sessionId = sessionId
+        let sessionId = session ?? sessionId
         let timeout = min(configuration.commandTimeout, remaining())
         Task { _ = try? await connection.send(method, params, sessionId: sessionId, timeout: timeout) }
     }
@@ -169,6 +186,8 @@ struct PageLoad {
             return
         case .closed(let error):
             throw BrowserError(error.code, url: url.absoluteString, message: error.message)
+        case .refused(let error):
+            throw error
         case .reply(.navigate, let result):
             let reply = try result.get()
             if let errorText = reply["errorText"]?.string, !errorText.isEmpty {
@@ -193,20 +212,37 @@ struct PageLoad {
 
     private mutating func handle(_ event: CDPEvent) throws {
         let params = event.params
+        // An iframe's own target: its commands go to its session.
+        let child = event.sessionId == sessionId ? nil : event.sessionId
         switch event.method {
         case "Fetch.requestPaused":
             guard let id = params["requestId"]?.string else { return }
+            if params["responseStatusCode"] != nil || params["responseErrorReason"] != nil {
+                observeResponse(id, params, session: child)
+                return
+            }
             let type = params["resourceType"]?.string ?? ""
             let requestURL = params[path: "request", "url"]?.string ?? ""
             if configuration.blockedResourceTypes.contains(type) {
                 blocked.append(requestURL)
-                post("Fetch.failRequest", ["requestId": .string(id), "errorReason": .string("BlockedByClient")])
+                post("Fetch.failRequest", ["requestId": .string(id), "errorReason": .string("BlockedByClient")], session: child)
             } else if !Self.mayLoad(requestURL) {
                 blocked.append(requestURL)
-                post("Fetch.failRequest", ["requestId": .string(id), "errorReason": .string("AccessDenied")])
+                post("Fetch.failRequest", ["requestId": .string(id), "errorReason": .string("AccessDenied")], session: child)
+            } else if interceptors.isEmpty {
+                post("Fetch.continueRequest", ["requestId": .string(id)], session: child)
             } else {
-                post("Fetch.continueRequest", ["requestId": .string(id)])
+                intercept(id, params, session: child)
             }
+        case "Target.attachedToTarget":
+            guard let childSession = params["sessionId"]?.string else { return }
+            attach(childSession, isFrame: params[path: "targetInfo", "type"]?.string == "iframe")
+        case "Target.detachedFromTarget":
+            guard let childSession = params["sessionId"]?.string else { return }
+            frameSessions.removeAll { $0 == childSession }
+            let connection = connection
+            let parent = sessionId
+            Task { await connection.closeChildSession(childSession, parent: parent) }
         case "Network.requestWillBeSent":
             noteActivity()
             guard let id = params["requestId"]?.string else { return }
@@ -221,8 +257,12 @@ struct PageLoad {
                 headers = Self.headers(response["headers"])
                 return
             }
-            guard type == "XHR" || type == "Fetch", loaderId == nil || params["loaderId"]?.string == loaderId,
+            // The main frame's responses belong to its current navigation (a script redirect's
+            // late ones do not); an iframe's are the page's whichever its loader.
+            let current = child != nil || params["frameId"]?.string != mainFrameId || loaderId == nil || params["loaderId"]?.string == loaderId
+            guard type == "XHR" || type == "Fetch", current,
                   let responseURL = response["url"]?.string.flatMap(URL.init(string:)) else { return }
+            if let child { requestSessions[id] = child }
             let info = PayloadInfo(
                 url: responseURL, requestURL: firstURLs[id].flatMap(URL.init(string:)) ?? responseURL,
                 status: response["status"]?.int ?? 200, headers: Self.headers(response["headers"]),
@@ -236,16 +276,18 @@ struct PageLoad {
             guard candidates[id] != nil else { return }
             if let length = params["encodedDataLength"]?.double, length > Double(configuration.maxBodyBytes) {
                 candidates.removeValue(forKey: id)
+                requestSessions.removeValue(forKey: id)
                 return
             }
             bodiesPending += 1
-            send(.responseBody(requestId: id), "Network.getResponseBody", ["requestId": .string(id)])
+            send(.responseBody(requestId: id), "Network.getResponseBody", ["requestId": .string(id)], session: requestSessions.removeValue(forKey: id))
         case "Network.loadingFailed":
             noteActivity()
             guard let id = params["requestId"]?.string else { return }
             inFlight.removeValue(forKey: id)
             firstURLs.removeValue(forKey: id)
             candidates.removeValue(forKey: id)
+            requestSessions.removeValue(forKey: id)
         case "Network.dataReceived":
             noteActivity()
         case "Page.frameStartedLoading":
@@ -286,7 +328,7 @@ struct PageLoad {
         return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("data:") || lowered.hasPrefix("blob:")
     }
 
-    private static func headers(_ value: JSONValue?) -> HTTPHeaders {
+    static func headers(_ value: JSONValue?) -> HTTPHeaders {
         guard let object = value?.object else { return [:] }
         var fields: [HTTPHeaders.Field] = []
         for (name, value) in object.sorted(by: { $0.key < $1.key }) {

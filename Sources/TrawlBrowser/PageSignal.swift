@@ -9,6 +9,9 @@ enum PageSignal: Sendable {
     /// The reply to a command the page sent without waiting for it (`Page.navigate`,
     /// `Network.getResponseBody`): the page keeps answering paused requests meanwhile.
     case reply(PageCommand, Result<JSONValue, BrowserError>)
+    /// An interceptor refused the page's own document (``InterceptionDecision/refuse(_:error:)``):
+    /// the page fails with this error.
+    case refused(any Error)
 }
 
 /// Which of a page's background commands a ``PageSignal/reply(_:_:)`` answers.

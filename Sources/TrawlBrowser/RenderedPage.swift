@@ -21,6 +21,9 @@ public struct RenderedPage: Sendable {
     public var scrolls: Int
     /// `false` when the page budget ran out before the network went quiet.
     public var settled: Bool
+    /// The DOM of each iframe (same-origin ones read through the page, other sites' from their
+    /// own renderer), origin ``PayloadOrigin/domSnapshot``, `url` the frame's.
+    public var frames: [Payload] = []
 
     /// The DOM snapshot as a payload: origin ``PayloadOrigin/domSnapshot``, `url` the final URL.
     public var snapshot: Payload {

@@ -40,6 +40,8 @@ public struct Environment: Sendable {
     public var maxFollowUps: Int
     /// Renders script-driven pages in a browser; `nil`: static fetches only.
     public var renderer: (any PageRenderer)?
+    /// Told what each request found when its stream ends (the local index); `nil`: nobody.
+    public var sink: (any ExtractionSink)?
 
     public init(
         transport: any PayloadTransport, scanner: (any DocumentScanner)?, parsers: ParserChain,

@@ -16,6 +16,9 @@ public struct Media: Sendable, Hashable, Codable {
     public var page: String?
     /// Which parser found it, in which payload.
     public var provenance: Provenance
+    /// The title as an HTML fragment with the terms a search matched in `<mark>…</mark>` (the
+    /// rest escaped), when the media came from a search that marks them (the local index).
+    public var highlight: String?
 
     public init(
         url: String, kind: MediaKind, width: Int? = nil, height: Int? = nil, byteSize: Int? = nil,

@@ -69,11 +69,11 @@ public struct ContentType: Sendable, Hashable {
 
     public init(parsing value: String) {
         let parts = value.split(separator: ";")
-        mediaType = parts.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        mediaType = parts.first.map { $0.trimmedWhitespace.lowercased() } ?? ""
         charset = nil
         for part in parts.dropFirst() {
             let pair = part.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
+            guard pair.count == 2, pair[0].trimmedWhitespace.lowercased() == "charset" else { continue }
             charset = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'")).lowercased()
         }
     }

@@ -14,8 +14,11 @@ public struct ResultSet: Sendable, Hashable, Codable {
     /// Set by a site parser that understood the payload: what it found (maybe nothing: a photo
     /// post, a tweet without video) is all there is, and no later parser should guess.
     public var isDefinitive: Bool = false
+    /// How the whole result (not only this page) breaks down by site, kind and size, when the
+    /// engine counts it (the local index does).
+    public var facets: Facets?
 
-    private enum CodingKeys: String, CodingKey { case media, total, next, provenance, degradation, diagnostics }
+    private enum CodingKeys: String, CodingKey { case media, total, next, provenance, degradation, diagnostics, facets }
 
     public init(
         media: [Media] = [], total: Int? = nil, next: Pagination? = nil, provenance: Provenance? = nil,

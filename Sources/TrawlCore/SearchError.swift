@@ -20,8 +20,15 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
         public var description: String { base.rawValue }
         /// The stable code JSON output carries: `invalid-url`, `unknown-engine`, …
         public var identifier: String {
-            base.rawValue.reduce(into: "") { text, character in
-                if character.isUppercase { text += "-" + character.lowercased() } else { text.append(character) }
+            // A run of capitals is one word: `invalidURL` is `invalid-url`, not `invalid-u-r-l`.
+            var previousWasUppercase = false
+            return base.rawValue.reduce(into: "") { text, character in
+                if character.isUppercase {
+                    text += (previousWasUppercase ? "" : "-") + character.lowercased()
+                } else {
+                    text.append(character)
+                }
+                previousWasUppercase = character.isUppercase
             }
         }
     }

@@ -63,11 +63,32 @@ public actor SearchProvider {
     public func results(for request: Request) -> AsyncThrowingStream<ResultSet, any Error> {
         let environment = self.environment
         let handler: Handler
+        let engineName: String
         do {
-            handler = try engine(for: request.query).handler(for: request)
+            let engine = try engine(for: request.query)
+            engineName = engine.name
+            handler = try engine.handler(for: request)
         } catch {
             return AsyncThrowingStream { $0.finish(throwing: error) }
         }
-        return AsyncThrowingStream(running: { continuation in try await handler(environment, continuation) })
+        guard let sink = environment.sink else {
+            return AsyncThrowingStream(running: { continuation in try await handler(environment, continuation) })
+        }
+        return AsyncThrowingStream(running: { continuation in
+            // The sets pass through as they come; the sink hears once, at the end, with all of them.
+            let sets = AsyncThrowingStream<ResultSet, any Error>(running: { try await handler(environment, $0) })
+            var found = MediaCollection()
+            do {
+                for try await set in sets {
+                    found.insert(contentsOf: set.media)
+                    continuation.yield(set)
+                }
+            } catch {
+                sink.record(Extraction(request: request, engine: engineName, media: found.media, isComplete: false))
+                throw error
+            }
+            // A consumer that stopped early (a limit) ends the inner stream without an error.
+            sink.record(Extraction(request: request, engine: engineName, media: found.media, isComplete: !Task.isCancelled))
+        })
     }
 }

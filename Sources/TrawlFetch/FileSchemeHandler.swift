@@ -10,6 +10,13 @@ public struct FileSchemeHandler: SchemeHandler {
     public init() {}
 
     public func load(_ request: FetchRequest, configuration: LoaderConfiguration) -> AsyncThrowingStream<FetchEvent, any Error> {
+        // A guarded loader fetches for strangers: this machine's files are as off limits as its
+        // loopback address.
+        if configuration.addressPolicy.isGuarding {
+            let error = FetchError(
+                .refusedAddress, url: request.url.absoluteString, message: "file: URLs read this machine's files and are refused by the address policy")
+            return AsyncThrowingStream { $0.finish(throwing: error) }
+        }
         let chunkSize = self.chunkSize
         return AsyncThrowingStream { continuation in
             let task = Task {

@@ -3,7 +3,9 @@ import TrawlCore
 /// `http:` and `https:` through libcurl's multi interface, on one thread of its own.
 ///
 /// Every transfer of one handler shares a connection cache, a DNS cache and a cookie jar. The
-/// thread stops when the handler is released.
+/// thread stops when the handler is released. Share a handler only between loaders with the
+/// same ``AddressPolicy``: the guard checks a connection when it is opened, and a connection one
+/// loader opened may be reused by another.
 public final class HTTPSchemeHandler: SchemeHandler {
     public let schemes = ["http", "https"]
     private let loop = CurlEventLoop()
@@ -17,6 +19,11 @@ public final class HTTPSchemeHandler: SchemeHandler {
             return AsyncThrowingStream {
                 $0.finish(throwing: FetchError(.invalidURL, url: request.url.absoluteString, message: "the URL has no host"))
             }
+        }
+        // An address host the policy refuses never reaches libcurl (names are checked as
+        // libcurl connects, in the open-socket callback).
+        if configuration.addressPolicy.decision(forHost: host)?.isAllowed == false {
+            return AsyncThrowingStream { $0.finish(throwing: FetchError.refused(host: host, url: request.url.absoluteString)) }
         }
         return loop.start(TransferSpec(request: request, configuration: configuration))
     }

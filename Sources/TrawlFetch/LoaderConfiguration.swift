@@ -21,6 +21,13 @@ public struct LoaderConfiguration: Sendable, Hashable {
     public var verifyTLS: Bool
     /// `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` entries, as curl's `--connect-to`.
     public var connectTo: [String]
+    /// Which addresses connections may go to: ``AddressPolicy/allowAll`` by default;
+    /// ``AddressPolicy/denyPrivate`` for URLs from strangers (checked at every connect, redirects
+    /// included; proxies from the environment are then not used).
+    public var addressPolicy: AddressPolicy
+    /// Follow redirects (up to ``maxRedirects``). Off, a 3xx is the response itself: for a client
+    /// that follows them on its own (the browser, whose every hop is fetched and checked anew).
+    public var followsRedirects = true
 
     public init(
         userAgent: String = LoaderConfiguration.defaultUserAgent,
@@ -33,7 +40,8 @@ public struct LoaderConfiguration: Sendable, Hashable {
         http2: Bool = true,
         cookies: Bool = true,
         verifyTLS: Bool = true,
-        connectTo: [String] = []
+        connectTo: [String] = [],
+        addressPolicy: AddressPolicy = .allowAll
     ) {
         self.userAgent = userAgent
         self.connectTimeout = connectTimeout
@@ -46,6 +54,7 @@ public struct LoaderConfiguration: Sendable, Hashable {
         self.cookies = cookies
         self.verifyTLS = verifyTLS
         self.connectTo = connectTo
+        self.addressPolicy = addressPolicy
     }
 
     /// Names the project and its version. Trawl has no public home page to link to, so none

@@ -188,7 +188,7 @@ public final class HTMLStreamScanner {
             embedded.append(Payload(body: Data(json), info: info))
         }
         for script in state.scripts where !script.body.isEmpty {
-            let type = script.type.map { String($0.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces) } ?? ""
+            let type = script.type.map { ($0.split(separator: ";").first ?? "").trimmedWhitespace } ?? ""
             if script.id == "__NEXT_DATA__" {
                 add(trimmedJSON(script.body), EmbeddedLocator(kind: .nextData, scriptIndex: script.index, name: script.id))
             } else if type == "application/ld+json" {

@@ -106,12 +106,13 @@ final class ScanState {
             landmarks.append(.peripheral)
         case .section:
             let names = ((attributes["id"] ?? "") + " " + (attributes["class"] ?? "")).lowercased()
-            landmarks.append(Self.peripheralNames.contains { names.contains($0) } ? .peripheral : .section)
+            landmarks.append(Self.peripheralNames.contains { names.containsASCII($0) } ? .peripheral : .section)
         }
     }
 
-    /// Words in a section's id or class that mark it as not the page's own content.
-    static let peripheralNames = [
+    /// Words in a section's id or class that mark it as not the page's own content (searched as
+    /// bytes: Foundation's `contains` goes through NSString, which a profile found on this path).
+    static let peripheralNames: [StaticString] = [
         "comment", "related", "recommend", "sidebar", "promo", "sponsor", "advert", "more-from", "trending", "popular", "newsletter",
         "reply", "replies", "suggest",
     ]
@@ -304,7 +305,7 @@ enum ScriptMarkup {
     /// Scripts that run (not JSON, not templates of another type).
     static func mayHoldMarkup(type: String?) -> Bool {
         guard let type, !type.isEmpty else { return true }
-        return type.contains("javascript") || type == "module" || type.contains("ecmascript")
+        return type.containsASCII("javascript") || type == "module" || type.containsASCII("ecmascript")
     }
 
     /// `<img>`, `<video>` and `<source>` tags in `text` with a `src` (or lazy `data-src`), as

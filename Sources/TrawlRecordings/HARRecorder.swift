@@ -22,6 +22,11 @@ public actor HARRecorder {
         entries.append(scrubber.scrub(HAREntry(payload: payload, request: request, started: started, duration: duration)))
     }
 
+    /// Records an entry made elsewhere (a browser's response), scrubbed like the others.
+    public func record(_ entry: HAREntry) {
+        entries.append(scrubber.scrub(entry))
+    }
+
     /// The entries so far, in the order they arrived.
     public var recorded: [HAREntry] { entries }
 

@@ -37,9 +37,13 @@ public struct RecordingCase: Sendable, Codable, Hashable {
     /// smoke run replays it but never sends it to the site. Every other case is *live*: the
     /// smoke run sends it to the site, and it may have no recording until `--record` makes one.
     public var synthetic: Bool
+    /// The page fills itself in with scripts: the case runs with a headless browser (`auto`,
+    /// unless `always` is asked), live and replayed; the browser's requests are recorded into
+    /// and answered from the case's HAR. Cases without it never start a browser when replayed.
+    public var browser: Bool
     public var expect: Expectation
 
-    private enum CodingKeys: String, CodingKey { case input, page, description, synthetic, expect }
+    private enum CodingKeys: String, CodingKey { case input, page, description, synthetic, browser, expect }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -47,14 +51,29 @@ public struct RecordingCase: Sendable, Codable, Hashable {
         page = try c.decodeIfPresent(String.self, forKey: .page)
         description = try c.decodeIfPresent(String.self, forKey: .description)
         synthetic = try c.decodeIfPresent(Bool.self, forKey: .synthetic) ?? false
+        browser = try c.decodeIfPresent(Bool.self, forKey: .browser) ?? false
         expect = try c.decode(Expectation.self, forKey: .expect)
     }
 
-    public init(input: String, page: String? = nil, description: String? = nil, synthetic: Bool = false, expect: Expectation) {
+    /// Written as read: `browser` only for a case that needs one.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(input, forKey: .input)
+        try c.encodeIfPresent(page, forKey: .page)
+        try c.encodeIfPresent(description, forKey: .description)
+        try c.encode(synthetic, forKey: .synthetic)
+        if browser { try c.encode(browser, forKey: .browser) }
+        try c.encode(expect, forKey: .expect)
+    }
+
+    public init(
+        input: String, page: String? = nil, description: String? = nil, synthetic: Bool = false, browser: Bool = false, expect: Expectation
+    ) {
         self.input = input
         self.page = page
         self.description = description
         self.synthetic = synthetic
+        self.browser = browser
         self.expect = expect
     }
 

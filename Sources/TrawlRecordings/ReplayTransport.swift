@@ -107,6 +107,13 @@ public final class ReplayTransport: PayloadTransport {
         throw RecordingError(.noMatchingEntry, file: "\(request.method) \(Redaction.url(request.url.absoluteString))", "more than 10 recorded redirects")
     }
 
+    /// The entry recorded for one request as it was (a redirect stays a redirect), taking its
+    /// turn among entries recorded more than once; `nil` when there is none. For a replayer that
+    /// follows redirects itself, as a browser does.
+    public func recordedEntry(method: String, url: String) -> HAREntry? {
+        entry(method: method, url: url)
+    }
+
     private func entry(method: String, url: String) -> HAREntry? {
         let keys = [matcher.exactKey(method: method, url: url), "~" + matcher.looseKey(method: method, url: url)]
         for key in keys {

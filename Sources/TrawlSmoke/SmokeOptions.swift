@@ -16,11 +16,16 @@ public struct SmokeOptions: Sendable {
     public var connectTo: [String] = []
     /// Speak plain HTTP to every host (for a local mirror behind `connectTo`).
     public var plainHTTP = false
+    /// Which addresses live runs may connect to (``AddressPolicy/allowAll`` unless asked).
+    public var addressPolicy: AddressPolicy = .allowAll
     /// The search engines' keys: a live `!giphy` / `!tenor` case without its key is skipped.
     public var search: Trawl.Search
-    /// When live pages are rendered in headless Chromium (replays never start a browser).
+    /// When live pages are rendered in headless Chromium. A case that needs a browser gets one
+    /// (`auto` unless this says `always`), replayed or live; other replayed cases never start one.
     public var browser: BrowserMode = .never
     public var browserConfiguration = BrowserConfiguration()
+    /// Told what each live case found (the local index's writer); replays record nothing.
+    public var sink: (any ExtractionSink)?
 
     /// - Parameter search: the keys; the CLI reads them from `TRAWL_GIPHY_KEY` / `TRAWL_TENOR_KEY`.
     public init(search: Trawl.Search = Trawl.Search(giphyKey: nil, tenorKey: nil)) {

@@ -55,11 +55,13 @@ public struct SmokeRunner: Sendable {
         repeat {
             attempts += 1
             recorder = HARRecorder()
-            var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: options.timeout, connectTo: options.connectTo))
+            var configuration = Trawl.Configuration(loader: LoaderConfiguration(
+                timeout: options.timeout, connectTo: options.connectTo, addressPolicy: options.addressPolicy))
             configuration.plainHTTP = options.plainHTTP
             configuration.search = options.search
             configuration.browser = options.browser
             configuration.browserConfiguration = options.browserConfiguration
+            if !options.replay { configuration.sink = options.sink }
             run = await Trawl.run(recorded, replay: options.replay, configuration: configuration, recorder: options.replay ? nil : recorder)
             let statuses = await recorder.recorded.map(\.response.status)
             skip = SkipReason.of(run.error, statuses: statuses)

@@ -64,8 +64,13 @@ public struct JobResult: Sendable, Hashable {
     public var latencyMilliseconds: Int?
     /// A short failure code (`http-404`, `invalid-url`); `nil` when the job succeeded.
     public var errorCode: String?
+    /// The page was rendered in the headless browser.
+    public var rendered: Bool
 
-    public init(line: String, httpStatus: Int? = nil, mediaCount: Int = 0, latencyMilliseconds: Int? = nil, errorCode: String? = nil) {
+    public init(
+        line: String, httpStatus: Int? = nil, mediaCount: Int = 0, latencyMilliseconds: Int? = nil, errorCode: String? = nil, rendered: Bool = false
+    ) {
+        self.rendered = rendered
         self.line = line
         self.httpStatus = httpStatus
         self.mediaCount = mediaCount

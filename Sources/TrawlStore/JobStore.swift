@@ -200,12 +200,12 @@ public final class JobStore: Sendable {
 
     private static func insertResult(_ result: JobResult, outcome: JobState, jobID: Int64, host: String?, now: Double, db: Database) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO result (jobID, line, outcome, host, httpStatus, mediaCount, latencyMs, errorCode, finishedAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO result (jobID, line, outcome, host, httpStatus, mediaCount, latencyMs, errorCode, finishedAt, rendered)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(jobID) DO NOTHING
             """).execute(arguments: [
                 jobID, result.line, outcome.rawValue, host, result.httpStatus, result.mediaCount,
-                result.latencyMilliseconds, result.errorCode, now,
+                result.latencyMilliseconds, result.errorCode, now, result.rendered,
             ])
     }
 
@@ -292,6 +292,7 @@ public final class JobStore: Sendable {
             progress.duplicates += row["d"] ?? 0
         }
         progress.mediaFound = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(mediaCount), 0) FROM result") ?? 0
+        progress.pagesRendered = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(rendered), 0) FROM result") ?? 0
         progress.nextRetryAt = try Double.fetchOne(db, sql: "SELECT MIN(nextAttemptAt) FROM job WHERE state = 'retry-later'")
         progress.intakeComplete = try Bool.fetchOne(db, sql: "SELECT COUNT(*) > 0 AND MIN(complete) FROM intake") ?? false
         return progress
@@ -355,6 +356,8 @@ public struct StoreProgress: Sendable, Hashable {
     /// Input lines that repeated a URL already listed.
     public var duplicates = 0
     public var mediaFound = 0
+    /// Finished pages that were rendered in the headless browser.
+    public var pagesRendered = 0
     public var nextRetryAt: Double?
     /// Every input list given to the store was read to its end.
     public var intakeComplete = false

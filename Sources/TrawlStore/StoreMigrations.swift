@@ -54,6 +54,10 @@ enum StoreMigrations {
                 );
                 """)
         }
+        // Whether a result's page was rendered in the browser, for the summary's count.
+        migrator.registerMigration("v2-result-rendered") { db in
+            try db.execute(sql: "ALTER TABLE result ADD COLUMN rendered INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

@@ -21,6 +21,18 @@ public struct CommandRun: Sendable {
         return places.map { $0.appendingPathComponent(name) }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
+    /// `environment` with `XDG_DATA_HOME` in a scratch folder of this test process (unless it
+    /// names one): a `trawl` a test starts records into a throwaway local index, never the
+    /// user's own.
+    public static func isolatedEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+        var environment = environment
+        if environment["XDG_DATA_HOME"] == nil {
+            environment["XDG_DATA_HOME"] = FileManager.default.temporaryDirectory
+                .appendingPathComponent("trawl-test-data-\(ProcessInfo.processInfo.processIdentifier)").path
+        }
+        return environment
+    }
+
     /// Runs `executable` with `arguments`, standard input from `input` (empty when `nil`), and
     /// waits for it to exit.
     public static func run(
@@ -39,7 +51,7 @@ public struct CommandRun: Sendable {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        if let environment { process.environment = environment }
+        process.environment = Self.isolatedEnvironment(environment ?? ProcessInfo.processInfo.environment)
         if let folder { process.currentDirectoryURL = folder }
         let stdout = try FileHandle(forWritingTo: outURL)
         let stderr = try FileHandle(forWritingTo: errURL)

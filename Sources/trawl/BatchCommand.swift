@@ -76,11 +76,15 @@ struct BatchRunCommand: AsyncParsableCommand {
     @Flag(help: "No progress output, only the summary.")
     var quiet = false
 
+    @OptionGroup(title: "Local index")
+    var index: IndexOptions
+
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if queue.queue != nil, store != nil { throw ValidationError("--store and --queue are exclusive: jobs live in one or the other") }
         if queue.queue != nil, autothrottle { throw ValidationError("--autothrottle is not available with --queue (the delay is shared by every worker)") }
+        try fetch.address.validateOptIn()
     }
 
     func run() async throws {
@@ -93,11 +97,14 @@ struct BatchRunCommand: AsyncParsableCommand {
         configuration.concurrency = concurrency
         configuration.autothrottle = autothrottle
         configuration.robots = robots
-        configuration.loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo)
+        configuration.loader = LoaderConfiguration(
+            userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo, addressPolicy: try fetch.address.policy())
         configuration.plainHTTP = plainHTTP
         configuration.browser = browser.browser
         configuration.browserConfiguration = browser.configuration
         let storePath = store ?? Self.defaultStore(for: out)
+        let opened = index.open(recording: true, command: "batch")
+        configuration.sink = opened?.writer
 
         let runner: BatchRunner
         let report: BatchRunner.Report
@@ -117,9 +124,11 @@ struct BatchRunCommand: AsyncParsableCommand {
             defer { interrupts.remove() }
             report = try await work.value
         } catch {
+            await opened?.close()
             Diagnostics.write("trawl batch: " + ErrorSentence.describe(error))
             throw ExitCode(ExitStatus.failure.rawValue)
         }
+        await opened?.close()
         if report.recovered > 0 {
             Diagnostics.write("trawl batch: resumed; \(report.recovered) jobs of a stopped run were put back")
         }
@@ -230,7 +239,7 @@ struct BatchStatusCommand: ParsableCommand {
         let progress = summary.progress
         if json || (!text && isatty(STDOUT_FILENO) == 0) {
             var object: [String: Any] = [
-                "total": progress.total, "mediaFound": progress.mediaFound, "duplicates": progress.duplicates,
+                "total": progress.total, "mediaFound": progress.mediaFound, "pagesRendered": progress.pagesRendered, "duplicates": progress.duplicates,
                 "intakeComplete": progress.intakeComplete,
             ]
             for state in JobState.allCases { object[state.rawValue] = progress[state] }

@@ -52,7 +52,9 @@ struct DemoCommand: AsyncParsableCommand {
                 var renderer = ResultRenderer(format: .table, input: input)
                 for set in run.sets { _ = renderer.lines(for: set) }
                 renderer.finish(next: run.sets.compactMap(\.next).last, error: nil).forEach { print($0) }
-                print("  \(symbol(run.verdict.outcome)) \(recorded.name): \(run.verdict)\n")
+                // A case that needs a browser was replayed through Chromium, its requests answered from the HAR.
+                let rendered = run.media.contains { $0.provenance.origin.isRendered } ? " (rendered offline in Chromium)" : ""
+                print("  \(symbol(run.verdict.outcome)) \(recorded.name): \(run.verdict)\(rendered)\n")
             } else {
                 print(JSONLine.encode(CaseLine(run, input: input)))
             }

@@ -4,7 +4,8 @@ import TrawlCore
 import TrawlFetch
 
 /// The fetch-policy flags every fetching command shares (`resolve`, `batch`): the HTTP cache,
-/// retries with backoff, and per-host politeness. Same names, same meaning everywhere.
+/// retries with backoff, per-host politeness, and the address guard. Same names, same meaning
+/// everywhere.
 struct FetchOptions: ParsableArguments {
     @Option(help: "Requests in flight at once to one host.")
     var perHost: Int = 2
@@ -23,6 +24,9 @@ struct FetchOptions: ParsableArguments {
 
     @Option(help: "How requests use the cache: use-protocol, return-cache-else-load, reload, cache-only.")
     var cachePolicy: CachePolicyArgument = .useProtocol
+
+    @OptionGroup
+    var address: AddressOptions
 
     enum CachePolicyArgument: String, ExpressibleByArgument, CaseIterable {
         case useProtocol = "use-protocol", returnCacheElseLoad = "return-cache-else-load", reload, cacheOnly = "cache-only"

@@ -42,6 +42,9 @@ struct RecordCommand: AsyncParsableCommand {
     @Flag(help: "Rewrite an existing .case.json from this run's results.")
     var force = false
 
+    @OptionGroup(title: "Browser")
+    var browser: BrowserOptions
+
     func validate() throws {
         if let importFile {
             if input != nil { throw ValidationError("give either a URL to record live or --import FILE, not both") }
@@ -71,7 +74,12 @@ struct RecordCommand: AsyncParsableCommand {
         }
         let files = RecordedCase.files(named: `case`!, in: folder)
         let recorder = HARRecorder()
-        let provider = Trawl.makeProvider(.init(recorder: recorder))
+        // A page rendered in the browser is recorded with the browser's requests, and its case
+        // says it needs one.
+        var configuration = Trawl.Configuration(recorder: recorder)
+        configuration.browser = browser.browser
+        configuration.browserConfiguration = browser.configuration
+        let provider = Trawl.makeProvider(configuration)
         var sets: [ResultSet] = []
         for try await set in await provider.results(for: Request(input!)) { sets.append(set) }
         try await recorder.write(to: files.archive, comment: "trawl record \(input!)")
@@ -98,7 +106,8 @@ struct RecordCommand: AsyncParsableCommand {
             status: sets.contains { $0.isDegraded } ? .degraded : .pass, minResults: media.count, maxResults: media.count,
             media: media.prefix(10).map { .exact($0.url) }, fields: fields)
         // The case is committed too: a key in the pasted URL must not be.
-        try RecordingCase(input: Scrubber().scrubQuery(in: input), expect: expect).write(to: files.caseFile)
+        let rendered = media.contains { $0.provenance.origin.isRendered }
+        try RecordingCase(input: Scrubber().scrubQuery(in: input), browser: rendered, expect: expect).write(to: files.caseFile)
         print("wrote \(files.caseFile.path): \(media.count) results; check its expectations before committing")
     }
 }

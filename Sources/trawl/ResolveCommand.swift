@@ -64,6 +64,9 @@ struct ResolveCommand: AsyncParsableCommand {
     @OptionGroup(title: "Browser")
     var browser: BrowserOptions
 
+    @OptionGroup(title: "Local index")
+    var index: IndexOptions
+
     func validate() throws {
         if [json, stream, table].filter({ $0 }).count > 1 { throw ValidationError("--json, --stream and --table are exclusive") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
@@ -71,14 +74,26 @@ struct ResolveCommand: AsyncParsableCommand {
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if let page, Pagination(token: page) == nil { throw ValidationError("--page '\(page)' is not an offset or cursor token") }
         if fallback == .network && replay == nil { throw ValidationError("--fallback needs --replay") }
+        try fetch.address.validateOptIn()
         for rule in connectTo where rule.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
             throw ValidationError("--connect-to '\(rule)' is not HOST:PORT:TO_HOST:TO_PORT")
         }
-        for input in inputs { _ = try InputText.query(for: input) }
+        for input in inputs {
+            let text = try InputText.query(for: input)
+            // A `!local` query that cannot be read is a usage error naming it, before any work.
+            if let command = Query(parsing: text).command, command == LocalEngine.engineName || command == "index" {
+                do {
+                    _ = try LocalQuery(parsing: text)
+                } catch let error as IndexError {
+                    throw ValidationError(error.message)
+                }
+            }
+        }
     }
 
     func run() async throws {
-        let loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo)
+        let loader = LoaderConfiguration(
+            userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo, addressPolicy: try fetch.address.policy())
         var configuration = Trawl.Configuration(loader: loader)
         configuration.plainHTTP = plainHTTP
         configuration.search = SearchKeys.fromEnvironment()
@@ -94,6 +109,10 @@ struct ResolveCommand: AsyncParsableCommand {
         }
         let recorder = record.map { _ in HARRecorder() }
         configuration.recorder = recorder
+        // Replays leave no trace in the user's index (they are tests and demos); they may search it.
+        let opened = index.open(recording: replay == nil, command: "resolve")
+        configuration.localIndex = opened?.index
+        configuration.sink = opened?.writer
         let provider = Trawl.makeProvider(configuration)
         let format = OutputFormat.choose(json: json, stream: stream, table: table)
         let texts = try inputs.map(InputText.query(for:))
@@ -124,6 +143,7 @@ struct ResolveCommand: AsyncParsableCommand {
             }
             return outcomes
         }
+        await opened?.close()
         if let recorder, let record {
             let file = URL(fileURLWithPath: record)
             try await recorder.write(to: file, comment: "trawl resolve " + inputs.joined(separator: " "))

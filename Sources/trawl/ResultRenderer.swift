@@ -67,30 +67,3 @@ struct ResultRenderer {
         return lines
     }
 }
-
-/// One result set as `--stream` prints it.
-struct ResultSetLine: Encodable {
-    var input: String
-    var media: [MediaLine]
-    var total: Int?
-    var next: String?
-    var parser: String?
-    var origin: String?
-    var degraded: Bool
-    var degradedReason: String?
-    var diagnostics: [String]
-    /// Set on the line that ends an input whose resolution failed.
-    var error: ErrorSummary?
-
-    init(_ set: ResultSet, input: String) {
-        self.input = input
-        media = set.media.map { MediaLine($0, input: input, degraded: nil) }
-        total = set.total
-        next = set.next?.token
-        parser = set.provenance?.parser
-        origin = set.provenance?.origin.description
-        degraded = set.isDegraded
-        degradedReason = set.degradation?.reason
-        diagnostics = set.diagnostics.map(\.description)
-    }
-}

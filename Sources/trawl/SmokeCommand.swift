@@ -60,10 +60,17 @@ struct SmokeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Browser")
     var browser: BrowserOptions
 
+    @OptionGroup(title: "Address guard")
+    var address: AddressOptions
+
+    @OptionGroup(title: "Local index")
+    var index: IndexOptions
+
     enum FailOn: String, ExpressibleByArgument { case degraded, fail }
 
     func validate() throws {
         if replay && record { throw ValidationError("--record refreshes recordings from live runs; it cannot be used with --replay") }
+        try address.validateOptIn()
         if retries < 0 { throw ValidationError("--retries must be 0 or more") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         for rule in connectTo where rule.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
@@ -81,11 +88,22 @@ struct SmokeCommand: AsyncParsableCommand {
         options.connectTo = connectTo
         options.plainHTTP = plainHTTP
         options.browser = browser.browser
+        options.addressPolicy = try address.policy()
         options.browserConfiguration = browser.configuration
+        // Live runs record what they find; replays are the recordings themselves and leave no trace.
+        let opened = replay ? nil : index.open(recording: true, command: "smoke")
+        options.sink = opened?.writer
         guard FileManager.default.fileExists(atPath: recordings) else {
             throw ValidationError("no recordings folder at '\(recordings)'; run from the repository's top folder or pass --recordings")
         }
-        let results = try await SmokeRunner(options: options).run(recordings: URL(fileURLWithPath: recordings))
+        let results: [SmokeResult]
+        do {
+            results = try await SmokeRunner(options: options).run(recordings: URL(fileURLWithPath: recordings))
+        } catch {
+            await opened?.close()
+            throw error
+        }
+        await opened?.close()
         guard !results.isEmpty else {
             throw ValidationError("no cases\(sites.map { " for sites \($0)" } ?? "") in \(recordings)" + (replay ? "" : " that run live (synthetic cases only replay: add --replay, or add live cases, see Recordings/README.md)"))
         }

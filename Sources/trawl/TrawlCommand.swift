@@ -11,7 +11,7 @@ struct TrawlCommand: AsyncParsableCommand {
         version: "trawl \(TrawlVersion.string)",
         subcommands: [
             ResolveCommand.self, BatchCommand.self, RecordCommand.self, SmokeCommand.self, DemoCommand.self,
-            WorkerCommand.self, QueueCommand.self,
+            WorkerCommand.self, QueueCommand.self, IndexCommand.self, ServeCommand.self,
         ])
 }
 

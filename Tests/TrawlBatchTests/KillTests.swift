@@ -15,6 +15,7 @@ struct KillTests {
 
     func launch(_ binary: URL, _ fixture: BatchFixture) throws -> Process {
         let process = Process()
+        process.environment = CommandRun.isolatedEnvironment()
         process.executableURL = binary
         process.arguments = [
             "batch", fixture.list.path, "--out", fixture.output.path, "--store", fixture.store,

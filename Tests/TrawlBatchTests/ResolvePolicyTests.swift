@@ -78,6 +78,7 @@ struct ResolvePolicyTests {
     func trawlResolve(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let binary = try #require(KillTests.trawlBinary, "the trawl executable is built beside the tests")
         let process = Process()
+        process.environment = CommandRun.isolatedEnvironment()
         process.executableURL = binary
         process.arguments = ["resolve"] + arguments
         let output = Pipe()

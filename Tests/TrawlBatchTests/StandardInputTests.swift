@@ -12,6 +12,7 @@ struct StandardInputTests {
         let fixture = try BatchFixture(hosts: ["a.test"]) { request in BatchFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         let process = Process()
+        process.environment = CommandRun.isolatedEnvironment()
         process.executableURL = binary
         process.arguments = ["batch", "-", "--out", fixture.output.path, "--store", fixture.store, "--quiet"]
             + fixture.connectTo.flatMap { ["--connect-to", $0] }

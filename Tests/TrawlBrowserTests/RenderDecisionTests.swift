@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlBrowser
+import TrawlTesting
 
 @Suite struct RenderDecisionTests {
     private func evidence(_ html: String, media: Int = 0) -> StaticPageEvidence {
@@ -32,6 +33,28 @@ import TrawlBrowser
         let noscript = evidence("<html><body><noscript>Enable JavaScript</noscript><script>x()</script><p>\(String(repeating: "words ", count: 100))</p></body></html>")
         #expect(noscript.hasNoscript)
         #expect(RenderDecision.decide(noscript) == .render)
+    }
+
+    @Test func anArticleWithANoscriptOrAFrameworksMarksKeepsItsStaticResult() {
+        let prose = "<p>\(String(repeating: "A paragraph of the article. ", count: 120))</p>"
+        let pixel = evidence("<html><body>\(prose)<script>track()</script><noscript><img src=/pixel></noscript></body></html>")
+        #expect(pixel.hasNoscript)
+        #expect(pixel.visibleTextBytes >= RenderDecision.contentTextBytes)
+        #expect(RenderDecision.decide(pixel) == .keepStatic)
+        let rendered = evidence(#"<html><body><div id="__next">\#(prose)</div><script id="__NEXT_DATA__" type="application/json">{}</script></body></html>"#)
+        #expect(rendered.frameworkMarkers == ["next"])
+        #expect(RenderDecision.decide(rendered) == .keepStatic)
+    }
+
+    @Test func noCorpusArticleWithoutMediaLooksScriptDriven() throws {
+        // Real pages: news articles, blogs, wikis. None is a shell; rendering them would make
+        // `--browser auto` many times slower than `never` on ordinary sites.
+        var rendered: [String] = []
+        for file in try Corpus.genericPages() {
+            let page = StaticPageEvidence(html: try Data(contentsOf: file), mediaCount: 0)
+            if RenderDecision.decide(page) == .render { rendered.append(file.lastPathComponent) }
+        }
+        #expect(rendered.isEmpty, "rendered: \(rendered)")
     }
 
     @Test func anArticleWithoutMediaOrScriptsKeepsItsStaticResult() {

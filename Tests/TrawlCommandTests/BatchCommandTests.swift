@@ -134,6 +134,7 @@ struct BatchCommandTests {
 
         let binary = try #require(CommandRun.builtExecutable("trawl"))
         let process = Process()
+        process.environment = CommandRun.isolatedEnvironment()
         process.executableURL = binary
         process.currentDirectoryURL = run.folder
         process.arguments = [

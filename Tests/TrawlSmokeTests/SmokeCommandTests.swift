@@ -24,7 +24,7 @@ struct SmokeCommandTests {
         var environment = ProcessInfo.processInfo.environment
         environment["TRAWL_GIPHY_KEY"] = nil
         environment["TRAWL_TENOR_KEY"] = nil
-        process.environment = environment
+        process.environment = CommandRun.isolatedEnvironment(environment)
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

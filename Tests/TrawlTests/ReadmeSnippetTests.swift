@@ -33,6 +33,36 @@ enum ReadmeSnippets {
         // snippet end
         return printed
     }
+
+    /// The search session snippet goes to the network: it is compiled, not run.
+    static func session() async throws {
+        // snippet begin
+        let session = SearchSession(provider: Trawl.makeProvider(), options: .init(debounce: .milliseconds(250), limit: 24))
+        Task {
+            for await state in session.events() {
+                if case .results(let results) = state { print(results.media.count, results.hasMore ? "more to load" : "all") }
+            }
+        }
+        await session.search("!giphy cat")   // on each keystroke: one request once typing pauses
+        await session.loadMore()             // at the end of the list: ignored while a page is in flight
+        // snippet end
+    }
+
+    /// The local index snippet writes to /tmp: it is compiled, not run.
+    static func localIndex() async throws {
+        // snippet begin
+        let index = try MediaIndex(path: "/tmp/trawl-index.sqlite")
+        let writer = IndexWriter(index: index)
+        var configuration = Trawl.Configuration()
+        configuration.localIndex = index
+        configuration.sink = writer
+        let provider = Trawl.makeProvider(configuration)
+        for try await set in await provider.results(for: Request("!local cat site:giphy")) {
+            print(set.total ?? 0, set.facets?.kind.map { "\($0.value) \($0.count)" } ?? [])
+        }
+        await writer.close()
+        // snippet end
+    }
 }
 
 @Suite("README snippets")

@@ -1,0 +1,33 @@
+import TrawlCore
+
+/// One result set as `trawl resolve --stream` prints it, and as `trawl serve` streams it
+/// (`application/x-ndjson` lines, `text/event-stream` events).
+public struct ResultSetLine: Codable, Sendable, Hashable {
+    public var input: String
+    public var media: [MediaLine]
+    public var total: Int?
+    /// Where the next page starts (a `--page` / `cursor` token).
+    public var next: String?
+    public var parser: String?
+    public var origin: String?
+    public var degraded: Bool
+    public var degradedReason: String?
+    public var diagnostics: [String]
+    /// Counts per site, kind and size for the whole query (`!local` only).
+    public var facets: Facets?
+    /// Set on the line that ends an input whose resolution failed.
+    public var error: ErrorSummary?
+
+    public init(_ set: ResultSet, input: String) {
+        self.input = input
+        media = set.media.map { MediaLine($0, input: input, degraded: nil) }
+        total = set.total
+        next = set.next?.token
+        parser = set.provenance?.parser
+        origin = set.provenance?.origin.description
+        degraded = set.isDegraded
+        degradedReason = set.degradation?.reason
+        diagnostics = set.diagnostics.map(\.description)
+        facets = set.facets
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import TrawlCore
+
+/// Iframes: out-of-process ones (another site's frame, in a renderer of its own) are attached
+/// as child targets and get the page's `Network` and `Fetch` handling; at the end, every
+/// frame's DOM is read — same-origin frames through the page, the others in their own target.
+extension PageLoad {
+    /// A target attached to the page (auto-attach holds it until this lets it run). An iframe's
+    /// session is routed into the page's stream and its domains enabled first, so its very first
+    /// request is paused like the page's; any other kind (a worker) is simply let go.
+    mutating func attach(_ child: String, isFrame: Bool) {
+        if isFrame { frameSessions.append(child) }
+        let connection = connection
+        let parent = sessionId
+        let configuration = configuration
+        let observesResponses = interceptors.observesResponses
+        let timeout = min(configuration.commandTimeout, remaining())
+        Task {
+            if isFrame {
+                await connection.openChildSession(child, parent: parent)
+                async let network = connection.send(
+                    "Network.enable", PreparedTab.networkParameters(configuration), sessionId: child, timeout: timeout)
+                async let fetch = connection.send(
+                    "Fetch.enable", PreparedTab.fetchParameters(observesResponses: observesResponses), sessionId: child, timeout: timeout)
+                // Frames inside the frame: attached to the same page.
+                async let nested = connection.send(
+                    "Target.setAutoAttach", ["autoAttach": .bool(true), "waitForDebuggerOnStart": .bool(true), "flatten": .bool(true)],
+                    sessionId: child, timeout: timeout)
+                _ = try? await (network, fetch, nested)
+            }
+            _ = try? await connection.send("Runtime.runIfWaitingForDebugger", sessionId: child, timeout: timeout)
+        }
+    }
+
+    /// The DOM of every iframe that loaded a web page, each as a ``PayloadOrigin/domSnapshot``
+    /// payload at the frame's URL: the page's own frames (cross-origin ones included, read in an
+    /// isolated world of their own), then each out-of-process frame and the frames inside it.
+    /// A frame that cannot be read in time is left out.
+    func frameSnapshots() async -> [Payload] {
+        var documents = await frameDocuments(session: sessionId, includingRoot: false)
+        for child in frameSessions { documents += await frameDocuments(session: child, includingRoot: true) }
+        var seen: Set<String> = []
+        return documents.compactMap { document in
+            guard let url = URL(string: document.href), url.scheme == "http" || url.scheme == "https",
+                  seen.insert(document.href + "\u{0}" + String(document.html.count)).inserted else { return nil }
+            return Payload(
+                body: Data(document.html.utf8),
+                info: PayloadInfo(
+                    url: url, requestURL: url, status: 200, headers: [:], contentType: "text/html", charset: "utf-8", origin: .domSnapshot))
+        }
+    }
+
+    /// `[href, html]` of each frame in the frame tree of `session` (its root too when
+    /// `includingRoot`). Each is read in an isolated world made for it: DevTools may read a
+    /// frame the page's own scripts may not (another origin's).
+    private func frameDocuments(session: String, includingRoot: Bool) async -> [(href: String, html: String)] {
+        let timeout = min(remaining(), .seconds(2))
+        guard let tree = try? await connection.send("Page.getFrameTree", sessionId: session, timeout: timeout)["frameTree"] else { return [] }
+        var frames: [String] = []
+        func collect(_ node: JSONValue, isRoot: Bool) {
+            if let id = node[path: "frame", "id"]?.string, !isRoot || includingRoot,
+               let href = node[path: "frame", "url"]?.string, href.hasPrefix("http") {
+                frames.append(id)
+            }
+            for child in node["childFrames"]?.array ?? [] { collect(child, isRoot: false) }
+        }
+        collect(tree, isRoot: true)
+        var documents: [(href: String, html: String)] = []
+        for frame in frames.prefix(32) {
+            let timeout = min(remaining(), .seconds(2))
+            guard let world = try? await connection.send(
+                "Page.createIsolatedWorld", ["frameId": .string(frame), "worldName": .string("trawl-frame")], sessionId: session, timeout: timeout),
+                let context = world["executionContextId"],
+                let reply = try? await connection.send(
+                    "Runtime.evaluate",
+                    ["expression": .string(Self.frameDocumentExpression), "contextId": context, "returnByValue": .bool(true)],
+                    sessionId: session, timeout: timeout),
+                let href = reply[path: "result", "value", 0]?.string, let html = reply[path: "result", "value", 1]?.string else { continue }
+            documents.append((href, html))
+        }
+        return documents
+    }
+
+    /// The frame's URL and its serialized DOM, with its doctype.
+    private static let frameDocumentExpression = """
+        [location.href, (document.doctype ? '<!DOCTYPE ' + document.doctype.name + '>' : '')
+          + (document.documentElement ? document.documentElement.outerHTML : '')]
+        """
+}

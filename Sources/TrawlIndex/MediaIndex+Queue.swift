@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+import TrawlCore
+
+/// The durable update queue: updates are first written to `pending`/`pending_media`, coalesced
+/// per page, then applied to `page`/`media` in batches. Applying a batch and deleting its queue
+/// rows is one transaction, so a process killed at any instant leaves each update either waiting
+/// or applied, never lost and never applied twice; whatever waits is applied by the next writer.
+///
+/// Each media is encoded once, when queued, into the very columns `media` holds: applying copies
+/// rows with one `INSERT … SELECT` per page and decodes nothing.
+extension MediaIndex {
+    /// Writes `updates` to the queue in one transaction, each coalesced with what already waits
+    /// for its page: a full list replaces what waits; a partial one is laid over it.
+    func enqueue(_ updates: [PageUpdate], now: Double) async throws {
+        guard !updates.isEmpty else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        try await write("queueing \(updates.count) page updates") { db in
+            let waiting = try db.cachedStatement(sql: "SELECT mode FROM pending WHERE page = ?")
+            let upsertPage = try db.cachedStatement(sql: """
+                INSERT INTO pending (page, mode, version, queuedAt) VALUES (?, ?, 1, ?)
+                ON CONFLICT(page) DO UPDATE SET mode = excluded.mode, version = pending.version + 1
+                """)
+            let clear = try db.cachedStatement(sql: "DELETE FROM pending_media WHERE page = ?")
+            let nextPosition = try db.cachedStatement(sql: "SELECT coalesce(max(position) + 1, 0) FROM pending_media WHERE page = ?")
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO pending_media (page, url, position, kind, sizeClass, site, pageURL, title, caption, tags, json)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(page, url) DO UPDATE SET kind = excluded.kind, sizeClass = excluded.sizeClass,
+                    site = excluded.site, pageURL = excluded.pageURL, title = excluded.title,
+                    caption = excluded.caption, tags = excluded.tags, json = excluded.json
+                """)
+            for update in updates {
+                let before = try String.fetchOne(waiting, arguments: [update.page]).flatMap(PageUpdate.Mode.init(rawValue:))
+                let mode: PageUpdate.Mode
+                if update.mode == .replace {
+                    try clear.execute(arguments: [update.page])
+                    mode = .replace
+                } else {
+                    mode = before ?? .merge
+                }
+                try upsertPage.execute(arguments: [update.page, mode.rawValue, now])
+                var position = update.mode == .replace ? 0 : try Int.fetchOne(nextPosition, arguments: [update.page]) ?? 0
+                let site = SiteName.of(url: update.page)
+                for item in update.media {
+                    var stored = item
+                    stored.highlight = nil
+                    if stored.page == nil { stored.page = update.page }
+                    let document = IndexedDocument(stored, pageURL: update.page, site: site)
+                    try insert.execute(arguments: [
+                        update.page, item.url, position, document.kind, document.sizeClass, document.site, document.pageURL,
+                        document.title, document.caption, document.tags, try encoder.encode(stored),
+                    ])
+                    position += 1
+                }
+            }
+        }
+    }
+
+    /// Applies up to `limit` waiting updates, oldest first, in one transaction.
+    /// - Returns: how many were applied (0: the queue is empty).
+    @discardableResult
+    func applyPending(limit: Int = 500, now: Double) async throws -> Int {
+        try await write("applying queued updates") { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT page, mode, version FROM pending ORDER BY queuedAt, page LIMIT ?", arguments: [limit])
+            let done = try db.cachedStatement(sql: "DELETE FROM pending WHERE page = ? AND version = ?")
+            for row in rows {
+                let page: String = row["page"]
+                try Self.apply(page: page, mode: PageUpdate.Mode(rawValue: row["mode"]) ?? .merge, db: db, now: now)
+                // Its media go with it (cascade).
+                try done.execute(arguments: [page, row["version"] as Int])
+            }
+            return rows.count
+        }
+    }
+
+    /// Applies every waiting update.
+    func drainPending(now: Double) async throws {
+        while try await applyPending(now: now) > 0 {}
+    }
+
+    /// How many page updates wait in the queue.
+    public func pendingCount() async throws -> Int {
+        try await read("counting queued updates") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM pending") ?? 0 }
+    }
+
+    /// Makes the page's entries what its queue rows say.
+    private static func apply(page: String, mode: PageUpdate.Mode, db: Database, now: Double) throws {
+        let existing = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM page WHERE url = ?"), arguments: [page])
+        let hasMedia = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM pending_media WHERE page = ?)"), arguments: [page]) ?? false
+        if mode == .replace, !hasMedia {
+            // Nothing left on the page: the page goes, and its media with it (cascade).
+            if let existing { try db.execute(sql: "DELETE FROM page WHERE id = ?", arguments: [existing]) }
+            return
+        }
+        let pageID: Int64
+        if let existing {
+            pageID = existing
+            try db.cachedStatement(sql: "UPDATE page SET indexedAt = ? WHERE id = ?").execute(arguments: [now, pageID])
+            if mode == .replace {
+                try db.cachedStatement(sql: "DELETE FROM media WHERE pageID = ?").execute(arguments: [pageID])
+            }
+        } else {
+            try db.cachedStatement(sql: "INSERT INTO page (url, site, indexedAt) VALUES (?, ?, ?)")
+                .execute(arguments: [page, SiteName.of(url: page), now])
+            pageID = db.lastInsertedRowID
+        }
+        try db.cachedStatement(sql: """
+            INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json)
+            SELECT ?, url, kind, sizeClass, site, pageURL, title, caption, tags, json
+            FROM pending_media WHERE page = ? ORDER BY position
+            ON CONFLICT(pageID, url) DO UPDATE SET kind = excluded.kind, sizeClass = excluded.sizeClass,
+                site = excluded.site, pageURL = excluded.pageURL, title = excluded.title,
+                caption = excluded.caption, tags = excluded.tags, json = excluded.json
+            """).execute(arguments: [pageID, page])
+    }
+}
+
+/// The columns one media is indexed under.
+struct IndexedDocument {
+    var kind: String
+    var sizeClass: String
+    var site: String
+    var pageURL: String
+    var title: String?
+    /// Alt text or caption: ``TrawlCore/Media`` carries none yet, so this stays empty until
+    /// parsers report one.
+    var caption: String?
+    /// Tags: as ``caption``.
+    var tags: String?
+
+    init(_ media: Media, pageURL: String, site: String) {
+        kind = media.kind.rawValue
+        sizeClass = SizeClass(width: media.width, height: media.height).rawValue
+        self.site = site
+        self.pageURL = pageURL
+        // FTS5's highlight marks are control characters: a title must not carry its own.
+        title = media.title.map { title in
+            title.unicodeScalars.contains { $0 == "\u{2}" || $0 == "\u{3}" }
+                ? String(String.UnicodeScalarView(title.unicodeScalars.filter { $0 != "\u{2}" && $0 != "\u{3}" })) : title
+        }
+        caption = nil
+        tags = nil
+    }
+}

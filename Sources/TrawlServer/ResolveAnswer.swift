@@ -1,0 +1,49 @@
+import Trawl
+import TrawlCore
+
+/// `GET /v1/resolve`'s JSON answer: every media of the resolve, each file once, with the
+/// field names `trawl resolve --json` prints.
+///
+/// ```json
+/// {"degraded":false,"input":"https://…","media":[{"kind":"gif","url":"https://…",…}],"next":"offset:25","total":120}
+/// ```
+struct ResolveAnswer: Codable, Sendable, Hashable {
+    var input: String
+    var media: [MediaLine]
+    /// Where the next page starts: pass it back as `cursor`.
+    var next: String?
+    var total: Int?
+    /// Whether any media came from a fallback parser because the site's parser failed.
+    var degraded: Bool
+    var degradedReason: String?
+    /// Set when the resolve failed after it had found some media (which are kept).
+    var error: ErrorSummary?
+
+    /// Collects `sets`, merging media seen twice (``MediaCollection``).
+    /// - Throws: the resolve's error when it found no media before failing.
+    static func collect(_ sets: AsyncThrowingStream<ResultSet, any Error>, input: String) async throws -> ResolveAnswer {
+        var collection = MediaCollection()
+        var reasons: [Int: String] = [:]
+        var answer = ResolveAnswer(input: input, media: [], degraded: false)
+        do {
+            for try await set in sets {
+                for media in set.media where collection.insert(media) {
+                    if let reason = set.degradation?.reason { reasons[collection.count - 1] = reason }
+                }
+                answer.next = set.next?.token ?? answer.next
+                answer.total = set.total ?? answer.total
+                if let reason = set.degradation?.reason, !set.media.isEmpty {
+                    answer.degraded = true
+                    answer.degradedReason = answer.degradedReason ?? reason
+                }
+            }
+        } catch {
+            guard collection.count > 0 else { throw error }
+            answer.error = ErrorStatus.apiError(for: error).summary
+        }
+        answer.media = collection.media.enumerated().map { index, media in
+            MediaLine(media, input: input, degraded: reasons[index])
+        }
+        return answer
+    }
+}

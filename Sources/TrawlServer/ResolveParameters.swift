@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import TrawlCore
+
+/// `GET /v1/resolve`'s query, read and checked: `q` (a page URL, `!engine words`, or a
+/// search), `cursor` (a `next` token from an earlier answer) and `limit`.
+///
+/// The server fetches only http and https pages: a local path, a `file:` or `data:` URL is
+/// refused (`400`) here, before any engine sees it, and so is text that looks like a URL but
+/// is not one (never sent to a search engine instead).
+struct ResolveParameters: Sendable, Hashable {
+    var text: String
+    var pagination: Pagination
+    var limit: Int?
+
+    init(_ parameters: Parameters, maxLimit: Int) throws {
+        let text = (parameters.get("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else {
+            throw APIError.usage("empty-query", "'q' is missing: give a page URL or a search, as in /v1/resolve?q=https://…")
+        }
+        try Self.check(text)
+        self.text = text
+        if let cursor = parameters.get("cursor"), !cursor.isEmpty {
+            guard let pagination = Pagination(token: cursor) else {
+                throw APIError.usage("invalid-cursor", "cursor '\(Self.shown(cursor))' is not a 'next' token from an earlier answer")
+            }
+            self.pagination = pagination
+        } else {
+            pagination = .start
+        }
+        if let limit = parameters.get("limit") {
+            guard let value = Int(limit), (1...maxLimit).contains(value) else {
+                throw APIError.usage("invalid-limit", "limit '\(Self.shown(limit))' is not a number from 1 to \(maxLimit)")
+            }
+            self.limit = value
+        } else {
+            limit = nil
+        }
+    }
+
+    var request: TrawlCore.Request { TrawlCore.Request(text, pagination: pagination, limit: limit) }
+
+    /// Refuses what the server never fetches, naming the input.
+    static func check(_ text: String) throws {
+        let shown = Self.shown(text)
+        if QueryLocation.isLocalPath(text) {
+            throw APIError.usage("unsupported-scheme", "'\(shown)' is a local path: the server fetches only http and https pages")
+        }
+        let query = Query(parsing: text)
+        if let url = query.url, let scheme = url.scheme?.lowercased(), scheme != "http" && scheme != "https" {
+            throw APIError.usage("unsupported-scheme", "'\(shown)': the scheme '\(scheme)' is not http or https")
+        }
+        if query.command == nil, let problem = query.location.problem {
+            throw APIError.usage("invalid-url", Redaction.text(problem))
+        }
+    }
+
+    /// At most 200 characters of an input, secrets redacted, for a message.
+    static func shown(_ text: String) -> String {
+        let redacted = Redaction.text(text)
+        return redacted.count > 200 ? String(redacted.prefix(200)) + "…" : redacted
+    }
+}

@@ -1,0 +1,28 @@
+/// What one request, and one client, may ask of the server.
+///
+/// The defaults suit a server on loopback used by one app or person; a server exposed to
+/// others wants a ``token``, and perhaps a lower ``rate``.
+public struct ServerLimits: Sendable, Hashable {
+    /// The longest a request may take before it is answered `504 request-timed-out` (a
+    /// streaming resolve ends with an error event instead once its first result is out).
+    public var requestTimeout: Duration = .seconds(60)
+    /// Resolves running at once; more wait their turn (inside ``requestTimeout``).
+    public var maxConcurrentResolves = 16
+    /// Requests per second one client (by remote address) may make to `/v1/…`, on average;
+    /// `nil`: no limit.
+    public var rate: Double? = 20
+    /// Requests one client may make at once above ``rate`` (the bucket's size).
+    public var burst = 40
+    /// The longest request target (path and query) in bytes; longer is `413 url-too-long`.
+    public var maxURLLength = 8192
+    /// The largest request body in bytes (a batch's URL list); larger is `413 request-too-large`.
+    public var maxBodyBytes = 4 << 20
+    /// The most media one resolve may ask for with `limit`.
+    public var maxResolveLimit = 500
+    /// When set, `/v1/…` and `/metrics` need `Authorization: Bearer TOKEN` (`401` otherwise).
+    public var token: String?
+    /// Origins browser apps may call the API from (`*` for any); empty: no CORS headers.
+    public var corsOrigins: [String] = []
+
+    public init() {}
+}

@@ -1,0 +1,51 @@
+import Foundation
+import GRDB
+import Testing
+import TrawlTesting
+@testable import TrawlIndex
+
+/// A process writing the index is killed (SIGKILL) mid-stream: what it queued is applied by the
+/// next writer, no page is half-replaced, nothing is applied twice.
+@Suite("Local index under kill -9")
+struct IndexKillTests {
+    @Test("A killed writer leaves every page whole and its queue for the next writer")
+    func killedWriter() async throws {
+        let bench = try #require(CommandRun.builtExecutable("trawl-index-bench"), "trawl-index-bench is built beside the tests")
+        let path = temporaryIndexPath()
+        defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent()) }
+        let process = Process()
+        process.executableURL = bench
+        process.arguments = ["--rows", "400000", "--queries", "1", "--path", path, "--keep"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Kill it once it has written a good part (the file and its WAL past 4 MB), mid-flush
+        // as likely as not; it may not get far enough to finish on a loaded machine.
+        let files = FileManager.default
+        func written() -> Int {
+            ["", "-wal"].reduce(0) { $0 + ((try? files.attributesOfItem(atPath: path + $1)[.size] as? NSNumber)?.intValue ?? 0) }
+        }
+        for _ in 0..<6000 where process.isRunning && written() < 4 << 20 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(process.isRunning, "the writer finished before it could be killed")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let index = try MediaIndex(path: path)
+        #expect(index.warnings.isEmpty)
+        let waiting = try await index.pendingCount()
+        let writer = IndexWriter(index: index)
+        #expect(await writer.close().isEmpty)
+        #expect(try await index.pendingCount() == 0)
+        let stats = try await index.stats()
+        #expect(stats.pages > 0)
+        // Four media per page, every page: no page half-applied, none applied twice.
+        #expect(stats.media == stats.pages * 4, "\(stats.media) media on \(stats.pages) pages (\(waiting) were queued)")
+        let uneven = try await index.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM page p WHERE (SELECT count(*) FROM media m WHERE m.pageID = p.id) != 4")
+        }
+        #expect(uneven == 0)
+        #expect(try await index.checkIntegrity())
+        #expect(try await index.search("site:giphy").total > 0)
+    }
+}

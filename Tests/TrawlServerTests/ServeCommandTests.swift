@@ -1,0 +1,140 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import TrawlTesting
+
+/// `trawl serve` as a script meets it: the first line names the address, the API answers on
+/// it, SIGTERM stops it cleanly.
+@Suite("trawl serve")
+struct ServeCommandTests {
+    /// A running `trawl serve`, its output in files (a chatty child never blocks on a pipe).
+    final class ServeProcess {
+        let process = Process()
+        let stdout: URL
+        let stderr: URL
+
+        init(_ arguments: [String]) throws {
+            let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-serve-run-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            stdout = scratch.appendingPathComponent("out")
+            stderr = scratch.appendingPathComponent("err")
+            for url in [stdout, stderr] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
+            process.executableURL = binary
+            process.arguments = ["serve"] + arguments + ["--batch-dir", scratch.appendingPathComponent("batches").path]
+            process.currentDirectoryURL = repository
+            var environment = ProcessInfo.processInfo.environment
+            for key in ["TRAWL_GIPHY_KEY", "TRAWL_TENOR_KEY", "TRAWL_DEFAULT_ENGINE", "TRAWL_SERVE_TOKEN"] { environment[key] = nil }
+            process.environment = environment
+            process.standardOutput = try FileHandle(forWritingTo: stdout)
+            process.standardError = try FileHandle(forWritingTo: stderr)
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+
+        var output: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
+        var errors: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
+
+        /// The first line, once it is there (up to 60 s on a loaded machine).
+        func firstLine() async throws -> String {
+            for _ in 0..<600 {
+                if let line = output.split(separator: "\n", omittingEmptySubsequences: false).first, output.contains("\n") {
+                    return String(line)
+                }
+                if !process.isRunning { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            Issue.record("no first line; stderr: \(errors)")
+            return ""
+        }
+
+        /// Sends `signal` and waits for the exit status.
+        func stop(_ signal: Int32 = SIGTERM) async throws -> Int32 {
+            kill(process.processIdentifier, signal)
+            for _ in 0..<300 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                Issue.record("trawl serve did not stop on signal \(signal)")
+            }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    static func get(_ url: URL) async throws -> (Int, String) {
+        let (data, response) = try await URLSession.shared.data(from: url)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func announcesItsAddressServesAndStopsOnSIGTERM() async throws {
+        let server = try ServeProcess(["--port", "0", "--replay", "Recordings"])
+        let line = try await server.firstLine()
+        #expect(line.hasPrefix("listening on http://127.0.0.1:"), "\(line)")
+        let base = try #require(URL(string: String(line.dropFirst("listening on ".count))))
+        #expect(base.port.map { $0 > 0 } == true)
+
+        let (healthStatus, health) = try await Self.get(base.appendingPathComponent("healthz"))
+        #expect(healthStatus == 200 && health.contains("\"ok\""))
+        var components = try #require(URLComponents(url: base.appendingPathComponent("v1/resolve"), resolvingAgainstBaseURL: false))
+        components.queryItems = [URLQueryItem(name: "q", value: giphyCatPage)]
+        let (resolveStatus, resolved) = try await Self.get(try #require(components.url))
+        #expect(resolveStatus == 200)
+        #expect(resolved.contains("Trawl0Cat1Demo"))
+        let (pageStatus, page) = try await Self.get(base)
+        #expect(pageStatus == 200 && page.contains("<title>Trawl</title>"))
+
+        #expect(try await server.stop(SIGTERM) == 0, "\(server.errors)")
+        // Nothing but the address on standard output: logs go to standard error.
+        #expect(server.output.split(separator: "\n").count == 1, "\(server.output)")
+    }
+
+    /// The server fetches what strangers send, so the address guard is on without a flag: a
+    /// page on loopback (a made-up name mapped to 127.0.0.1) is refused with 403 naming the
+    /// host, and the server never connects; `--allow-address` opens the range deliberately.
+    @Test func privateAddressesAreRefusedByDefault() async throws {
+        let site = try LoopbackServer { ServerFixture.page($0.path) }
+        let mapping = ["--connect-to", "inside.test:80:127.0.0.1:\(site.port)", "--browser", "never"]
+        let page = "http://inside.test/cat"
+
+        let guarded = try ServeProcess(["--port", "0"] + mapping)
+        let base = try #require(URL(string: String(try await guarded.firstLine().dropFirst("listening on ".count))))
+        var components = try #require(URLComponents(url: base.appendingPathComponent("v1/resolve"), resolvingAgainstBaseURL: false))
+        components.queryItems = [URLQueryItem(name: "q", value: page)]
+        let (status, body) = try await Self.get(try #require(components.url))
+        #expect(status == 403, "\(body)")
+        #expect(body.contains("\"refused-address\"") && body.contains("inside.test"), "\(body)")
+        #expect(!body.contains("127.0.0.1"), "the refusal names the host, not the address: \(body)")
+        #expect(site.requests.isEmpty, "the guard refuses before connecting")
+        #expect(try await guarded.stop(SIGTERM) == 0, "\(guarded.errors)")
+
+        let opened = try ServeProcess(["--port", "0", "--allow-address", "127.0.0.1/32"] + mapping)
+        let openBase = try #require(URL(string: String(try await opened.firstLine().dropFirst("listening on ".count))))
+        var openComponents = try #require(URLComponents(url: openBase.appendingPathComponent("v1/resolve"), resolvingAgainstBaseURL: false))
+        openComponents.queryItems = [URLQueryItem(name: "q", value: page)]
+        let (openStatus, openBody) = try await Self.get(try #require(openComponents.url))
+        #expect(openStatus == 200, "\(openBody)")
+        #expect(openBody.contains("https://media.test/cat.gif"), "\(openBody)")
+        #expect(try await opened.stop(SIGTERM) == 0, "\(opened.errors)")
+    }
+
+    @Test func aTakenPortIsARuntimeFailure() async throws {
+        let first = try ServeProcess(["--port", "0", "--replay", "Recordings"])
+        let line = try await first.firstLine()
+        let port = try #require(URL(string: String(line.dropFirst("listening on ".count)))?.port)
+        let second = try ServeProcess(["--port", String(port), "--replay", "Recordings"])
+        second.process.waitUntilExit()
+        #expect(second.process.terminationStatus == 3, "\(second.errors)")
+        #expect(second.errors.contains("trawl serve:"), "\(second.errors)")
+        #expect(try await first.stop(SIGINT) == 0)
+    }
+
+    @Test(arguments: [["--port", "70000"], ["--rate", "-1"], ["--cors-origin", "app.example"], ["--fallback", "network"]])
+    func badOptionsAreUsageErrors(arguments: [String]) throws {
+        let binary = try #require(CommandRun.builtExecutable("trawl"))
+        let run = try CommandRun.run(binary, ["serve"] + arguments)
+        #expect(run.status == 2, "\(arguments): \(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+}
