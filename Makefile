@@ -22,6 +22,13 @@ deps:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
 	fi
+	@# PostgreSQL's server, for the shared queue's tests (TrawlTesting.PostgresCluster starts a
+	@# throwaway cluster of its own on a free loopback port; the package's default cluster is not used).
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
+	  echo "installing: postgresql"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq postgresql; \
+	}
 	@# Chromium's headless shell, for the browser loader (TrawlBrowser). Without recommends it is
 	@# ~20 packages; with them ~130 (and a systemd upgrade).
 	@[ -x /usr/lib/chromium/chromium-headless-shell ] || { \

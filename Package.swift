@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "TrawlHTML", targets: ["TrawlHTML"]),
         .library(name: "TrawlStore", targets: ["TrawlStore"]),
         .library(name: "TrawlBatch", targets: ["TrawlBatch"]),
+        .library(name: "TrawlQueue", targets: ["TrawlQueue"]),
         .library(name: "TrawlIndex", targets: ["TrawlIndex"]),
         .library(name: "TrawlServer", targets: ["TrawlServer"]),
         .executable(name: "trawl", targets: ["trawl"]),
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `make docs`: the DocC catalog in Sources/Trawl/Trawl.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -102,6 +104,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        // Batch across machines: the job queue, leases and fleet-wide politeness on PostgreSQL.
+        .target(
+            name: "TrawlQueue",
+            dependencies: [
+                "TrawlBatch", "TrawlCore", "TrawlStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
         // Headless Chromium over the DevTools pipe: pages whose media appear only after scripts run.
         .target(
             name: "TrawlBrowser",
@@ -125,6 +136,7 @@ let package = Package(
             name: "trawl",
             dependencies: [
                 "Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlBatch", "TrawlStore", "TrawlSmoke", "TrawlBrowser", "CMalloc",
+                "TrawlQueue",
                 "TrawlIndex",
                 "TrawlServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -141,7 +153,9 @@ let package = Package(
         // Benchmarks: run with `swift run -c release trawl-bench …` (see Benchmarks/README.md).
         .executableTarget(
             name: "trawl-bench",
-            dependencies: ["Trawl", "TrawlCore", "TrawlBatch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlTesting", "CLibXML2"],
+            dependencies: ["Trawl", "TrawlCore", "TrawlBatch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlTesting", "CLibXML2",
+                "TrawlQueue", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/trawl-bench",
             swiftSettings: swiftSettings),
 
@@ -192,6 +206,10 @@ let package = Package(
         .testTarget(
             name: "TrawlBatchTests",
             dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlBatch", "TrawlStore", "TrawlTesting", "trawl"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlQueueTests",
+            dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlBatch", "TrawlStore", "TrawlQueue", "TrawlTesting", "trawl"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlBrowserTests",

@@ -45,7 +45,7 @@ public final class BatchProgress {
         self.write = write
     }
 
-    func update(_ snapshot: BatchSnapshot, force: Bool = false) {
+    public func update(_ snapshot: BatchSnapshot, force: Bool = false) {
         let now = Date().timeIntervalSince1970
         guard force || now - lastDraw >= interval else { return }
         lastDraw = now
@@ -57,7 +57,7 @@ public final class BatchProgress {
     }
 
     /// Ends the bar's line before the summary prints.
-    func finish(_ snapshot: BatchSnapshot) {
+    public func finish(_ snapshot: BatchSnapshot) {
         if terminal { write("\r\u{1B}[2K" + bar(snapshot) + "\n") } else { write("trawl batch: " + Self.figures(snapshot) + "\n") }
     }
 

@@ -43,17 +43,8 @@ public struct BatchRunner: Sendable {
         self.output = output
         self.logger = logger
         self.clock = RunClock(clock)
-        var trawl = Trawl.Configuration(loader: configuration.loader)
-        trawl.plainHTTP = configuration.plainHTTP
         // The scheduler retries and spaces jobs itself; the transport keeps only the cache.
-        trawl.fetch = configuration.fetch.underJobScheduler
-        trawl.clock = clock
-        trawl.browser = configuration.browser
-        trawl.browserConfiguration = configuration.browserConfiguration
-        trawl.sink = configuration.sink
-        let environment = Trawl.makeEnvironment(trawl, logger: logger)
-        let robots = configuration.robots ? RobotsCache(transport: environment.transport, agent: "trawl") : nil
-        attempt = JobAttempt(environment: environment, search: search, policy: configuration.fetch, robots: robots, clock: self.clock)
+        attempt = JobAttempt.make(configuration: configuration, search: search, logger: logger, clock: self.clock)
     }
 
     /// What a run did.
@@ -80,22 +71,24 @@ public struct BatchRunner: Sendable {
     }
 
     public func run(progress: BatchProgress? = nil) async throws -> Report {
-        let store = self.store
+        let store: any BatchStore = self.store
         let attempt = self.attempt
         let clock = self.clock
         let started = clock.now
-        let recovered = try store.recoverAbandoned(now: started)
+        let recovered = try await store.recoverAbandoned(now: started)
         if recovered > 0 { logger.info("put back \(recovered) jobs a stopped run left running") }
         // Every list is read on from where the store left it: lines appended since join.
-        var pendingIntakes = try inputs.map { try Intake(path: $0, store: store, configuration: configuration) }
-        let outputFile = try output.map { try OutputFile(path: $0, store: store) }
-        try outputFile?.catchUp()
+        var pendingIntakes: [Intake] = []
+        for input in inputs { pendingIntakes.append(try await Intake(path: input, store: store, configuration: configuration)) }
+        var outputFile: OutputFile?
+        if let output { outputFile = try await OutputFile.open(path: output, store: store) }
+        try await outputFile?.catchUp()
 
         let committer = FinishCommitter(store: store)
         let claimGroup = max(1, configuration.concurrency / 8)
         var scheduler = Scheduler(configuration: configuration)
-        for work in try store.hostsWithWork(now: started) { scheduler.learn(work) }
-        let initial = try store.progress()
+        for work in try await store.hostsWithWork(now: started) { scheduler.learn(work) }
+        let initial = try await store.progress()
         var snapshot = BatchSnapshot()
         snapshot.total = initial.total
         snapshot.done = initial[.done]
@@ -152,7 +145,7 @@ public struct BatchRunner: Sendable {
 
                     if scheduler.isIdle && !intakeRunning && pendingIntakes.isEmpty {
                         // Nothing in flight or planned: make sure the store agrees before stopping.
-                        let left = try store.hostsWithWork(now: clock.now)
+                        let left = try await store.hostsWithWork(now: clock.now)
                         if left.isEmpty { break }
                         for work in left { scheduler.learn(work) }
                         continue
@@ -213,7 +206,7 @@ public struct BatchRunner: Sendable {
                     // Also when nothing is in flight: the loop may now wait long (for a list being
                     // written to standard input, or a host's delay), and what is done should show.
                     if flushNow || after - lastFlush >= 0.25 || (scheduler.inFlight == 0 && outputFile != nil) {
-                        try outputFile?.catchUp()
+                        try await outputFile?.catchUp()
                         lastFlush = after
                         unflushed = false
                         flushNow = false
@@ -239,17 +232,17 @@ public struct BatchRunner: Sendable {
         let interrupted = Task.isCancelled
         if interrupted {
             // Only this run (holding the lock) can have jobs running: they go back to pending.
-            let back = try store.recoverAbandoned(now: clock.now)
+            let back = try await store.recoverAbandoned(now: clock.now)
             if back > 0 { logger.info("interrupted: put back \(back) jobs that were in flight") }
         }
-        try outputFile?.catchUp()
+        try await outputFile?.catchUp()
         snapshot.elapsed = clock.now - started
         snapshot.inFlight = 0
         progress?.finish(snapshot)
         // A list cut short by the interruption is not unreadable: the next run reads on.
         if let intakeError, !interrupted { throw BatchError(.unreadableInput, intakeError) }
         return Report(
-            summary: try store.summary(), elapsed: snapshot.elapsed, finishedThisRun: snapshot.finishedThisRun, recovered: recovered,
+            summary: try await store.summary(topHosts: 10), elapsed: snapshot.elapsed, finishedThisRun: snapshot.finishedThisRun, recovered: recovered,
             interrupted: interrupted)
     }
 }

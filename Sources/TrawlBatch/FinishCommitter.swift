@@ -7,11 +7,11 @@ import TrawlStore
 ///
 /// With 32 pages in flight a transaction per page was a tenth of a batch run's CPU.
 actor FinishCommitter {
-    private let store: JobStore
+    private let store: any BatchStore
     private var waiting: [(finish: JobStore.Finish, continuation: CheckedContinuation<Void, any Error>)] = []
     private var writing = false
 
-    init(store: JobStore) {
+    init(store: any BatchStore) {
         self.store = store
     }
 

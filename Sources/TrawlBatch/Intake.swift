@@ -12,21 +12,21 @@ import TrawlStore
 /// Reading blocks (standard input waits for its writer), so the actor runs on a queue of its
 /// own; a chunk also ends when a pipe has no more lines for now, so URLs written one at a time
 /// are fetched as they come, not once 2,000 have gathered.
-actor Intake {
+public actor Intake {
     /// What one chunk added.
-    struct Chunk: Sendable {
+    public struct Chunk: Sendable {
         /// Hosts that got new jobs.
-        var hosts: Set<String>
+        public var hosts: Set<String>
         /// New jobs (lines that repeat a known URL are not new), rejected lines included.
-        var added: Int
+        public var added: Int
         /// New rejected lines (bad URLs, bad bytes): failed from the start.
-        var rejected: Int
-        var finished: Bool
+        public var rejected: Int
+        public var finished: Bool
     }
 
-    let source: String
+    public nonisolated let source: String
     private let reader: LineReader?
-    private let store: JobStore
+    private let store: any IntakeStore
     private let chunkSize: Int
     private let maxLineLength: Int
     private var lineNumber: Int
@@ -34,11 +34,11 @@ actor Intake {
     /// Lines an earlier run committed, skipped before the first chunk.
     private var linesToSkip: Int
     private let executor = DedicatedQueueExecutor(label: "trawl.batch.intake")
-    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// - Parameters:
     ///   - path: a file, or `-` for standard input.
-    init(path: String, store: JobStore, configuration: BatchConfiguration) throws {
+    public init(path: String, store: any IntakeStore, configuration: BatchConfiguration) async throws {
         self.store = store
         chunkSize = configuration.intakeChunk
         maxLineLength = configuration.maxLineLength
@@ -47,7 +47,7 @@ actor Intake {
             lineNumber = 0
             linesToSkip = 0
         } else {
-            let mark = try store.intake(of: source)
+            let mark = try await store.intake(of: source)
             lineNumber = mark.linesRead
             linesToSkip = mark.linesRead
         }
@@ -64,7 +64,7 @@ actor Intake {
     }
 
     /// Reads and commits the next chunk.
-    func next() throws -> Chunk {
+    public func next() async throws -> Chunk {
         guard let reader, !finished else { return Chunk(hosts: [], added: 0, rejected: 0, finished: true) }
         // Lines committed by an earlier run are skipped, not read again into jobs.
         while linesToSkip > 0, try reader.next() != nil { linesToSkip -= 1 }
@@ -101,7 +101,7 @@ actor Intake {
         }
         lineNumber += read
         let done = ended
-        let counts = try store.addCounting(jobs, source: source, linesRead: lineNumber, complete: done, now: Date().timeIntervalSince1970)
+        let counts = try await store.addCounting(jobs, source: source, linesRead: lineNumber, complete: done, now: Date().timeIntervalSince1970)
         finished = done
         return Chunk(hosts: hosts, added: counts.added, rejected: counts.rejected, finished: done)
     }

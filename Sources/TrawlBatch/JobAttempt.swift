@@ -1,21 +1,23 @@
 import Foundation
+import Logging
 import Trawl
 import TrawlCore
 import TrawlFetch
 import TrawlStore
 
 /// One attempt at one job: resolve its URL through the full pipeline and decide what the
-/// attempt means — done, failed for good, or worth another try (and when).
-struct JobAttempt: Sendable {
+/// attempt means — done, failed for good, or worth another try (and when). A batch's scheduler
+/// (``BatchRunner``, or a queue worker) makes one per run with ``make(configuration:search:logger:clock:)``.
+public struct JobAttempt: Sendable {
     /// What the scheduler learns from an attempt besides the job's outcome.
-    struct Report: Sendable {
-        var outcome: JobOutcome
+    public struct Report: Sendable {
+        public var outcome: JobOutcome
         /// Seconds to the document's response, when there was one.
-        var latency: Double?
+        public var latency: Double?
         /// Hold every request to this host for this long (a `Retry-After`).
-        var holdHost: Double?
+        public var holdHost: Double?
         /// The response was a success (autothrottle may shorten the delay).
-        var succeeded: Bool
+        public var succeeded: Bool
     }
 
     let environment: Environment
@@ -25,7 +27,8 @@ struct JobAttempt: Sendable {
     let robots: RobotsCache?
     let clock: RunClock
 
-    func run(_ job: Job) async -> Report {
+    /// Runs one attempt at `job` (its `attempts` already counting this one).
+    public func run(_ job: Job) async -> Report {
         guard let text = job.url, let url = URL(string: text) else {
             return permanent(job, code: FetchError.Code.invalidURL.identifier, message: "'\(job.input)' is not a URL")
         }
@@ -139,5 +142,25 @@ struct JobAttempt: Sendable {
     }
 
     private static func ms(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
+
+    /// The attempt a batch with `configuration` makes: the full pipeline over a transport that
+    /// keeps only the cache (the scheduler retries and spaces jobs itself), robots.txt if asked.
+    /// - Parameter transport: answers in place of libcurl's (a benchmark's instant answers, a
+    ///   recording); the rest of the pipeline is the same.
+    public static func make(
+        configuration: BatchConfiguration, search: Trawl.Search, logger: Logger, clock: RunClock, transport: (any PayloadTransport)? = nil
+    ) -> JobAttempt {
+        var trawl = Trawl.Configuration(loader: configuration.loader)
+        trawl.plainHTTP = configuration.plainHTTP
+        trawl.fetch = configuration.fetch.underJobScheduler
+        trawl.clock = clock.base
+        trawl.browser = configuration.browser
+        trawl.browserConfiguration = configuration.browserConfiguration
+        trawl.sink = configuration.sink
+        var environment = Trawl.makeEnvironment(trawl, logger: logger)
+        if let transport { environment.transport = transport }
+        let robots = configuration.robots ? RobotsCache(transport: environment.transport, agent: "trawl") : nil
+        return JobAttempt(environment: environment, search: search, policy: configuration.fetch, robots: robots, clock: clock)
+    }
 
 }

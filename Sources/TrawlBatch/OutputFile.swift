@@ -10,21 +10,30 @@ import TrawlStore
 /// and only then is the watermark (last number, file length) recorded. After a crash the file
 /// is cut back to the watermark, dropping lines written but not recorded, and the results after
 /// it are appended again: every result appears once, whenever the process died.
-final class OutputFile {
-    let path: String
-    private let store: JobStore
+public final class OutputFile {
+    public let path: String
+    private let store: any ResultStore
     private let descriptor: Int32
     private var mark: OutputMark
 
-    init(path: String, store: JobStore) throws {
+    /// Opens (creating if needed) the output at `path` and cuts it back to the store's watermark.
+    public static func open(path: String, store: any ResultStore) async throws -> OutputFile {
+        let standardized = URL(fileURLWithPath: path).standardizedFileURL.path
+        let mark = try await store.outputMark(for: standardized)
+        let file = try OutputFile(path: path, store: store, mark: mark)
+        try await store.setOutputMark(file.mark, for: file.path)
+        return file
+    }
+
+    private init(path: String, store: any ResultStore, mark: OutputMark) throws {
         self.path = URL(fileURLWithPath: path).standardizedFileURL.path
         self.store = store
-        let fd = open(self.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = openFile(self.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw BatchError(.unwritableOutput, "cannot open the output '\(path)': \(String(cString: strerror(errno)))")
         }
         descriptor = fd
-        var mark = try store.outputMark(for: self.path)
+        var mark = mark
         let size = Int64(lseek(fd, 0, SEEK_END))
         if size < mark.bytes {
             // The file lost lines the store says it had (replaced, truncated): write it anew.
@@ -35,17 +44,16 @@ final class OutputFile {
             throw BatchError(.unwritableOutput, "cannot trim the output '\(path)' to its last good line: \(String(cString: strerror(errno)))")
         }
         self.mark = mark
-        try store.setOutputMark(mark, for: self.path)
     }
 
     deinit { close(descriptor) }
 
     /// Appends every result the store has that the file lacks; returns how many.
     @discardableResult
-    func catchUp() throws -> Int {
+    public func catchUp() async throws -> Int {
         var written = 0
         while true {
-            let rows = try store.results(after: mark.seq, limit: 1024)
+            let rows = try await store.results(after: mark.seq, limit: 1024)
             guard let last = rows.last else { break }
             var chunk = Data()
             for row in rows {
@@ -64,7 +72,7 @@ final class OutputFile {
                 throw BatchError(.unwritableOutput, "cannot sync the output '\(path)': \(String(cString: strerror(errno)))")
             }
             mark = OutputMark(seq: last.seq, bytes: mark.bytes + Int64(chunk.count))
-            try store.setOutputMark(mark, for: path)
+            try await store.setOutputMark(mark, for: path)
             written += rows.count
         }
         return written
@@ -83,4 +91,9 @@ final class OutputFile {
             }
         }
     }
+}
+
+/// `open(2)`, by a name `OutputFile.open(path:store:)` does not hide.
+private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
 }

@@ -306,6 +306,11 @@ public struct IntakeCounts: Sendable, Hashable {
     public var added: Int
     /// New jobs that were rejected lines, failed from the start.
     public var rejected: Int
+
+    public init(added: Int, rejected: Int) {
+        self.added = added
+        self.rejected = rejected
+    }
 }
 
 public struct IntakeMark: Sendable, Hashable {
@@ -357,6 +362,8 @@ public struct StoreProgress: Sendable, Hashable {
     /// Every input list given to the store was read to its end.
     public var intakeComplete = false
 
+    public init() {}
+
     public var total: Int { states.values.reduce(0, +) }
     public var finished: Int { (states[.done] ?? 0) + (states[.failed] ?? 0) }
     public var unfinished: Int { total - finished }
@@ -369,6 +376,12 @@ public struct StoreSummary: Sendable, Hashable {
         public var host: String
         public var results: Int
         public var done: Int
+
+        public init(host: String, results: Int, done: Int) {
+            self.host = host
+            self.results = results
+            self.done = done
+        }
     }
     public var progress = StoreProgress()
     public var byHost: [HostLine] = []
@@ -380,5 +393,12 @@ public struct StoreSummary: Sendable, Hashable {
     public struct StatusLine: Sendable, Hashable {
         public var status: String
         public var results: Int
+
+        public init(status: String, results: Int) {
+            self.status = status
+            self.results = results
+        }
     }
+
+    public init() {}
 }

@@ -1,10 +1,12 @@
 import ArgumentParser
 import CMalloc
 import Foundation
+import Logging
 import Trawl
 import TrawlBatch
 import TrawlCore
 import TrawlFetch
+import TrawlQueue
 import TrawlStore
 
 /// `trawl batch FILE|-` and `trawl batch status --store FILE`.
@@ -24,6 +26,8 @@ struct BatchRunCommand: AsyncParsableCommand {
         discussion: """
             Writes one JSON object per input URL to --out: input, url (normalised), status (done or failed), httpStatus, media (as `trawl resolve --json` prints them) or error (code and message), attempts. Jobs live in the SQLite store; after a crash or kill -9, the same command picks up where the store says, and every URL still appears exactly once in the output. Run it again with a list that has grown (or new URLs on standard input) and the new URLs join the store; done ones are not redone. Blank lines and # comments are skipped; a bad line becomes a failed result naming it, reported once. Ctrl-C stops cleanly: work in flight goes back to the store and the summary is printed.
 
+            With --queue postgres://USER@HOST:PORT/DATABASE the jobs live in PostgreSQL instead of the SQLite store: the list is pushed there, this process works on it with other machines' `trawl worker`s, and writes the output as results arrive from any of them, each input exactly once even after kill -9 of any process. Politeness (--per-host, --delay, Retry-After) holds for the whole fleet.
+
             Exit codes: 0 every URL done, 1 some failed, 2 usage error, 3 the batch could not run, 130 interrupted.
             """)
 
@@ -35,6 +39,9 @@ struct BatchRunCommand: AsyncParsableCommand {
 
     @Option(help: "The SQLite job store (default: beside the output, OUT.sqlite).")
     var store: String?
+
+    @OptionGroup(title: "Shared queue")
+    var queue: QueueOptions
 
     @Option(help: "Requests in flight at once, over all hosts.")
     var concurrency: Int = 16
@@ -75,11 +82,17 @@ struct BatchRunCommand: AsyncParsableCommand {
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        if queue.queue != nil, store != nil { throw ValidationError("--store and --queue are exclusive: jobs live in one or the other") }
+        if queue.queue != nil, autothrottle { throw ValidationError("--autothrottle is not available with --queue (the delay is shared by every worker)") }
         try fetch.address.validateOptIn()
     }
 
     func run() async throws {
         Self.keepFreedPageMemory()
+        if let location = queue.queue {
+            try await runOnQueue(location)
+            return
+        }
         var configuration = BatchConfiguration()
         configuration.concurrency = concurrency
         configuration.autothrottle = autothrottle
@@ -118,6 +131,57 @@ struct BatchRunCommand: AsyncParsableCommand {
         await opened?.close()
         if report.recovered > 0 {
             Diagnostics.write("trawl batch: resumed; \(report.recovered) jobs of a stopped run were put back")
+        }
+        FileHandle.standardError.write(Data(BatchSummaryText.render(report.summary, elapsed: report.elapsed, finishedThisRun: report.finishedThisRun).utf8))
+        if report.interrupted {
+            Diagnostics.write("trawl batch: interrupted; run the same command to go on")
+            throw ExitCode(ExitStatus.interrupted.rawValue)
+        }
+        throw ExitCode(report.summary.progress[.failed] > 0 ? ExitStatus.nothingFound.rawValue : 0)
+    }
+
+    /// What the flags say, for the SQLite run and the queue alike.
+    func batchConfiguration() throws -> BatchConfiguration {
+        var configuration = BatchConfiguration()
+        configuration.concurrency = concurrency
+        configuration.autothrottle = autothrottle
+        configuration.robots = robots
+        configuration.loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo)
+        configuration.plainHTTP = plainHTTP
+        configuration.browser = browser.browser
+        configuration.browserConfiguration = browser.configuration
+        configuration.fetch = try fetch.policy()
+        return configuration
+    }
+
+    /// `trawl batch FILE --queue URL`: push, work with a worker of this process, write the
+    /// output as results arrive from any worker.
+    private func runOnQueue(_ text: String) async throws {
+        let inputs = file.map { [$0] } ?? []
+        let output = out
+        let quiet = quiet
+        let terminal = !noProgressBar && isatty(2) != 0
+        let report: QueueBatch.Report
+        do {
+            let location = try QueueLocation(text)
+            var configured = QueueWorker.Configuration(batch: try batchConfiguration())
+            configured.lease = .milliseconds(Int(queue.lease * 1000))
+            let worker = configured
+            let work = Task {
+                try await QueueStore.withStore(location, logger: Logger(label: "trawl.batch"), connections: 4) { store in
+                    let batch = QueueBatch(store: store, configuration: worker, inputs: inputs, output: output, search: SearchKeys.fromEnvironment())
+                    return try await batch.run(progress: quiet ? nil : BatchProgress(terminal: terminal))
+                }
+            }
+            let interrupts = InterruptHandler {
+                Diagnostics.write("\ntrawl batch: stopping; work in flight goes back to the queue (Ctrl-C again to quit at once)")
+                work.cancel()
+            }
+            defer { interrupts.remove() }
+            report = try await work.value
+        } catch {
+            Diagnostics.write("trawl batch: " + ErrorSentence.describe(error))
+            throw ExitCode(ExitStatus.failure.rawValue)
         }
         FileHandle.standardError.write(Data(BatchSummaryText.render(report.summary, elapsed: report.elapsed, finishedThisRun: report.finishedThisRun).utf8))
         if report.interrupted {

@@ -9,7 +9,10 @@ struct TrawlCommand: AsyncParsableCommand {
         abstract: "Turn web pages into the GIFs they carry.",
         discussion: ExitStatus.documentation,
         version: "trawl \(TrawlVersion.string)",
-        subcommands: [ResolveCommand.self, BatchCommand.self, RecordCommand.self, SmokeCommand.self, DemoCommand.self, IndexCommand.self, ServeCommand.self])
+        subcommands: [
+            ResolveCommand.self, BatchCommand.self, RecordCommand.self, SmokeCommand.self, DemoCommand.self,
+            WorkerCommand.self, QueueCommand.self, IndexCommand.self, ServeCommand.self,
+        ])
 }
 
 /// Entry point: usage errors exit 2, runtime failures 3, each with one sentence on standard

@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import Synchronization
+import TrawlBatch
+import TrawlCore
+import TrawlQueue
+import TrawlTesting
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `trawl-bench queue-overhead`: the PostgreSQL queue's own cost. A list of URLs is pushed
+/// (batched inserts, as `trawl batch --queue` does) into a throwaway cluster with PostgreSQL's
+/// durable defaults, then worked by 1, 4 and 16 in-process workers whose transport answers
+/// instantly from memory: claims + completions per second, the rest of the pipeline unchanged.
+///
+/// `trawl-bench queue`: end to end on the generic corpus behind nginx, the same list worked by
+/// one `trawl batch` on SQLite and by two queue workers (`trawl batch --queue` and one
+/// `trawl worker`), alternately in the same run: pages per second and their ratio.
+enum QueueBenchmark {
+    struct Options {
+        var urls = 1_000_000
+        var workers = [1, 4, 16]
+        var hosts = 1000
+        var concurrency = 32
+        var pages = 2000
+        var rounds = 3
+
+        init(_ arguments: ArraySlice<String>) {
+            var rest = arguments
+            while let flag = rest.popFirst() {
+                switch flag {
+                case "--urls": urls = rest.popFirst().flatMap(Int.init) ?? urls
+                case "--workers": workers = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? workers
+                case "--hosts": hosts = rest.popFirst().flatMap(Int.init) ?? hosts
+                case "--concurrency": concurrency = rest.popFirst().flatMap(Int.init) ?? concurrency
+                case "--pages": pages = rest.popFirst().flatMap(Int.init) ?? pages
+                case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
+                default: continue
+                }
+            }
+        }
+    }
+
+    /// Answers every request at once with a small page carrying one GIF: no network, no wait.
+    struct InstantTransport: PayloadTransport {
+        static let page = Data("<html><head><title>t</title><meta property=\"og:image\" content=\"https://media.test/a.gif\"></head><body></body></html>".utf8)
+
+        func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
+            AsyncThrowingStream { continuation in
+                continuation.yield(Payload(body: Self.page, info: PayloadInfo(url: request.url, contentType: "text/html")))
+                continuation.finish()
+            }
+        }
+    }
+
+    static func overhead(_ options: Options) async throws {
+        let cluster = try PostgresCluster(durable: true)
+        defer { cluster.stop() }
+        print("PostgreSQL: a throwaway cluster on 127.0.0.1:\(cluster.port), durable defaults (fsync on, synchronous_commit on); \(ProcessInfo.processInfo.activeProcessorCount) cores, shared with other work")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-queue-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = folder.appendingPathComponent("urls.txt")
+        var text = ""
+        text.reserveCapacity(options.urls * 40)
+        for n in 0..<options.urls { text += "http://h\(n % options.hosts).test/p/\(n)\n" }
+        try Data(text.utf8).write(to: list)
+        print("list: \(options.urls) URLs over \(options.hosts) hosts; each worker \(options.concurrency) in flight, per-host cap \(options.concurrency)")
+
+        var configured = BatchConfiguration()
+        configured.concurrency = options.concurrency
+        configured.fetch.perHost = options.concurrency
+        configured.intakeChunk = 5000
+        let batch = configured
+        for workers in options.workers {
+            let location = try QueueLocation(try cluster.createDatabase())
+            let clock = ContinuousClock()
+            let (push, work, finished) = try await QueueStore.withStore(location, logger: Logger(label: "bench"), connections: workers * 2 + 2) { store in
+                let pushStart = clock.now
+                let intake = try await Intake(path: list.path, store: store, configuration: batch)
+                while try await !intake.next().finished {}
+                let push = clock.now - pushStart
+                var worker = QueueWorker.Configuration(batch: batch)
+                worker.exitWhenEmpty = true
+                let configuration = worker
+                let workStart = clock.now
+                let finished = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<workers {
+                        group.addTask {
+                            try await QueueWorker(store: store, configuration: configuration, transport: InstantTransport()).run().finished
+                        }
+                    }
+                    return try await group.reduce(0, +)
+                }
+                return (push, clock.now - workStart, finished)
+            }
+            let pushRate = Double(options.urls) / seconds(push)
+            let workRate = Double(finished) / seconds(work)
+            print(String(format: "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s",
+                         workers, options.urls, seconds(push), pushRate, finished, seconds(work), workRate))
+            _ = try? cluster.psql("DROP DATABASE \"\(location.database)\"")
+        }
+    }
+
+    static func endToEnd(_ options: Options) throws {
+        let files = try Corpus.genericPages()
+        let nginx = try NginxServer(pages: files)
+        defer { nginx.stop() }
+        let cluster = try PostgresCluster(durable: true)
+        defer { cluster.stop() }
+        let names = files.map(\.lastPathComponent)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-queue-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = folder.appendingPathComponent("urls.txt")
+        try Data((BatchBenchmark.corpusURLs(port: nginx.port, names: names, count: options.pages).joined(separator: "\n") + "\n").utf8).write(to: list)
+        let half = max(1, options.concurrency / 2)
+        print("nginx \(NginxServer.version) on 127.0.0.1:\(nginx.port), \(options.pages) corpus URLs; PostgreSQL on 127.0.0.1:\(cluster.port) (durable defaults)")
+        print("SQLite: one trawl batch, concurrency \(options.concurrency); queue: trawl batch --queue and one trawl worker, \(half) each")
+        let common = ["--per-host", "\(options.concurrency)", "--quiet", "--connect-to", "::127.0.0.1:\(nginx.port)", "--plain-http", "--browser", "never"]
+        var ratios: [Double] = []
+        var sqliteRates: [Double] = []
+        var queueRates: [Double] = []
+        for round in 0..<options.rounds {
+            let out = folder.appendingPathComponent("sqlite-\(round).jsonl")
+            let sqlite = try BatchBenchmark.spawn([
+                BatchBenchmark.trawlBinary, "batch", list.path, "--out", out.path, "--store", folder.appendingPathComponent("s-\(round).sqlite").path,
+                "--concurrency", "\(options.concurrency)",
+            ] + common)
+            let sqliteLines = (try? String(contentsOf: out, encoding: .utf8))?.split(separator: "\n").count ?? 0
+
+            let url = try cluster.createDatabase()
+            let queueOut = folder.appendingPathComponent("queue-\(round).jsonl")
+            let started = ContinuousClock.now
+            // The worker joins the batch: both work until the list is done.
+            let worker = try spawnDetached([BatchBenchmark.trawlBinary, "worker", "--queue", url, "--exit-when-empty", "--concurrency", "\(half)"] + common)
+            let batch = try BatchBenchmark.spawn([
+                BatchBenchmark.trawlBinary, "batch", list.path, "--out", queueOut.path, "--queue", url, "--concurrency", "\(half)",
+            ] + common)
+            let queueSeconds = seconds(ContinuousClock.now - started)
+            var status: Int32 = 0
+            waitpid(worker, &status, 0)
+            let queueLines = (try? String(contentsOf: queueOut, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            guard sqliteLines == options.pages, queueLines == options.pages, batch.status <= 1, sqlite.status <= 1 else {
+                print("  round \(round + 1): lines sqlite \(sqliteLines), queue \(queueLines) of \(options.pages) (exit \(sqlite.status), \(batch.status)); not counted")
+                continue
+            }
+            let sqliteRate = Double(options.pages) / sqlite.seconds
+            let queueRate = Double(options.pages) / queueSeconds
+            sqliteRates.append(sqliteRate)
+            queueRates.append(queueRate)
+            ratios.append(queueRate / sqliteRate)
+            print(String(format: "  round %d: SQLite trawl batch %.0f pages/s (%.2f s); two queue workers %.0f pages/s (%.2f s): %.2f",
+                         round + 1, sqliteRate, sqlite.seconds, queueRate, queueSeconds, queueRate / sqliteRate))
+        }
+        guard !ratios.isEmpty else { return }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        print(String(format: "median: SQLite %.0f pages/s, two queue workers %.0f pages/s; ratio %.2f (range %.2f–%.2f over %d rounds) (goal >= 0.9)",
+                     median(sqliteRates), median(queueRates), median(ratios), ratios.min()!, ratios.max()!, ratios.count))
+    }
+
+    /// Starts a command with its output discarded and returns its pid (waited for by the caller).
+    static func spawnDetached(_ arguments: [String]) throws -> pid_t {
+        var pid: pid_t = 0
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { throw POSIXError(.init(rawValue: spawned) ?? .EIO) }
+        return pid
+    }
+}

@@ -1,0 +1,120 @@
+import Logging
+import PostgresNIO
+
+/// The queue's tables, created and upgraded by named migrations: each runs once, in order, and
+/// is recorded in `trawl_migrations`; a queue made by an older Trawl is brought up to date when
+/// a newer one connects. Workers starting together take an advisory lock, so one migrates and
+/// the others find it done.
+enum QueueSchema {
+    struct Migration: Sendable {
+        var name: String
+        var statements: [String]
+    }
+
+    /// Every migration, oldest first. Never edit one that shipped: add the next.
+    static let migrations: [Migration] = [
+        Migration(name: "v1-jobs", statements: [
+            """
+            CREATE TABLE trawl_job (
+                id BIGSERIAL PRIMARY KEY,
+                key TEXT NOT NULL UNIQUE,
+                input TEXT NOT NULL,
+                url TEXT,
+                host TEXT,
+                state TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                last_error TEXT,
+                due_at DOUBLE PRECISION NOT NULL DEFAULT 0,
+                duplicates INTEGER NOT NULL DEFAULT 0,
+                lease_owner TEXT,
+                lease_until DOUBLE PRECISION,
+                updated_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            // Claims look only at jobs that can be claimed, per host, oldest due first.
+            "CREATE INDEX trawl_job_claimable ON trawl_job (host, due_at, id) WHERE state IN ('pending', 'retry-later')",
+            // One row per host: the fleet's politeness (requests in flight, the next allowed
+            // start) and whether it has work (`ready_at`: when its earliest job falls due).
+            """
+            CREATE TABLE trawl_host (
+                name TEXT PRIMARY KEY,
+                in_flight INTEGER NOT NULL DEFAULT 0,
+                next_allowed DOUBLE PRECISION NOT NULL DEFAULT 0,
+                ready_at DOUBLE PRECISION NOT NULL DEFAULT 0,
+                claimed_at DOUBLE PRECISION NOT NULL DEFAULT 0,
+                work_seq BIGINT NOT NULL DEFAULT 0
+            )
+            """,
+            // Final answers. `out_seq` numbers them in the order the output writer first saw
+            // them committed, so a watermark says how much of an output file exists.
+            """
+            CREATE TABLE trawl_result (
+                job_id BIGINT PRIMARY KEY REFERENCES trawl_job (id),
+                out_seq BIGINT UNIQUE,
+                line TEXT NOT NULL,
+                outcome TEXT NOT NULL,
+                host TEXT,
+                http_status INTEGER,
+                media_count INTEGER NOT NULL DEFAULT 0,
+                latency_ms INTEGER,
+                error_code TEXT,
+                finished_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX trawl_result_unnumbered ON trawl_result (job_id) WHERE out_seq IS NULL",
+            "CREATE SEQUENCE trawl_result_out_seq",
+            "CREATE TABLE trawl_intake (source TEXT PRIMARY KEY, lines_read BIGINT NOT NULL, complete BOOLEAN NOT NULL DEFAULT FALSE)",
+            "CREATE TABLE trawl_output (path TEXT PRIMARY KEY, seq BIGINT NOT NULL, bytes BIGINT NOT NULL)",
+        ]),
+        Migration(name: "v2-workers", statements: [
+            // Who works the queue: `trawl queue status` shows each worker's share.
+            """
+            CREATE TABLE trawl_worker (
+                id TEXT PRIMARY KEY,
+                machine TEXT NOT NULL,
+                pid INTEGER NOT NULL,
+                concurrency INTEGER NOT NULL,
+                started_at DOUBLE PRECISION NOT NULL,
+                seen_at DOUBLE PRECISION NOT NULL,
+                stopped_at DOUBLE PRECISION,
+                finished BIGINT NOT NULL DEFAULT 0
+            )
+            """,
+            "ALTER TABLE trawl_result ADD COLUMN worker TEXT",
+            // Lease renewal (by owner) and the reaper (by expiry) look only at running jobs.
+            "CREATE INDEX trawl_job_leased ON trawl_job (lease_until) WHERE state = 'running'",
+            "CREATE INDEX trawl_job_owner ON trawl_job (lease_owner) WHERE state = 'running'",
+        ]),
+    ]
+
+    /// The advisory lock migrations run under (any fixed number; this one spells "trawlq").
+    static let migrationLock: Int64 = 0x74_72_61_77_6C_71
+
+    /// Applies the migrations not yet applied, up to and including `last` (all by default), in
+    /// one transaction. Returns the names applied now.
+    @discardableResult
+    static func migrate(_ client: PostgresClient, upTo last: String? = nil, logger: Logger) async throws -> [String] {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS trawl_migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+                logger: logger)
+            var applied: Set<String> = []
+            for try await name in try await connection.query("SELECT name FROM trawl_migrations", logger: logger).decode(String.self) {
+                applied.insert(name)
+            }
+            var now: [String] = []
+            for migration in migrations {
+                if !applied.contains(migration.name) {
+                    for statement in migration.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query("INSERT INTO trawl_migrations (name) VALUES (\(migration.name))", logger: logger)
+                    now.append(migration.name)
+                }
+                if migration.name == last { break }
+            }
+            return now
+        }
+    }
+}

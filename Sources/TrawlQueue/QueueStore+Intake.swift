@@ -1,0 +1,122 @@
+import PostgresNIO
+import TrawlBatch
+import TrawlStore
+
+extension QueueStore: IntakeStore {
+    public func intake(of source: String) async throws -> IntakeMark {
+        try await run("read the intake mark of \(source)") {
+            let rows = try await client.query("SELECT lines_read, complete FROM trawl_intake WHERE source = \(source)", logger: logger)
+            for try await (lines, complete) in rows.decode((Int64, Bool).self) {
+                return IntakeMark(linesRead: Int(lines), complete: complete)
+            }
+            return IntakeMark(linesRead: 0, complete: false)
+        }
+    }
+
+    /// Pushes a chunk of a URL list: its hosts, its jobs (URLs coalesced by their normalised
+    /// key, as in the SQLite store), its rejected lines with their results, and the intake mark,
+    /// in one transaction; then wakes idle workers. Batched inserts: one statement per kind.
+    public func addCounting(_ jobs: [NewJob], source: String, linesRead: Int, complete: Bool, now: Double) async throws -> IntakeCounts {
+        let chunk = PushChunk(jobs)
+        return try await run("add jobs from \(source)") {
+            try await client.withTransaction(logger: logger) { connection in
+                // Host rows first, in name order (every writer takes host rows in that order).
+                if !chunk.hosts.isEmpty {
+                    try await connection.query("""
+                        INSERT INTO trawl_host (name, ready_at)
+                        SELECT name, \(now) FROM unnest(\(chunk.hosts)::text[]) AS name ORDER BY name
+                        ON CONFLICT (name) DO UPDATE SET ready_at = LEAST(trawl_host.ready_at, EXCLUDED.ready_at), work_seq = trawl_host.work_seq + 1
+                        """, logger: logger)
+                }
+                var added = 0
+                if !chunk.keys.isEmpty {
+                    let rows = try await connection.query("""
+                        WITH added AS (
+                            INSERT INTO trawl_job (key, input, url, host, state, duplicates, updated_at)
+                            SELECT key, input, url, host, 'pending', duplicates, \(now)
+                            FROM unnest(\(chunk.keys)::text[], \(chunk.inputs)::text[], \(chunk.urls)::text[], \(chunk.jobHosts)::text[], \(chunk.duplicates)::int[])
+                                AS t(key, input, url, host, duplicates)
+                            ON CONFLICT (key) DO UPDATE SET duplicates = trawl_job.duplicates + 1 + EXCLUDED.duplicates
+                            RETURNING (xmax = 0) AS inserted
+                        )
+                        SELECT COUNT(*) FILTER (WHERE inserted) FROM added
+                        """, logger: logger)
+                    for try await count in rows.decode(Int64.self) { added += Int(count) }
+                }
+                var rejected = 0
+                if !chunk.rejectedKeys.isEmpty {
+                    // A bad line is a job failed from the start with its result: reported once,
+                    // however often the line is read again.
+                    let rows = try await connection.query("""
+                        WITH added AS (
+                            INSERT INTO trawl_job (key, input, state, last_error, updated_at)
+                            SELECT key, input, 'failed', code, \(now)
+                            FROM unnest(\(chunk.rejectedKeys)::text[], \(chunk.rejectedInputs)::text[], \(chunk.rejectedCodes)::text[]) AS t(key, input, code)
+                            ON CONFLICT (key) DO NOTHING
+                            RETURNING id, key
+                        ), results AS (
+                            INSERT INTO trawl_result (job_id, line, outcome, error_code, finished_at)
+                            SELECT added.id, r.line, 'failed', r.code, \(now)
+                            FROM added JOIN unnest(\(chunk.rejectedKeys)::text[], \(chunk.rejectedLines)::text[], \(chunk.rejectedCodes)::text[]) AS r(key, line, code)
+                                ON r.key = added.key
+                        )
+                        SELECT COUNT(*) FROM added
+                        """, logger: logger)
+                    for try await count in rows.decode(Int64.self) { rejected += Int(count) }
+                }
+                try await connection.query("""
+                    INSERT INTO trawl_intake (source, lines_read, complete) VALUES (\(source), \(Int64(linesRead)), \(complete))
+                    ON CONFLICT (source) DO UPDATE SET lines_read = EXCLUDED.lines_read, complete = EXCLUDED.complete
+                    """, logger: logger)
+                // Delivered at commit: idle workers wake when the jobs are there to claim.
+                if added > 0 || complete {
+                    try await connection.query("SELECT pg_notify(\(Self.workChannel), '')", logger: logger)
+                }
+                return IntakeCounts(added: added + rejected, rejected: rejected)
+            }
+        }
+    }
+}
+
+/// One chunk of a list as columns for `unnest`, duplicates within it folded onto their first
+/// line (one statement cannot insert a key and then update it).
+struct PushChunk {
+    var keys: [String] = []
+    var inputs: [String] = []
+    var urls: [String] = []
+    var jobHosts: [String] = []
+    var duplicates: [Int32] = []
+    var hosts: [String] = []
+    var rejectedKeys: [String] = []
+    var rejectedInputs: [String] = []
+    var rejectedLines: [String] = []
+    var rejectedCodes: [String] = []
+
+    init(_ jobs: [NewJob]) {
+        var index: [String: Int] = [:]
+        var rejected: Set<String> = []
+        var hostSet: Set<String> = []
+        for job in jobs {
+            if let rejection = job.rejection {
+                guard rejected.insert(job.key).inserted else { continue }
+                rejectedKeys.append(job.key)
+                rejectedInputs.append(job.input)
+                rejectedLines.append(rejection.line)
+                rejectedCodes.append(rejection.errorCode ?? "failed")
+                continue
+            }
+            if let at = index[job.key] {
+                duplicates[at] += 1
+                continue
+            }
+            index[job.key] = keys.count
+            keys.append(job.key)
+            inputs.append(job.input)
+            urls.append(job.url ?? job.key)
+            jobHosts.append(job.host ?? "")
+            duplicates.append(0)
+            if let host = job.host { hostSet.insert(host) }
+        }
+        hosts = hostSet.sorted()
+    }
+}

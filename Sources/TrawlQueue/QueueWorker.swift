@@ -1,0 +1,224 @@
+import Foundation
+import Logging
+import Trawl
+import TrawlBatch
+import TrawlCore
+import TrawlStore
+
+/// Works a shared queue's jobs: claims due jobs in small batches under the fleet's politeness,
+/// runs each through the full pipeline (``JobAttempt``, the same as `trawl batch`), renews
+/// its leases while they run, and commits each outcome with its job's state change. Idle, it
+/// waits for a notification (new work, a full host with room, leases returned) or the next
+/// time something falls due; it never polls in a loop.
+///
+/// ```swift
+/// try await QueueStore.withStore(location, logger: logger) { store in
+///     let worker = QueueWorker(store: store, configuration: .init(batch: BatchConfiguration()))
+///     try await worker.run()
+/// }
+/// ```
+public struct QueueWorker: Sendable {
+    public struct Configuration: Sendable {
+        /// Concurrency, the fetch policy (retries, backoff, `Retry-After`, per-host cap and
+        /// delay, applied fleet-wide) and how pages are loaded.
+        public var batch: BatchConfiguration
+        /// How long a claimed job stays this worker's without a renewal; renewed every third of it.
+        public var lease: Duration = .seconds(30)
+        /// Stop once the queue has no work left (no unfinished job, every list read to its end).
+        public var exitWhenEmpty = false
+
+        public init(batch: BatchConfiguration) {
+            self.batch = batch
+        }
+    }
+
+    /// What a worker tells its observer.
+    public enum Event: Sendable {
+        /// An attempt ended; `kept` is false when its lease had expired and the result was discarded.
+        case finished(Job, JobOutcome, kept: Bool)
+        /// Nothing to claim and nothing in flight: waiting for a notification or a due time.
+        case idle
+    }
+
+    /// What a run did.
+    public struct Report: Sendable {
+        /// Jobs this worker finished (done or failed).
+        public var finished = 0
+        /// Results discarded because their lease had expired.
+        public var discarded = 0
+        /// Attempts that ended in a retry later.
+        public var retried = 0
+    }
+
+    /// This worker's name in the queue (machine, process, a random part).
+    public let id: String
+    private let store: QueueStore
+    private let configuration: Configuration
+    private let rules: ClaimRules
+    private let attempt: JobAttempt
+    private let clock: RunClock
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - clock: what leases, backoffs and holds are timed on.
+    ///   - id: the worker's name in the queue (default: machine, process id and a random part).
+    ///   - transport: answers in place of libcurl's (a benchmark's instant answers).
+    public init(
+        store: QueueStore, configuration: Configuration, search: Trawl.Search = Trawl.Search(), logger: Logger = Logger(label: "trawl.worker"),
+        clock: any Clock<Duration> = ContinuousClock(), id: String? = nil, transport: (any PayloadTransport)? = nil
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+        let runClock = RunClock(clock)
+        self.clock = runClock
+        rules = ClaimRules(perHost: configuration.batch.fetch.perHost, delay: configuration.batch.fetch.delay.seconds)
+        attempt = JobAttempt.make(configuration: configuration.batch, search: search, logger: logger, clock: runClock, transport: transport)
+        self.id = id ?? "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    private enum Signal: Sendable {
+        case finished(Job, JobAttempt.Report, kept: Bool)
+        case abandoned
+        case wake
+        case failed(any Error)
+    }
+
+    /// Works until stopped (cancelled), or with ``Configuration/exitWhenEmpty`` until the queue
+    /// has no work left. On the way out, jobs still in flight go back to the queue at once.
+    public func run(observe: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Report {
+        let store = self.store
+        let clock = self.clock
+        let attempt = self.attempt
+        let rules = self.rules
+        let id = self.id
+        let leaseSeconds = configuration.lease.seconds
+        let concurrency = max(1, configuration.batch.concurrency)
+        // Claims go in groups of a quarter of the slots when busy: a claim is a transaction.
+        let claimGroup = max(1, concurrency / 4)
+        let committer = QueueCommitter(store: store, owner: id, rules: rules, now: { clock.now })
+        let notifications = store.signal.subscribe()
+        try await store.register(worker: id, machine: ProcessInfo.processInfo.hostName, pid: Int(getpid()), concurrency: concurrency, now: clock.now)
+        try await store.reap(now: clock.now)
+
+        var report = Report()
+        let (signals, sink) = AsyncStream.makeStream(of: Signal.self)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // Notifications from other processes (and this one's pushes) wake the loop.
+                group.addTask {
+                    for await _ in notifications { sink.yield(.wake) }
+                }
+                // Leases renewed every third of their length, expired ones returned; the loop
+                // also looks at the queue then (a notification lost with a dropped connection).
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(leaseSeconds / 3))
+                        if Task.isCancelled { return }
+                        do {
+                            try await store.renew(owner: id, until: clock.now + leaseSeconds, now: clock.now)
+                            try await store.reap(now: clock.now)
+                        } catch {
+                            sink.yield(.failed(error))
+                            return
+                        }
+                        sink.yield(.wake)
+                    }
+                }
+                var inFlight = 0
+                var timerAt: Double?
+                var iterator = signals.makeAsyncIterator()
+                while !Task.isCancelled {
+                    let free = concurrency - inFlight
+                    var foundNothing = false
+                    if free > 0, free >= claimGroup || inFlight == 0 {
+                        let now = clock.now
+                        let jobs = try await store.claim(limit: free, owner: id, rules: rules, now: now, leaseUntil: now + leaseSeconds)
+                        foundNothing = jobs.isEmpty
+                        for job in jobs {
+                            inFlight += 1
+                            group.addTask {
+                                let result = await attempt.run(job)
+                                // A cancelled attempt's outcome says nothing about the page.
+                                if Task.isCancelled {
+                                    sink.yield(.abandoned)
+                                    return
+                                }
+                                let hold = result.holdHost.map { clock.now + $0 }
+                                do {
+                                    let kept = try await committer.commit(
+                                        QueueFinish(jobID: job.id, attempt: job.attempts, outcome: result.outcome, holdUntil: hold))
+                                    sink.yield(.finished(job, result, kept: kept))
+                                } catch {
+                                    sink.yield(.failed(error))
+                                }
+                            }
+                        }
+                        // A full claim may leave more to take at once.
+                        if !jobs.isEmpty, concurrency - inFlight >= claimGroup { continue }
+                    }
+                    if inFlight == 0, foundNothing {
+                        if configuration.exitWhenEmpty, !(try await store.hasUnfinishedWork()) { break }
+                        observe(.idle)
+                        if let wake = try await store.nextWake(rules: rules) {
+                            // Due now but not claimable (another worker holds the host's row for
+                            // its claim): look again shortly rather than at once.
+                            let at = max(wake, clock.now + 0.05)
+                            if timerAt.map({ at < $0 }) ?? true {
+                                timerAt = at
+                                group.addTask {
+                                    try? await clock.sleep(until: at)
+                                    sink.yield(.wake)
+                                }
+                            }
+                        }
+                    }
+                    guard let signal = await iterator.next() else { break }
+                    switch signal {
+                    case .finished(let job, let result, let kept):
+                        inFlight -= 1
+                        if !kept {
+                            report.discarded += 1
+                            logger.info("late result discarded: its lease had expired", metadata: ["job.id": "\(job.id)"])
+                        } else if result.outcome.isFinal {
+                            report.finished += 1
+                        } else {
+                            report.retried += 1
+                        }
+                        observe(.finished(job, result.outcome, kept: kept))
+                    case .abandoned:
+                        inFlight -= 1
+                    case .wake:
+                        if let at = timerAt, at <= clock.now { timerAt = nil }
+                    case .failed(let error):
+                        throw error
+                    }
+                }
+                group.cancelAll()
+            }
+        } catch where Task.isCancelled {
+            // Stopped: what was in flight goes back below.
+        }
+        // Jobs still leased to this worker go back now rather than when their lease runs out;
+        // in a task of its own, so a cancelled run still gets to say so.
+        try await Task {
+            try await store.release(owner: id, now: clock.now)
+            try? await store.deregister(worker: id, now: clock.now)
+        }.value
+        return report
+    }
+}
+
+extension JobOutcome {
+    var isFinal: Bool {
+        if case .retryLater = self { return false }
+        return true
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (whole, atto) = components
+        return Double(whole) + Double(atto) / 1e18
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A throwaway PostgreSQL cluster for tests and benchmarks: `initdb` in a temporary folder,
+/// the server on a free 127.0.0.1 port, a fresh database per test.
+///
+/// The server refuses to run as root, so as root the folder is given to the `postgres` user
+/// and `initdb`/`pg_ctl` run through `runuser -u postgres`. A watchdog (a shell reading a pipe
+/// whose other end only this process holds) stops the server with `-m immediate` and removes
+/// the folder when this process exits, however it exits: a crashed or killed test run leaves
+/// no cluster behind. Folders of dead runs whose watchdog was killed too are swept at start.
+///
+/// ```swift
+/// let cluster = try PostgresCluster.shared()
+/// let url = try cluster.createDatabase()   // postgres://postgres@127.0.0.1:PORT/t_…
+/// ```
+public final class PostgresCluster: Sendable {
+    public let port: Int
+    /// The cluster's folder (data in `data/`, the socket beside it).
+    public let folder: URL
+    public let binaries: URL
+    /// The write end of the watchdog's pipe, open for as long as this process lives (closed by
+    /// ``stop()`` or by the kernel at exit: either way the watchdog stops the server).
+    private let lifeline: Int32
+
+    /// Where `initdb` and `pg_ctl` are (the newest PostgreSQL under /usr/lib/postgresql).
+    public static func findBinaries() -> URL? {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
+        for version in versions.reversed() {
+            let bin = URL(fileURLWithPath: "\(root)/\(version)/bin")
+            if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("pg_ctl").path) { return bin }
+        }
+        return nil
+    }
+
+    private static let sharedCluster = Mutex<PostgresCluster?>(nil)
+
+    /// One cluster for the whole test process, started on first use.
+    public static func shared() throws -> PostgresCluster {
+        try sharedCluster.withLock { cluster in
+            if let cluster { return cluster }
+            let started = try PostgresCluster(durable: false)
+            cluster = started
+            return started
+        }
+    }
+
+    /// Starts a cluster.
+    /// - Parameter durable: keep PostgreSQL's defaults (`fsync`, synchronous commits), as a
+    ///   benchmark should; tests turn them off (a test never pulls the power).
+    public init(durable: Bool = false) throws {
+        guard let binaries = Self.findBinaries() else {
+            throw ClusterError("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/pg_ctl): run `make deps`")
+        }
+        self.binaries = binaries
+        Self.sweepLeftovers()
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("trawl-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        self.folder = folder
+        try Data("\(getpid())\n".utf8).write(to: folder.appendingPathComponent("owner.pid"))
+        let asRoot = geteuid() == 0
+        if asRoot {
+            // The server runs as postgres: the folder (and the temporary folder's path to it) must be its.
+            try Self.run("/bin/chown", ["-R", "postgres:postgres", folder.path])
+            try Self.run("/bin/chmod", ["0755", folder.path])
+        }
+        let data = folder.appendingPathComponent("data").path
+        try Self.run(binaries.appendingPathComponent("initdb").path, ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"], asPostgres: asRoot)
+
+        // The watchdog first, so a failed start is cleaned up as well. Both ends of its pipe
+        // are close-on-exec: only the watchdog gets the read end (as its standard input), and
+        // no child inherits the write end, which this process alone holds until it exits.
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw ClusterError("pipe() failed: errno \(errno)") }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        let stop = (asRoot ? "runuser -u postgres -- " : "") + "'\(binaries.path)/pg_ctl' -D '\(data)' -m immediate stop"
+        // In a session of its own (a Ctrl-C to the test run's process group does not skip the
+        // clean-up), and forked off (`-f`, its parent reaped here): not a child of this process,
+        // whose tests count their children.
+        do {
+            try Self.spawn(["/usr/bin/setsid", "-f", "/bin/sh", "-c", "read _ignored; \(stop) >/dev/null 2>&1; rm -rf '\(folder.path)'"], input: ends[0], wait: true)
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            throw error
+        }
+        close(ends[0])
+        lifeline = ends[1]
+
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            let candidate = try Self.freePort()
+            var options = "-p \(candidate) -k \(folder.path) -c listen_addresses=127.0.0.1 -c max_connections=300"
+            if !durable { options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
+            do {
+                try Self.run(
+                    binaries.appendingPathComponent("pg_ctl").path,
+                    ["-D", data, "-o", options, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "start"],
+                    asPostgres: asRoot)
+                port = candidate
+                return
+            } catch {
+                lastError = error  // the port was taken meanwhile: another one
+            }
+        }
+        throw lastError ?? ClusterError("the PostgreSQL server did not start")
+    }
+
+    /// `postgres://postgres@127.0.0.1:PORT/NAME` for a database made now.
+    public func createDatabase(_ name: String = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()) throws -> String {
+        try psql("CREATE DATABASE \"\(name)\"")
+        return url(database: name)
+    }
+
+    public func url(database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
+
+    /// Runs SQL through `psql` (as the cluster's superuser) and returns what it printed (unaligned, tuples only).
+    @discardableResult
+    public func psql(_ sql: String, database: String = "postgres") throws -> String {
+        try Self.run(binaries.appendingPathComponent("psql").path, [
+            "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql,
+        ])
+    }
+
+    /// Stops the server now and removes its folder (this happens at exit anyway).
+    public func stop() {
+        _ = try? Self.run(
+            binaries.appendingPathComponent("pg_ctl").path, ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "stop"],
+            asPostgres: geteuid() == 0)
+        close(lifeline)  // the watchdog removes the folder
+    }
+
+    /// Clusters of test runs that died with their watchdog: stopped and removed.
+    private static func sweepLeftovers() {
+        let temporary = NSTemporaryDirectory()
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where entry.hasPrefix("trawl-pg-") {
+            let folder = URL(fileURLWithPath: temporary).appendingPathComponent(entry)
+            guard let text = try? String(contentsOf: folder.appendingPathComponent("owner.pid"), encoding: .utf8),
+                let owner = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(owner, 0) != 0, errno == ESRCH
+            else { continue }
+            if let bin = findBinaries() {
+                _ = try? run(
+                    bin.appendingPathComponent("pg_ctl").path, ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "stop"],
+                    asPostgres: geteuid() == 0)
+            }
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    /// A port nobody listens on now, from the kernel.
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ClusterError("socket() failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw ClusterError("bind() failed: errno \(errno)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Runs a program to its end; throws with what it printed when it fails.
+    ///
+    /// posix_spawn and waitpid, not Foundation's `Process`: `pg_ctl start` leaves the server
+    /// running with what it inherited, and `Process` would wait for that as well.
+    @discardableResult
+    private static func run(_ path: String, _ arguments: [String], asPostgres: Bool = false) throws -> String {
+        let argv = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] + arguments : [path] + arguments
+        let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("trawl-pg-out-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let status = try spawn(argv, output: scratch.path, wait: true)
+        let text = String(decoding: (try? Data(contentsOf: scratch)) ?? Data(), as: UTF8.self)
+        guard status == 0 else {
+            throw ClusterError("\((path as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
+        }
+        return text
+    }
+
+    /// Starts `argv`, its standard input from `input` (or /dev/null) and its output to the file
+    /// `output` (or /dev/null); with `wait`, waits for it and returns its exit status.
+    @discardableResult
+    private static func spawn(_ argv: [String], input: Int32? = nil, output: String? = nil, wait: Bool) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let input {
+            posix_spawn_file_actions_adddup2(&actions, input, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        let target = output ?? "/dev/null"
+        posix_spawn_file_actions_addopen(&actions, 1, target, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        guard spawned == 0 else { throw ClusterError("cannot start \(argv[0]): \(String(cString: strerror(spawned)))") }
+        guard wait else { return 0 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw ClusterError("waitpid failed for \(argv[0]): errno \(errno)") }
+        }
+        // WIFEXITED / WEXITSTATUS, spelled out (the C macros do not import).
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+}
+
+/// The throwaway cluster could not be set up.
+public struct ClusterError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

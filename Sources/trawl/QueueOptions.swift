@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// `--queue URL` and `--lease SECONDS`: the shared PostgreSQL queue (`batch`, `worker`).
+struct QueueOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Keep the jobs in this PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE) and share them with `trawl worker`s.",
+        valueName: "url"))
+    var queue: String?
+
+    @Option(help: "Seconds a claimed job stays a worker's without renewal (a dead worker's jobs return after this).")
+    var lease: Double = 30
+
+    func validate() throws {
+        if !(lease >= 1) { throw ValidationError("--lease must be at least 1 second") }
+    }
+}

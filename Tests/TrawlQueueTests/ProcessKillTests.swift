@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+import TrawlBatch
+import TrawlTesting
+
+/// `trawl batch --queue` and `trawl worker` as separate processes, killed with `kill -9` at
+/// random moments many times: every input appears exactly once in the output.
+@Suite("Queue processes survive kill -9")
+struct ProcessKillTests {
+    static var trawlBinary: URL? { CommandRun.builtExecutable("trawl") }
+
+    final class Launched {
+        let process: Process
+        let name: String
+        init(_ process: Process, _ name: String) {
+            self.process = process
+            self.name = name
+        }
+    }
+
+    func launch(_ binary: URL, _ fixture: QueueFixture, _ arguments: [String], log: String) throws -> Process {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments + [
+            "--queue", fixture.url, "--concurrency", "6", "--per-host", "6", "--backoff", "0.01", "--lease", "1", "--quiet",
+        ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
+        process.standardOutput = FileHandle.nullDevice
+        let path = fixture.folder.appendingPathComponent(log).path
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        handle.seekToEndOfFile()
+        process.standardError = handle
+        try process.run()
+        return process
+    }
+
+    @Test("The batch and two workers, each killed at random moments and restarted: each input once")
+    func killAndRestart() throws {
+        let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
+        let fixture = try QueueFixture(hosts: ["a.test", "b.test", "c.test"]) { request in
+            Thread.sleep(forTimeInterval: Double.random(in: 0.004...0.016))
+            if request.path.hasSuffix("/404") { return .status(404) }
+            return QueueFixture.page(request.path)
+        }
+        defer { fixture.server.shutdown() }
+        var lines = (1...600).map { "http://\(["a", "b", "c"][$0 % 3]).test/p/\($0)" }
+        lines += ["http://a.test/p/3", "http://b.test/p/404", "not a url", "# comment"]
+        try fixture.writeList(lines.shuffled())
+        let expected = Set(lines.filter { $0.hasPrefix("http") }).union(["not a url"])
+
+        let batchArguments = ["batch", fixture.list.path, "--out", fixture.output.path]
+        let workerArguments = ["worker"]
+        var running: [(process: Process, arguments: [String], log: String)] = [
+            (try launch(binary, fixture, batchArguments, log: "batch.txt"), batchArguments, "batch.txt"),
+            (try launch(binary, fixture, workerArguments, log: "worker1.txt"), workerArguments, "worker1.txt"),
+            (try launch(binary, fixture, workerArguments, log: "worker2.txt"), workerArguments, "worker2.txt"),
+        ]
+        var kills = 0
+        for _ in 0..<30 {
+            // Killed once the server has seen a random number of further requests: at a random
+            // moment of real work, however fast or loaded the machine is.
+            let target = fixture.server.requests.count + Int.random(in: 1...25)
+            let deadline = Date().addingTimeInterval(120)
+            while running[0].process.isRunning, fixture.server.requests.count < target, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            guard running[0].process.isRunning else { break }  // the batch finished: the list is done
+            let victim = Int.random(in: 0..<running.count)
+            kill(running[victim].process.processIdentifier, SIGKILL)
+            running[victim].process.waitUntilExit()
+            if running[victim].process.terminationReason == .uncaughtSignal { kills += 1 }
+            running[victim].process = try launch(binary, fixture, running[victim].arguments, log: running[victim].log)
+        }
+        // Let the batch finish; then stop the workers (they would wait for more work).
+        running[0].process.waitUntilExit()
+        let log = (try? String(contentsOf: fixture.folder.appendingPathComponent("batch.txt"), encoding: .utf8)) ?? ""
+        #expect(running[0].process.terminationStatus == 1, "some inputs fail (404, not a URL), so the exit status is 1: \(log.suffix(2000))")
+        for worker in running.dropFirst() {
+            kill(worker.process.processIdentifier, SIGTERM)
+            worker.process.waitUntilExit()
+        }
+        #expect(kills >= 5, "only \(kills) kills landed before the batch finished")
+
+        let results = try fixture.results()
+        #expect(results.count == expected.count)
+        #expect(Set(results.map(\.input)) == expected)
+        for result in results where result.input.hasPrefix("http") && !result.input.hasSuffix("/404") {
+            #expect(result.status == "done", "\(result)")
+            let path = URL(string: result.url!)!.path
+            #expect(result.media?.map(\.url) == [QueueFixture.gif(for: path)], "\(result)")
+        }
+        #expect(results.first { $0.input.hasSuffix("/404") }?.error?.code == "http-404")
+
+        // Run again: nothing to do, no request made, the output unchanged.
+        let before = fixture.server.requests.count
+        let output = try Data(contentsOf: fixture.output)
+        let again = try launch(binary, fixture, batchArguments, log: "again.txt")
+        again.waitUntilExit()
+        #expect(fixture.server.requests.count == before)
+        #expect(try Data(contentsOf: fixture.output) == output)
+    }
+
+    @Test("`trawl worker --exit-when-empty` processes finish a pushed list; `trawl queue status` reports it")
+    func workersAsProcesses() throws {
+        let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
+        let fixture = try QueueFixture(hosts: ["a.test", "b.test"]) { request in QueueFixture.page(request.path) }
+        defer { fixture.server.shutdown() }
+        let lines = (1...120).map { "http://\($0 % 2 == 0 ? "a" : "b").test/w/\($0)" }
+        try fixture.writeList(lines)
+        // The batch pushes and writes the output; three worker processes do most of the work.
+        let batch = try launch(binary, fixture, ["batch", fixture.list.path, "--out", fixture.output.path], log: "batch.txt")
+        let workers = try (1...3).map { try launch(binary, fixture, ["worker", "--exit-when-empty"], log: "worker\($0).txt") }
+        batch.waitUntilExit()
+        for worker in workers { worker.waitUntilExit() }
+        #expect(batch.terminationStatus == 0)
+        #expect(workers.allSatisfy { $0.terminationStatus == 0 })
+        #expect(Set(try fixture.results().map(\.input)) == Set(lines))
+        #expect(try fixture.results().count == lines.count)
+
+        let status = try CommandRun.run(binary, ["queue", "status", "--queue", fixture.url])
+        #expect(status.status == 0, "\(status.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        let states = object?["states"] as? [String: Int]
+        #expect(states?["done"] == 120)
+        #expect(states?["pending"] == 0)
+        let workerRows = object?["workers"] as? [[String: Any]] ?? []
+        #expect(workerRows.count == 4, "the batch's own worker and three others")
+        #expect(workerRows.compactMap { $0["finished"] as? Int }.reduce(0, +) == 120)
+        #expect(workerRows.allSatisfy { $0["stoppedAt"] != nil })
+
+        let table = try CommandRun.run(binary, ["queue", "status", "--queue", fixture.url, "--text"])
+        #expect(table.stdout.contains("done 120"))
+        #expect(table.stdout.contains("a.test"))
+
+        let bad = try CommandRun.run(binary, ["queue", "status", "--queue", "mysql://nope"])
+        #expect(bad.status == 3)
+        #expect(bad.stderr.contains("queue-invalid-url") || bad.stderr.contains("postgres://"), "\(bad.stderr)")
+    }
+}

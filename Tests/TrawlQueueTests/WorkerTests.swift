@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+import Testing
+import TrawlBatch
+import TrawlQueue
+import TrawlStore
+import TrawlTesting
+
+/// Workers in one process sharing a queue on a real PostgreSQL.
+@Suite("Queue workers")
+struct WorkerTests {
+    @Test("Four workers share a list: every input once in the output, duplicates coalesced, bad lines reported once")
+    func severalWorkers() async throws {
+        let fixture = try QueueFixture(hosts: ["a.test", "b.test", "c.test"]) { request in
+            if request.path.hasSuffix("/404") { return .status(404) }
+            return QueueFixture.page(request.path)
+        }
+        defer { fixture.server.shutdown() }
+        var lines = (1...240).map { "http://\(["a", "b", "c"][$0 % 3]).test/p/\($0)" }
+        lines += ["http://a.test/p/3", "HTTP://A.TEST/p/3", "http://b.test/404", "not a url", "not a url", "# comment", ""]
+        lines.shuffle()
+        try fixture.writeList(lines)
+        let configuration = fixture.configuration(concurrency: 6, perHost: 3)
+        let reports = try await fixture.withStore { store in
+            try await fixture.push(store, configuration: configuration)
+            let reports = try await withThrowingTaskGroup(of: QueueWorker.Report.self) { group in
+                for _ in 0..<4 { group.addTask { try await QueueWorker(store: store, configuration: configuration).run() } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            try await fixture.writeOutput(store)
+            return reports
+        }
+        let results = try fixture.results()
+        // A URL listed three ways is one job, its input the line that came first.
+        let expected = Set((1...240).map { "http://\(["a", "b", "c"][$0 % 3]).test/p/\($0)" } + ["http://b.test/404"])
+        #expect(results.count == expected.count + 1)
+        #expect(Set(results.compactMap(\.url)) == expected)
+        #expect(results.filter { $0.input == "not a url" }.count == 1)
+        let firstOfThree = lines.first { $0.lowercased() == "http://a.test/p/3" }
+        #expect(results.first { $0.url == "http://a.test/p/3" }?.input == firstOfThree)
+        #expect(reports.map(\.finished).reduce(0, +) == 241, "240 pages and the 404; the bad line failed at push")
+        #expect(reports.allSatisfy { $0.discarded == 0 })
+        let three = results.first { $0.url == "http://a.test/p/3" }
+        #expect(three?.duplicates == 2)
+        #expect(three?.media?.map(\.url) == [QueueFixture.gif(for: "/p/3")])
+        #expect(results.first { $0.input == "http://b.test/404" }?.error?.code == "http-404")
+        #expect(results.first { $0.input == "not a url" }?.status == "failed")
+        // Each page was fetched once, whichever worker claimed it.
+        let fetched = fixture.server.requests.map(\.path).filter { $0.hasPrefix("/p/") }
+        #expect(fetched.count == Set(fetched).count)
+    }
+
+    @Test("An idle worker is woken by NOTIFY when work is pushed (its lease timer is an hour away)")
+    func notifyWakesIdleWorker() async throws {
+        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        defer { fixture.server.shutdown() }
+        var waiting = fixture.configuration()
+        waiting.exitWhenEmpty = false
+        waiting.lease = .seconds(3600)
+        let configuration = waiting
+        try fixture.writeList(["http://a.test/late/1", "http://a.test/late/2"])
+        let idle = Shared(0)
+        let finished = Shared(0)
+        try await fixture.withStore { store in
+            let worker = Task {
+                try await QueueWorker(store: store, configuration: configuration).run { event in
+                    switch event {
+                    case .idle: idle.withLock { $0 += 1 }
+                    case .finished: finished.withLock { $0 += 1 }
+                    }
+                }
+            }
+            // The queue is empty: the worker claims nothing and waits, with no timer set.
+            try await waitUntil { idle.withLock { $0 } >= 1 }
+            #expect(try await store.nextWake(rules: ClaimRules(perHost: 2, delay: 0)) == nil)
+            try await fixture.push(store, configuration: configuration)
+            try await waitUntil { finished.withLock { $0 } == 2 }
+            worker.cancel()
+            _ = try await worker.value
+        }
+        #expect(fixture.server.requests.map(\.path).sorted() == ["/late/1", "/late/2"])
+    }
+
+    @Test("A lease that expires while its worker is only slow: the job goes to another worker, the late result is discarded")
+    func lateResultDiscarded() async throws {
+        let release = Shared(false)
+        let slowArrived = Shared(false)
+        let fixture = try QueueFixture(hosts: ["a.test"]) { request in
+            // The first request for /slow hangs until the test lets it go; later ones answer at once.
+            let first = request.path == "/slow" && slowArrived.withLock { was in
+                defer { was = true }
+                return !was
+            }
+            if first {
+                while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
+                return .html("<html><head><meta property=\"og:image\" content=\"https://media.test/late.gif\"></head></html>")
+            }
+            return QueueFixture.page(request.path)
+        }
+        defer { fixture.server.shutdown() }
+        try fixture.writeList(["http://a.test/slow"])
+        let configuration = fixture.configuration()
+        let (slowReport, fastReport) = try await fixture.withStore { store in
+            try await fixture.push(store, configuration: configuration)
+            var slowConfiguration = configuration
+            slowConfiguration.exitWhenEmpty = false
+            // One slot: while its request hangs it claims nothing more (not even the job again).
+            slowConfiguration.batch.concurrency = 1
+            let slow = QueueWorker(store: store, configuration: slowConfiguration, id: "slow")
+            let slowVerdict = Shared<Bool?>(nil)
+            let slowRun = Task {
+                try await slow.run { event in
+                    if case .finished(_, _, let kept) = event { slowVerdict.withLock { $0 = kept } }
+                }
+            }
+            try await waitUntil { slowArrived.withLock { $0 } }
+            // The slow worker's lease runs out (the reaper is asked as if its time had passed).
+            let reaped = try await store.reap(now: Date().timeIntervalSince1970 + 3600)
+            #expect(reaped == 1)
+            let fastReport = try await QueueWorker(store: store, configuration: configuration, id: "fast").run()
+            // Now the slow worker's answer arrives, late, and its commit finds the lease gone.
+            release.withLock { $0 = true }
+            try await waitUntil { slowVerdict.withLock { $0 } != nil }
+            slowRun.cancel()
+            let slowReport = try await slowRun.value
+            try await fixture.writeOutput(store)
+            return (slowReport, fastReport)
+        }
+        #expect(slowReport.discarded == 1)
+        #expect(slowReport.finished == 0)
+        #expect(fastReport.finished == 1)
+        let results = try fixture.results()
+        #expect(results.count == 1)
+        #expect(results.first?.media?.map(\.url) == [QueueFixture.gif(for: "/slow")], "the result is the second worker's")
+        #expect(results.first?.attempts == 2)
+    }
+}
