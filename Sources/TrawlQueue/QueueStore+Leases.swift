@@ -7,7 +7,7 @@ public struct ClaimRules: Sendable, Hashable {
     public var perHost: Int
     /// Seconds between request starts to one host, over every worker (then one job per claim).
     public var delay: Double
-    /// Hosts looked at per claim.
+    /// The most hosts looked at per claim (fewer when the claim needs fewer).
     public var hosts: Int = 64
 
     public init(perHost: Int, delay: Double) {
@@ -47,15 +47,23 @@ extension QueueStore {
     public func claim(limit: Int, owner: String, rules: ClaimRules, now: Double, leaseUntil: Double) async throws -> [Job] {
         guard limit > 0 else { return [] }
         let perClaim = rules.delay > 0 ? 1 : rules.perHost
+        // Only as many host rows as the claim can use (twice that, for hosts with less due
+        // than their room): every row in the slice is locked, and workers claiming at once
+        // each take their own slice, so a wide slice costs writes and starves the others.
+        let hosts = min(rules.hosts, max(2, 2 * ((limit + perClaim - 1) / perClaim)))
         return try await run("claim jobs") {
+            // The claim's commit does not wait for its WAL flush (`synchronous_commit` off for
+            // this transaction only): a claim lost in a server crash returns its jobs to the
+            // queue, and a finish for one of them then matches no lease and is discarded. A
+            // finish does wait, and its flush carries every claim before it.
             let rows = try await client.query("""
                 WITH h AS (
                     SELECT name, work_seq, LEAST(\(Int32(rules.perHost)) - in_flight, \(Int32(perClaim))) AS room
-                    FROM trawl_host
+                    FROM trawl_host, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
                     WHERE ready_at <= \(now) AND next_allowed <= \(now) AND in_flight < \(Int32(rules.perHost))
                     ORDER BY claimed_at, name
-                    LIMIT \(Int32(rules.hosts))
-                    FOR UPDATE SKIP LOCKED
+                    LIMIT \(Int32(hosts))
+                    FOR UPDATE OF trawl_host SKIP LOCKED
                 ), picked AS (
                     SELECT j.id, j.state AS was FROM h CROSS JOIN LATERAL (
                         SELECT id, state FROM trawl_job
@@ -86,6 +94,10 @@ extension QueueStore {
                                          'Infinity')
                             ELSE LEAST(t.ready_at, \(now)) END
                     FROM counted WHERE t.name = counted.name
+                        -- A host left out only by the claim's limit keeps its place, unchanged.
+                        AND (counted.n > 0 OR NOT EXISTS (
+                            SELECT 1 FROM trawl_job d
+                            WHERE d.host = counted.name AND d.state IN ('pending', 'retry-later') AND d.due_at <= \(now)))
                 )
                 SELECT id, key, input, url, host, was, attempts, last_error, due_at, duplicates FROM claimed
                 """, logger: logger)
