@@ -85,6 +85,12 @@ enum QueueSchema {
             "CREATE INDEX trawl_job_leased ON trawl_job (lease_until) WHERE state = 'running'",
             "CREATE INDEX trawl_job_owner ON trawl_job (lease_owner) WHERE state = 'running'",
         ]),
+        Migration(name: "v3-claim-order", statements: [
+            // A claim takes the hosts claimed longest ago first: walking this index stops at
+            // the few rows it needs, where a scan read and sorted every host row (and their
+            // dead versions, which frequent claims leave behind) on every claim.
+            "CREATE INDEX trawl_host_claim_order ON trawl_host (claimed_at, name)",
+        ]),
     ]
 
     /// The advisory lock migrations run under (any fixed number; this one spells "trawlq").

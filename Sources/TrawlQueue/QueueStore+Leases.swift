@@ -7,7 +7,7 @@ public struct ClaimRules: Sendable, Hashable {
     public var perHost: Int
     /// Seconds between request starts to one host, over every worker (then one job per claim).
     public var delay: Double
-    /// Hosts looked at per claim.
+    /// The most hosts looked at per claim (fewer when the claim needs fewer).
     public var hosts: Int = 64
 
     public init(perHost: Int, delay: Double) {
@@ -47,52 +47,19 @@ extension QueueStore {
     public func claim(limit: Int, owner: String, rules: ClaimRules, now: Double, leaseUntil: Double) async throws -> [Job] {
         guard limit > 0 else { return [] }
         let perClaim = rules.delay > 0 ? 1 : rules.perHost
+        // Only as many host rows as the claim can use (twice that, for hosts with less due
+        // than their room): every row in the slice is locked, and workers claiming at once
+        // each take their own slice, so a wide slice costs writes and starves the others.
+        let hosts = min(rules.hosts, max(2, 2 * ((limit + perClaim - 1) / perClaim)))
         return try await run("claim jobs") {
-            let rows = try await client.query("""
-                WITH h AS (
-                    SELECT name, work_seq, LEAST(\(Int32(rules.perHost)) - in_flight, \(Int32(perClaim))) AS room
-                    FROM trawl_host
-                    WHERE ready_at <= \(now) AND next_allowed <= \(now) AND in_flight < \(Int32(rules.perHost))
-                    ORDER BY claimed_at, name
-                    LIMIT \(Int32(rules.hosts))
-                    FOR UPDATE SKIP LOCKED
-                ), picked AS (
-                    SELECT j.id, j.state AS was FROM h CROSS JOIN LATERAL (
-                        SELECT id, state FROM trawl_job
-                        WHERE host = h.name AND state IN ('pending', 'retry-later') AND due_at <= \(now)
-                        ORDER BY due_at, id
-                        LIMIT h.room
-                        FOR UPDATE SKIP LOCKED
-                    ) j
-                    LIMIT \(Int32(limit))
-                ), claimed AS (
-                    UPDATE trawl_job j SET state = 'running', attempts = j.attempts + 1, lease_owner = \(owner),
-                        lease_until = \(leaseUntil), updated_at = \(now)
-                    FROM picked WHERE j.id = picked.id
-                    RETURNING j.id, j.key, j.input, j.url, j.host, picked.was, j.attempts, j.last_error, j.due_at, j.duplicates
-                ), counted AS (
-                    SELECT h.name, h.work_seq, COUNT(c.id) AS n, COALESCE(array_agg(c.id) FILTER (WHERE c.id IS NOT NULL), '{}') AS ids
-                    FROM h LEFT JOIN claimed c ON c.host = h.name
-                    GROUP BY h.name, h.work_seq
-                ), hosts AS (
-                    UPDATE trawl_host t SET
-                        in_flight = t.in_flight + counted.n,
-                        claimed_at = \(now),
-                        next_allowed = CASE WHEN \(rules.delay) > 0 AND counted.n > 0 THEN \(now) + \(rules.delay) ELSE t.next_allowed END,
-                        ready_at = CASE
-                            WHEN counted.work_seq = (SELECT s.work_seq FROM trawl_host s WHERE s.name = counted.name) THEN
-                                COALESCE((SELECT MIN(r.due_at) FROM trawl_job r
-                                          WHERE r.host = counted.name AND r.state IN ('pending', 'retry-later') AND r.id <> ALL(counted.ids)),
-                                         'Infinity')
-                            ELSE LEAST(t.ready_at, \(now)) END
-                    FROM counted WHERE t.name = counted.name
-                )
-                SELECT id, key, input, url, host, was, attempts, last_error, due_at, duplicates FROM claimed
-                """, logger: logger)
+            // Prepared once per connection; its commit does not wait for the disk (see ClaimStatement).
+            let rows = try await client.execute(
+                ClaimStatement(
+                    perHost: Int32(rules.perHost), perClaim: Int32(perClaim), now: now, hosts: Int32(hosts), limit: Int32(limit),
+                    owner: owner, leaseUntil: leaseUntil, delay: rules.delay),
+                logger: logger)
             var jobs: [Job] = []
-            for try await (id, key, input, url, host, was, attempts, lastError, due, duplicates) in rows.decode(
-                (Int64, String, String, String?, String?, String, Int32, String?, Double, Int32).self)
-            {
+            for try await (id, key, input, url, host, was, attempts, lastError, due, duplicates) in rows {
                 jobs.append(Job(
                     id: id, key: key, input: input, url: url, host: host, state: JobState(rawValue: was) ?? .pending,
                     attempts: Int(attempts), lastError: lastError, nextAttemptAt: due, duplicates: Int(duplicates)))
