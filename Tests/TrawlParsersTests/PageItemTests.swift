@@ -295,8 +295,9 @@ struct PageItemTests {
 @Suite("Giphy's real page")
 struct GiphyRealPageTests {
     /// The saved Giphy page lists `downsized_large` (same URL as the original) before `original`
-    /// and a `fixed_height` larger than both: the primary must still be the original.
-    @Test(.enabled(if: Corpus.isAvailable)) func thePrimaryOfTheSavedPageIsTheOriginal() async throws {
+    /// and a `fixed_height` larger than both: the primary must still be the original. Never
+    /// skipped: without ../shared/corpus, `Corpus.siteEntries()` throws naming what is missing.
+    @Test func thePrimaryOfTheSavedPageIsTheOriginal() async throws {
         let entry = try #require(try Corpus.siteEntries().first { $0.file == "giphy/gif-page-the-office-no.html" })
         let html = try String(contentsOf: entry.path, encoding: .utf8)
         let media = try await resolvePage(entry.url, [entry.url: ("text/html", html)])

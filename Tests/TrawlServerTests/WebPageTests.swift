@@ -23,10 +23,9 @@ struct WebPageTests {
     }
 
     @Test func theGridFillsFromTheStreamedResults() async throws {
-        guard FileManager.default.isExecutableFile(atPath: BrowserConfiguration.defaultExecutablePath) else {
-            Issue.record("Chromium's headless shell is missing at \(BrowserConfiguration.defaultExecutablePath): run `make deps`")
-            return
-        }
+        try #require(
+            FileManager.default.isExecutableFile(atPath: BrowserConfiguration.defaultExecutablePath),
+            "Chromium's headless shell is missing at \(BrowserConfiguration.defaultExecutablePath): run `make deps`")
         let app = ServerFixture.application(try ServerFixture.replaying())
         try await app.test(.live) { client in
             let port = try #require(client.port)
