@@ -132,12 +132,15 @@ public actor SearchSession {
 
     /// Sets the query text (each keystroke): after the debounce, unless replaced meanwhile, the
     /// search starts. Empty text cancels everything and goes back to ``State/idle``.
-    public func search(_ text: String) {
+    /// - Returns: the query's sequence number: the states of this query carry it (a client
+    ///   watching ``events()`` can tell them from those of the query before).
+    @discardableResult
+    public func search(_ text: String) -> Int {
         let sequence = supersede()
         guard !text.allSatisfy(\.isWhitespace) else {
             query = nil
             publish(.idle)
-            return
+            return sequence
         }
         let query = Query(parsing: text)
         let clock = self.clock
@@ -150,19 +153,26 @@ public actor SearchSession {
             }
             await self.start(query, sequence: sequence)
         }
+        return sequence
     }
 
     /// Starts `text` at once, without the debounce (a search button, a pasted URL).
-    public func searchNow(_ text: String) {
+    /// - Returns: the query's sequence number, as ``search(_:)``.
+    @discardableResult
+    public func searchNow(_ text: String) -> Int {
         let sequence = supersede()
         guard !text.allSatisfy(\.isWhitespace) else {
             query = nil
             publish(.idle)
-            return
+            return sequence
         }
         let query = Query(parsing: text)
         searchTask = Task { await self.start(query, sequence: sequence) }
+        return sequence
     }
+
+    /// The sequence number of the latest query (what ``search(_:)`` last returned).
+    public var currentSequence: Int { sequence }
 
     /// Asks for the next page of the current query.
     /// - Returns: whether a request started: `false` while a page is in flight, after the last
@@ -187,6 +197,17 @@ public actor SearchSession {
         _ = supersede()
         query = nil
         publish(.idle)
+    }
+
+    /// Ends the session: cancels whatever is in flight, publishes ``State/idle`` and ends every
+    /// ``events()`` stream. Later calls do nothing useful: a closed session is dropped.
+    public func close() {
+        cancel()
+        let continuations = shared.published.withLock { published -> [AsyncStream<State>.Continuation] in
+            defer { published.subscribers = [:] }
+            return Array(published.subscribers.values)
+        }
+        for continuation in continuations { continuation.finish() }
     }
 
     // MARK: Work

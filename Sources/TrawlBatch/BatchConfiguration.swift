@@ -2,6 +2,7 @@ import Foundation
 import TrawlCore
 import TrawlFetch
 import TrawlBrowser
+import Trawl
 
 /// How a batch run behaves. The defaults are polite to strangers' hosts and quick on one's own.
 ///
@@ -41,6 +42,12 @@ public struct BatchConfiguration: Sendable {
     public var browserConfiguration = BrowserConfiguration()
     /// Told what each job found (the local index's writer); `nil`: nothing recorded.
     public var sink: (any ExtractionSink)?
+    /// Answer every fetch from these recordings instead of the network (a server replaying
+    /// recordings runs its batches on them too).
+    public var replay: Trawl.Replay?
+    /// A renderer to share instead of one of the run's own (a server's batches and resolves
+    /// use one browser); `nil`: the run starts its own when ``browser`` asks for one.
+    public var renderer: (any PageRenderer)?
 
     public init() {}
 }

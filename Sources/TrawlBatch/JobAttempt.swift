@@ -157,8 +157,10 @@ public struct JobAttempt: Sendable {
         trawl.browser = configuration.browser
         trawl.browserConfiguration = configuration.browserConfiguration
         trawl.sink = configuration.sink
+        trawl.replay = configuration.replay
         var environment = Trawl.makeEnvironment(trawl, logger: logger)
         if let transport { environment.transport = transport }
+        if let renderer = configuration.renderer, configuration.browser != .never { environment.renderer = renderer }
         let robots = configuration.robots ? RobotsCache(transport: environment.transport, agent: "trawl") : nil
         return JobAttempt(environment: environment, search: search, policy: configuration.fetch, robots: robots, clock: clock)
     }

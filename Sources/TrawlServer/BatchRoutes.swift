@@ -34,7 +34,7 @@ struct BatchRoutes: Sendable {
         guard let manager else {
             throw APIError(
                 .serviceUnavailable, code: "batches-unavailable",
-                message: "this server takes no batches (it replays recordings, or has no --batch-dir)")
+                message: "this server takes no batches (it has no batch folder)")
         }
         return manager
     }

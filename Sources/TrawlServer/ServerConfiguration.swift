@@ -25,7 +25,8 @@ public struct ServerConfiguration: Sendable {
     /// when the server is made.
     public var batch = BatchConfiguration()
     /// Where each batch keeps its job store, its URL list and its results
-    /// (`ID.sqlite`, `ID.urls`, `ID.jsonl`). `nil`: batches are refused.
+    /// (`ID.sqlite`, `ID.urls`, `ID.jsonl`). `nil`: batches are refused. A server that replays
+    /// recordings runs its batches on them too.
     public var batchDirectory: URL?
     /// Request limits, authentication and CORS.
     public var limits = ServerLimits()

@@ -19,6 +19,15 @@ public struct ServerLimits: Sendable, Hashable {
     public var maxBodyBytes = 4 << 20
     /// The most media one resolve may ask for with `limit`.
     public var maxResolveLimit = 500
+    /// Search sessions (`/v1/sessions`) open at once; one more is `503 too-many-sessions`
+    /// once those idle longest have been closed.
+    public var maxSessions = 256
+    /// A session with no query, load-more or close for this long is closed (its event streams
+    /// end): an app that went away does not keep one.
+    public var sessionIdleTimeout: Duration = .seconds(600)
+    /// How long a session waits for the typing to stop before it searches (a session may ask
+    /// for less or more, up to 2 s).
+    public var sessionDebounce: Duration = .milliseconds(250)
     /// When set, `/v1/…` and `/metrics` need `Authorization: Bearer TOKEN` (`401` otherwise).
     public var token: String?
     /// Origins browser apps may call the API from (`*` for any); empty: no CORS headers.

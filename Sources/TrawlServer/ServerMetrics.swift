@@ -18,6 +18,7 @@ import Synchronization
 /// | `trawl_cache_lookups_total` | counter | `result` (`hit`, `revalidated`, `miss`, `bypass`) |
 /// | `trawl_browser_pages_rendered_total` | counter | `outcome` |
 /// | `trawl_batches_running` | gauge | |
+/// | `trawl_sessions_open` | gauge | |
 /// | `trawl_batches_created_total` | counter | |
 public final class ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
@@ -29,6 +30,7 @@ public final class ServerMetrics: Sendable {
     let resolvesInFlight: Meter
     let resolvesWaiting: Meter
     let batchesRunning: Meter
+    let sessionsOpen: Meter
 
     public init() {
         registry = PrometheusCollectorRegistry()
@@ -43,8 +45,9 @@ public final class ServerMetrics: Sendable {
         resolvesInFlight = Meter(label: "trawl_resolves_in_flight", factory: factory)
         resolvesWaiting = Meter(label: "trawl_resolves_waiting", factory: factory)
         batchesRunning = Meter(label: "trawl_batches_running", factory: factory)
+        sessionsOpen = Meter(label: "trawl_sessions_open", factory: factory)
         // Present from the start, at zero: a scrape before the first request shows every metric.
-        for meter in [requestsInFlight, resolvesInFlight, resolvesWaiting, batchesRunning] { meter.set(0) }
+        for meter in [requestsInFlight, resolvesInFlight, resolvesWaiting, batchesRunning, sessionsOpen] { meter.set(0) }
         _ = counter("trawl_batches_created_total", [])
     }
 

@@ -15,18 +15,20 @@ import TrawlCore
 /// try await server.run { host, port in print("listening on http://\(host):\(port)") }
 /// ```
 ///
-/// Routes (see `docs/openapi.yaml`): `GET /` (the page), `GET /v1/resolve`, `POST /v1/batches`,
-/// `GET /v1/batches/{id}`, `GET /v1/batches/{id}/results`, `GET /healthz`, `GET /metrics`.
+/// Routes (see `docs/openapi.yaml`): `GET /` (the page), `GET /v1/resolve`, `/v1/sessions` (search
+/// as you type), `POST /v1/batches`, `GET /v1/batches/{id}`, `GET /v1/batches/{id}/results`,
+/// `GET /healthz`, `GET /metrics`.
 public struct TrawlServer: Sendable {
     public let configuration: ServerConfiguration
     /// The server's figures, as `/metrics` shows them.
     public let metrics: ServerMetrics
     let provider: SearchProvider
     let batches: BatchManager?
+    let sessions: SessionRegistry
     let logger: Logger
 
-    /// Builds the environment resolves run in (its transport and renderer counted for
-    /// `/metrics`) and, unless the server replays recordings, the batch manager.
+    /// Builds the environment resolves, sessions and batches run in (its transport and renderer
+    /// counted for `/metrics`; one browser for all of them) and the batch manager.
     /// - Throws: when the batch folder cannot be made.
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "trawl.serve")) throws {
         self.configuration = configuration
@@ -42,15 +44,20 @@ public struct TrawlServer: Sendable {
             search.giphyKey = search.giphyKey ?? Scrubber.placeholder
             search.tenorKey = search.tenorKey ?? Scrubber.placeholder
         }
-        provider = Trawl.makeProvider(environment: environment, search: search)
-        // Batches fetch live pages: a server replaying recordings takes none.
-        if let directory = configuration.batchDirectory, configuration.trawl.replay == nil {
+        provider = Trawl.makeProvider(environment: environment, search: search, localIndex: configuration.trawl.localIndex)
+        sessions = SessionRegistry(provider: provider, limits: configuration.limits, metrics: metrics)
+        if let directory = configuration.batchDirectory {
             var batch = configuration.batch
             batch.loader = configuration.trawl.loader
             batch.plainHTTP = configuration.trawl.plainHTTP
             batch.fetch = configuration.trawl.fetch
             batch.browser = configuration.trawl.browser
             batch.browserConfiguration = configuration.trawl.browserConfiguration
+            // A replaying server's batches replay too; what resolves find, batches index too.
+            batch.replay = configuration.trawl.replay
+            batch.sink = configuration.trawl.sink
+            // One Chromium for the whole server, started by the first page that needs it.
+            batch.renderer = environment.renderer
             batches = BatchManager(
                 directory: directory, configuration: batch, search: configuration.trawl.search, metrics: metrics, logger: logger)
         } else {
@@ -75,6 +82,7 @@ public struct TrawlServer: Sendable {
         let run = ResolveRun(
             provider: provider, slots: ResolveSlots(limit: limits.maxConcurrentResolves), metrics: metrics, timeout: limits.requestTimeout)
         ResolveRoutes(run: run, maxLimit: limits.maxResolveLimit).add(to: router)
+        SessionRoutes(registry: sessions, maxLimit: limits.maxResolveLimit).add(to: router)
         BatchRoutes(manager: batches, maxBodyBytes: limits.maxBodyBytes).add(to: router)
         return router
     }
@@ -92,6 +100,7 @@ public struct TrawlServer: Sendable {
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "trawl"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? 0) },
             logger: logger)
+        application.addServices(SessionService(registry: sessions))
         if let batches { application.addServices(BatchService(manager: batches)) }
         return application
     }

@@ -6,11 +6,12 @@ import Hummingbird
 /// JavaScript compiled into the binary: no build step, no files to install, nothing fetched
 /// from elsewhere.
 ///
-/// The page asks `/v1/resolve` with `Accept: application/x-ndjson` and adds each result set's
-/// media as its line arrives: a still first (animation on hover, or while the tile is in
-/// view), a `degraded` badge when a fallback parser found it, "Load more" with the `next`
-/// cursor, and the API's error message when there is one. With `--token`, a 401 makes it ask
-/// for the token (kept for the tab's session only).
+/// The page searches as its user types through a search session (`/v1/sessions`: the server
+/// debounces, cancels superseded searches and guards "load more") and adds each result set's
+/// media as the session's events bring them: a still first (animation on hover, or while the
+/// tile is in view), a `degraded` badge when a fallback parser found it, "Load more", and the
+/// API's error message when there is one. With `--token`, a 401 makes it ask for the token
+/// (kept for the tab's session only).
 enum WebPage {
     static func add(to router: Router<ServerRequestContext>) {
         let body = ByteBuffer(string: html)
@@ -77,7 +78,7 @@ enum WebPage {
         (() => {
           const $ = (id) => document.getElementById(id);
           const grid = $("grid"), status = $("status"), errorBox = $("error"), more = $("more"), input = $("q");
-          let query = "", next = null, seen = new Set(), count = 0, running = null;
+          let seen = new Set(), count = 0;
 
           const viewer = "IntersectionObserver" in window ? new IntersectionObserver((entries) => {
             for (const entry of entries) animate(entry.target, entry.isIntersecting);
@@ -148,82 +149,168 @@ enum WebPage {
             grid.appendChild(tile);
           }
 
-          function headers() {
-            const h = { "Accept": "application/x-ndjson" };
+          // The page's search session (/v1/sessions): the server debounces the typing, cancels
+          // superseded searches and guards "load more"; the page sends each text and renders
+          // the states it is sent.
+          let sessionId = null, wanted = 0, have = null, listening = null, sending = false, pending = null;
+
+          function authorized(extra) {
+            const h = Object.assign({}, extra);
             const token = sessionStorage.getItem("trawl-token");
             if (token) h["Authorization"] = "Bearer " + token;
             return h;
           }
 
-          async function resolve(cursor) {
-            if (running) running.abort();
-            const controller = new AbortController();
-            running = controller;
-            let url = "/v1/resolve?q=" + encodeURIComponent(query);
-            if (cursor) url += "&cursor=" + encodeURIComponent(cursor);
-            more.disabled = true;
-            grid.dataset.state = "loading";
-            status.textContent = cursor ? "Loading more…" : "Looking…";
-            next = null;
-            try {
-              const response = await fetch(url, { headers: headers(), signal: controller.signal });
-              if (response.status === 401) {
+          async function api(method, path) {
+            for (let attempt = 0; ; attempt++) {
+              const response = await fetch(path, { method, headers: authorized({ "Accept": "application/json" }) });
+              if (response.status === 401 && attempt === 0) {
                 const token = prompt("This server needs its access token:");
-                if (token) { sessionStorage.setItem("trawl-token", token); return resolve(cursor); }
+                if (token) { sessionStorage.setItem("trawl-token", token); continue; }
               }
+              let body = null;
+              try { body = await response.json(); } catch (_) {}
               if (!response.ok) {
-                let message = "The server answered " + response.status + ".";
-                try { const body = await response.json(); if (body.error) message = body.error.message + " (" + body.error.code + ")"; } catch (_) {}
-                throw new Error(message);
+                const error = new Error(body && body.error ? body.error.message + " (" + body.error.code + ")" : "The server answered " + response.status + ".");
+                error.status = response.status;
+                throw error;
               }
-              const reader = response.body.getReader();
-              const decoder = new TextDecoder();
-              let buffer = "";
-              const line = (text) => {
-                if (!text.trim()) return;
-                const set = JSON.parse(text);
-                if (set.error) { showError(set.error.message + " (" + set.error.code + ")"); return; }
-                for (const item of set.media || []) addMedia(item, set.degraded, set.degradedReason);
-                if (set.next) next = set.next;
-                status.textContent = count + (count === 1 ? " result" : " results") + "…";
-              };
-              for (;;) {
-                const { value, done } = await reader.read();
-                if (done) break;
-                buffer += decoder.decode(value, { stream: true });
-                let end;
-                while ((end = buffer.indexOf("\n")) >= 0) { line(buffer.slice(0, end)); buffer = buffer.slice(end + 1); }
-              }
-              line(buffer + decoder.decode());
-              status.textContent = count === 0 ? "No GIFs found." : count + (count === 1 ? " result" : " results");
-            } catch (error) {
-              if (error.name === "AbortError") return;
-              showError(error.message);
-              status.textContent = "";
-            } finally {
-              if (running === controller) {
-                running = null;
-                grid.dataset.state = "done";
-                more.disabled = false;
-                more.classList.toggle("shown", Boolean(next));
+              return body;
+            }
+          }
+
+          async function inSession(path) {
+            for (let attempt = 0; ; attempt++) {
+              if (!sessionId) { sessionId = (await api("POST", "/v1/sessions")).id; have = null; }
+              try {
+                return await api("POST", "/v1/sessions/" + sessionId + path);
+              } catch (error) {
+                // Closed, or idle too long: a new session, once.
+                if (error.status !== 404 || attempt > 0) throw error;
+                sessionId = null;
               }
             }
           }
 
-          function start(text, push) {
-            query = text.trim();
-            if (!query) return;
-            input.value = query;
-            grid.replaceChildren(); seen = new Set(); count = 0; next = null;
-            showError("");
-            const url = "/?q=" + encodeURIComponent(query);
-            if (push) history.pushState({ q: query }, "", url);
-            document.title = query + " — Trawl";
-            resolve(null);
+          function clear() {
+            grid.replaceChildren(); seen = new Set(); count = 0; more.classList.remove("shown");
           }
 
+          // Each text goes to the session in order, the latest replacing any still waiting.
+          function ask(text, now) {
+            pending = { text: text.trim(), now };
+            send();
+          }
+
+          async function send() {
+            if (sending || !pending) return;
+            const { text, now } = pending;
+            pending = null;
+            sending = true;
+            try {
+              const answer = await inSession("/query?q=" + encodeURIComponent(text) + (now ? "&now=true" : ""));
+              wanted = answer.sequence;
+              showError("");
+              if (text) {
+                grid.dataset.state = "loading";
+                if (now || count === 0) status.textContent = "Looking…";
+                listen();
+              } else {
+                clear(); grid.dataset.state = "idle"; status.textContent = "";
+              }
+            } catch (error) {
+              showError(error.message);
+            } finally {
+              sending = false;
+              send();
+            }
+          }
+
+          // Reads the session's states until the query asked for last is settled.
+          function listen() {
+            if (listening) return;
+            const controller = new AbortController();
+            listening = controller;
+            (async () => {
+              try {
+                let url = "/v1/sessions/" + sessionId + "/events";
+                if (have) url += "?after=" + have.sequence + "." + have.count;
+                const response = await fetch(url, { headers: authorized({ "Accept": "application/x-ndjson" }), signal: controller.signal });
+                if (!response.ok) throw new Error("The server answered " + response.status + ".");
+                const reader = response.body.getReader();
+                const decoder = new TextDecoder();
+                let buffer = "";
+                for (;;) {
+                  const { value, done } = await reader.read();
+                  if (done) break;
+                  buffer += decoder.decode(value, { stream: true });
+                  let end;
+                  while ((end = buffer.indexOf("\n")) >= 0) {
+                    const text = buffer.slice(0, end);
+                    buffer = buffer.slice(end + 1);
+                    if (text.trim() && handle(JSON.parse(text))) { controller.abort(); return; }
+                  }
+                }
+              } catch (error) {
+                if (error.name !== "AbortError") showError(error.message);
+              } finally {
+                if (listening === controller) listening = null;
+              }
+            })();
+          }
+
+          // One state; true once the query asked for last has all it will get.
+          function handle(event) {
+            if (event.state === "searching") { status.textContent = "Looking…"; return false; }
+            if (event.state === "idle" || event.sequence < wanted) return false;
+            if (event.from === 0) clear();
+            have = { sequence: event.sequence, count: event.from + event.sets.length };
+            for (const set of event.sets) {
+              for (const item of set.media || []) addMedia(item, set.degraded, set.degradedReason);
+            }
+            if (event.state === "failed") {
+              showError(event.error.message + " (" + event.error.code + ")");
+            } else if (event.loading) {
+              status.textContent = count + (count === 1 ? " result" : " results") + "…";
+              return false;
+            }
+            status.textContent = count === 0 ? (event.state === "failed" ? "" : "No GIFs found.") : count + (count === 1 ? " result" : " results");
+            grid.dataset.state = "done";
+            more.disabled = false;
+            more.classList.toggle("shown", event.state === "results" && event.hasMore);
+            return true;
+          }
+
+          async function loadMore() {
+            more.disabled = true;
+            status.textContent = "Loading more…";
+            try {
+              const answer = await inSession("/more");
+              if (answer.started) { wanted = answer.sequence; grid.dataset.state = "loading"; listen(); }
+              else { more.disabled = false; status.textContent = count + (count === 1 ? " result" : " results"); }
+            } catch (error) {
+              more.disabled = false;
+              showError(error.message);
+            }
+          }
+
+          function start(text, push) {
+            text = text.trim();
+            input.value = text;
+            const url = text ? "/?q=" + encodeURIComponent(text) : "/";
+            if (push) history.pushState({ q: text }, "", url); else history.replaceState({ q: text }, "", url);
+            document.title = text ? text + " — Trawl" : "Trawl";
+            ask(text, true);
+          }
+
+          // Search as the user types (the session waits for the typing to stop).
+          input.addEventListener("input", () => {
+            const text = input.value.trim();
+            history.replaceState({ q: text }, "", text ? "/?q=" + encodeURIComponent(text) : "/");
+            ask(text, false);
+          });
           $("search").addEventListener("submit", (event) => { event.preventDefault(); start(input.value, true); });
-          more.addEventListener("click", () => { if (next) resolve(next); });
+          more.addEventListener("click", loadMore);
           window.addEventListener("popstate", () => start(new URLSearchParams(location.search).get("q") || "", false));
           const initial = new URLSearchParams(location.search).get("q");
           if (initial) start(initial, false);

@@ -12,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the HTTP API (/v1/resolve, /v1/batches), the web page (/), /healthz and /metrics.",
         discussion: """
-            Binds 127.0.0.1:8080 unless told otherwise (--port 0 picks a free port). The first line on standard output is 'listening on http://HOST:PORT'; logs go to standard error. SIGTERM or Ctrl-C stops gracefully: requests in flight finish, running batches put their work back in their stores and go on when the server starts again on the same --batch-dir. With --replay the server answers from recordings (no network; batches are refused). The API is described in docs/openapi.yaml.
+            Binds 127.0.0.1:8080 unless told otherwise (--port 0 picks a free port). The first line on standard output is 'listening on http://HOST:PORT'; logs go to standard error. SIGTERM or Ctrl-C stops gracefully: requests in flight finish, running batches put their work back in their stores and go on when the server starts again on the same --batch-dir. With --replay the server answers resolves and batches from recordings (no network). What the server finds goes into the local index (--index, --no-index), which !local searches. The API is described in docs/openapi.yaml.
 
             Exit codes: 0 stopped cleanly, 2 usage error, 3 the server could not start (the port is taken, the batch folder cannot be made).
             """)
@@ -76,6 +76,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Browser")
     var browser: BrowserOptions
+
+    @OptionGroup(title: "Local index")
+    var index: IndexOptions
 
     func validate() throws {
         if host.isEmpty { throw ValidationError("--host must not be empty") }
@@ -146,6 +149,11 @@ struct ServeCommand: AsyncParsableCommand {
         if let replay {
             configuration.trawl.replay = try Trawl.Replay(path: URL(fileURLWithPath: replay), fallback: fallback)
         }
+        // What the server finds is indexed (not in a replay: demos and tests leave no trace),
+        // and `!local` searches the index.
+        let opened = index.open(recording: replay == nil, command: "serve")
+        configuration.trawl.localIndex = opened?.index
+        configuration.trawl.sink = opened?.writer
         configuration.batchDirectory = URL(fileURLWithPath: batchDir)
         configuration.limits.requestTimeout = .milliseconds(Int(requestTimeout * 1000))
         configuration.limits.maxConcurrentResolves = maxResolves
@@ -164,9 +172,11 @@ struct ServeCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data("listening on http://\(shown):\(port)\n".utf8))
             }
         } catch {
+            await opened?.close()
             Diagnostics.write("trawl serve: " + ErrorSentence.describe(error))
             throw ExitCode(ExitStatus.failure.rawValue)
         }
+        await opened?.close()
     }
 }
 

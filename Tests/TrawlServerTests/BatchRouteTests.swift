@@ -116,11 +116,34 @@ struct BatchRouteTests {
         }
     }
 
-    @Test func aReplayingServerTakesNoBatches() async throws {
+    @Test func aServerWithoutABatchFolderTakesNoBatches() async throws {
         try await ServerFixture.application(try ServerFixture.replaying()).test(.router) { client in
             let response = try await client.execute(uri: "/v1/batches", method: .post, body: ByteBuffer(string: "https://giphy.com/\n"))
             #expect(response.status == .serviceUnavailable)
             #expect(try response.errorCode() == "batches-unavailable")
+        }
+    }
+
+    /// `trawl serve --replay` (the demo) runs batches on the recordings, as it resolves.
+    @Test func aReplayingServerRunsBatchesOnTheRecordings() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-serve-replay-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try ServerFixture.replaying { $0.batchDirectory = folder }
+        try await ServerFixture.application(server).test(.live) { client in
+            let list = "\(giphyCatPage)\n\(blogPost)\nhttps://unrecorded.example/page\n"
+            let created = try await client.execute(uri: "/v1/batches", method: .post, body: ByteBuffer(string: list))
+            #expect(created.status == .accepted, "\(created.text)")
+            let id = try #require(try created.json()["id"] as? String)
+            let status = try await Self.waitUntilFinished(client, id: id)
+            #expect(status["state"] as? String == "finished", "\(status)")
+            let results = try await client.execute(uri: "/v1/batches/\(id)/results", method: .get)
+            let lines = try results.text.split(separator: "\n").map { try JSONDecoder().decode(BatchResultLine.self, from: Data($0.utf8)) }
+            #expect(lines.count == 3, "\(results.text)")
+            let cat = try #require(lines.first { $0.input == giphyCatPage })
+            let catURLs = Set((cat.media ?? []).flatMap { [$0.url] + $0.renditions.map(\.url) })
+            #expect(cat.status == "done" && catURLs.contains(giphyCatGIF), "\(results.text)")
+            #expect((lines.first { $0.input == blogPost }?.media?.count ?? 0) >= 4, "\(results.text)")
+            #expect(lines.first { $0.input == "https://unrecorded.example/page" }?.error?.code == "no-recorded-entry", "\(results.text)")
         }
     }
 

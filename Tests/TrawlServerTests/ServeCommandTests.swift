@@ -27,6 +27,8 @@ struct ServeCommandTests {
             process.currentDirectoryURL = repository
             var environment = ProcessInfo.processInfo.environment
             for key in ["TRAWL_GIPHY_KEY", "TRAWL_TENOR_KEY", "TRAWL_DEFAULT_ENGINE", "TRAWL_SERVE_TOKEN"] { environment[key] = nil }
+            // The server opens the local index for `!local`: the run's own, never the user's.
+            environment["XDG_DATA_HOME"] = scratch.appendingPathComponent("data").path
             process.environment = environment
             process.standardOutput = try FileHandle(forWritingTo: stdout)
             process.standardError = try FileHandle(forWritingTo: stderr)
