@@ -56,6 +56,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests one client may make at once above --rate.")
     var burst: Int = 40
 
+    @Option(help: "Search sessions (/v1/sessions) open at once.")
+    var maxSessions: Int = 256
+
+    @Option(help: "Seconds a search session may go without a query before it is closed.")
+    var sessionIdle: Double = 600
+
     @Option(help: "The longest request URL in bytes (longer: 413).")
     var maxURLLength: Int = 8192
 
@@ -88,6 +94,8 @@ struct ServeCommand: AsyncParsableCommand {
         if maxResolves < 1 { throw ValidationError("--max-resolves must be at least 1") }
         if !(rate >= 0) { throw ValidationError("--rate must not be negative") }
         if burst < 1 { throw ValidationError("--burst must be at least 1") }
+        if maxSessions < 1 { throw ValidationError("--max-sessions must be at least 1") }
+        if !(sessionIdle > 0) { throw ValidationError("--session-idle must be a positive number of seconds") }
         if maxURLLength < 256 { throw ValidationError("--max-url-length must be at least 256") }
         if maxBodySize < 1024 { throw ValidationError("--max-body-size must be at least 1024") }
         if let token, token.isEmpty { throw ValidationError("--token must not be empty") }
@@ -159,6 +167,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.limits.maxConcurrentResolves = maxResolves
         configuration.limits.rate = rate > 0 ? rate : nil
         configuration.limits.burst = burst
+        configuration.limits.maxSessions = maxSessions
+        configuration.limits.sessionIdleTimeout = .milliseconds(Int(sessionIdle * 1000))
         configuration.limits.maxURLLength = maxURLLength
         configuration.limits.maxBodyBytes = maxBodySize
         configuration.limits.token = token ?? ProcessInfo.processInfo.environment["TRAWL_SERVE_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
