@@ -9,20 +9,10 @@
 # Run from the repository's top folder: Benchmarks/batch.sh [--skip-memory]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-make deps
-if [ ! -x /usr/sbin/nginx ]; then
-  SUDO=$( [ "$(id -u)" = 0 ] || echo sudo )
-  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq nginx
-fi
-swift build -c release --product trawl
-swift build -c release --product trawl-bench
-BIN="$(swift build -c release --show-bin-path)"
-VENV=.build-bench/scrapy-venv
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet scrapy
-fi
-"$BIN/trawl-bench" batch --pages 2000 --concurrency 32 --scrapy "$VENV/bin/python" "${@/--skip-memory/}"
+source Benchmarks/lib.sh
+bench_setup
+bench_venv .build-bench/scrapy-venv scrapy scrapy
+"$BIN/trawl-bench" batch --pages 2000 --concurrency 32 --scrapy "$PYTHON" "${@/--skip-memory/}"
 if [ "${1:-}" != "--skip-memory" ]; then
   "$BIN/trawl-bench" batch-memory --counts 10000,100000 --concurrency 32
 fi

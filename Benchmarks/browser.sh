@@ -15,18 +15,7 @@
 #   --rounds N (3)  --pages C1,C4,C8 (20,48,80)  --crawlee-rounds N (1)  --no-mixed
 set -euo pipefail
 cd "$(dirname "$0")/.."
-make deps
-if [ ! -x /usr/sbin/nginx ]; then
-  SUDO=$( [ "$(id -u)" = 0 ] || echo sudo )
-  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq nginx
-fi
-swift build -c release --product trawl
-swift build -c release --product trawl-bench
-BIN="$(swift build -c release --show-bin-path)"
-VENV=.build-bench/browser-venv
-if ! "$VENV/bin/python" -c "import playwright, crawlee.crawlers" 2>/dev/null; then
-  python3 -m venv "$VENV"
-  # Playwright's pip package brings its driver only; browsers are never downloaded here.
-  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 "$VENV/bin/pip" install --quiet playwright 'crawlee[adaptive-crawler]'
-fi
-"$BIN/trawl-bench" browser --python "$VENV/bin/python" "$@"
+source Benchmarks/lib.sh
+bench_setup
+bench_venv .build-bench/browser-venv "playwright, crawlee.crawlers" playwright 'crawlee[adaptive-crawler]'
+"$BIN/trawl-bench" browser --python "$PYTHON" "$@"

@@ -9,13 +9,7 @@
 # Run from the repository's top folder: Benchmarks/queue.sh [--urls N] [--rounds N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-make deps
-if [ ! -x /usr/sbin/nginx ]; then
-  SUDO=$( [ "$(id -u)" = 0 ] || echo sudo )
-  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq nginx
-fi
-swift build -c release --product trawl
-swift build -c release --product trawl-bench
-BIN="$(swift build -c release --show-bin-path)"
+source Benchmarks/lib.sh
+bench_setup
 "$BIN/trawl-bench" queue-overhead "$@"
 "$BIN/trawl-bench" queue "$@"

@@ -204,8 +204,8 @@ enum BrowserComparison {
         }
         var autoMixed: [Double] = []
         var autoMixedRight: [Int] = []
-        var neverStatic: [Double] = []
-        var autoStatic: [Double] = []
+        var neverStatic: [AutoStaticBenchmark.Run] = []
+        var autoStatic: [AutoStaticBenchmark.Run] = []
         var crawleeRates: [Double] = []
         var crawleeRight: [Int] = []
         for round in 0..<options.rounds {
@@ -218,10 +218,9 @@ enum BrowserComparison {
             // The static part alone, both ways, back to back in alternating order.
             let modes = round % 2 == 0 ? ["never", "auto"] : ["auto", "never"]
             for mode in modes {
-                let run = try trawlBatch(staticList, mode: mode, count: staticURLs.count)
-                let rate = Double(run.results.count) / run.run.seconds
-                if mode == "never" { neverStatic.append(rate) } else { autoStatic.append(rate) }
-                line += String(format: "; static alone %@ %.0f pages/s", mode, rate)
+                let run = try AutoStaticBenchmark.batch(staticList, mode: mode, port: port, prefix: file("static"))
+                if mode == "never" { neverStatic.append(run) } else { autoStatic.append(run) }
+                line += String(format: "; static alone %@ %.0f pages/s (CPU %.2f ms per page)", mode, run.rate, run.cpuPerPage)
             }
             if round < options.crawleeRounds {
                 let run = try WatchedRun.run(
@@ -242,8 +241,8 @@ enum BrowserComparison {
             say("crawlee adaptive, mixed list: \(summary(crawleeRates, rate)) pages/s; JavaScript pages right: \(crawleeRight.map { "\($0)/\(javaScript)" }.joined(separator: ", "))")
             say(String(format: "trawl / crawlee: %.1fx (goal >= 20x)", median(autoMixed) / max(median(crawleeRates), 1e-9)))
         }
-        say("static part alone: --browser never \(summary(neverStatic, rate)), --browser auto \(summary(autoStatic, rate)) pages/s: "
-            + String(format: "auto / never %.2f (goal within 10%%)", median(autoStatic) / max(median(neverStatic), 1e-9)))
+        say("static part alone: --browser never \(summary(neverStatic.map(\.rate), rate)), --browser auto \(summary(autoStatic.map(\.rate), rate)) pages/s")
+        say(AutoStaticBenchmark.summary(never: neverStatic, auto: autoStatic))
     }
 
     // MARK: - Results

@@ -13,6 +13,7 @@
 //     swift run -c release trawl-bench queue-overhead [--urls 1000000] [--workers 1,4,16] [--hosts 1000]
 //     swift run -c release trawl-bench queue [--pages 2000] [--concurrency 32] [--rounds 3]  # two queue workers vs SQLite
 //     swift run -c release trawl-bench browser --python PYTHON [--rounds 3] [--pages 20,48,80] [--crawlee-rounds 1] [--no-mixed]
+//     swift run -c release trawl-bench auto-static [--pages 2000] [--rounds 5]  # --browser never vs auto on static pages: CPU per page
 //     swift run -c release trawl-bench serve LIST [--pages 2000] [--server nginx]  # the batch server alone, for a profiler
 //     swift run -c release trawl-bench compare FILE...  # thinned vs full scan of pages that differ
 //       (both need `swift build -c release --product trawl` first; Benchmarks/batch.sh does it all)
@@ -306,6 +307,7 @@ if mode == "serve", let list = CommandLine.arguments.dropFirst(2).first {
 if mode == "batch-memory" { try BatchBenchmark.memory(.init(CommandLine.arguments.dropFirst(2))) }
 // Against Playwright and Crawlee for Python (Benchmarks/browser.sh installs them and passes --python).
 if mode == "browser" { try BrowserComparison.run(.init(CommandLine.arguments.dropFirst(2))) }
+if mode == "auto-static" { try AutoStaticBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) }
 
 // The PostgreSQL queue: its own overhead (instant transport), and two workers end to end vs SQLite.
 if mode == "queue-overhead" { try await QueueBenchmark.overhead(.init(CommandLine.arguments.dropFirst(2))) }

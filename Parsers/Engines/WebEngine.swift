@@ -163,11 +163,26 @@ public struct WebEngine: Engine {
             // (what it shows statically, if anything, waits with what it shows rendered).
             let document = kept.first { $0.info.origin == .document }
             let needed = heldBack?.media.isEmpty ?? true ? await renderer.shouldRender(afterStatic: document, url: url) : false
+            var renderFailed = false
             if needed {
                 rendered = true
-                for try await payload in environment.renderedPayloads(for: FetchRequest(url: url), from: request) { read(payload) }
+                do {
+                    for try await payload in environment.renderedPayloads(for: FetchRequest(url: url), from: request) { read(payload) }
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    try Task.checkCancellation()
+                    // The static fetch succeeded: a render that crashed, timed out or was refused
+                    // leaves the page its static result (and whatever the render found before it
+                    // failed), marked, never a failure in its place.
+                    renderFailed = true
+                    continuation.yield(ResultSet(diagnostics: [Diagnostic(.warning, "\(Self.renderFailedPrefix)\(error)", source: "browser")]))
+                }
             }
-            await renderer.learn(url: url, neededBrowser: needed && (seen.count > 0 || !(heldBack?.media.isEmpty ?? true)))
+            // A failed render says nothing about whether the host's pages need the browser.
+            if !renderFailed {
+                await renderer.learn(url: url, neededBrowser: needed && (seen.count > 0 || !(heldBack?.media.isEmpty ?? true)))
+            }
         } else if !rendered, let renderer = environment.renderer, seen.count > 0 {
             await renderer.learn(url: url, neededBrowser: false)
         }
@@ -220,6 +235,10 @@ extension WebEngine {
     /// Parsers that read what a page shows (its `<img>` and `<video>` elements) rather than
     /// what it names as its item.
     static let shownParsers: Set<String> = [HTML5MediaParser().name]
+
+    /// How the warning begins when rendering a page that looked script-driven failed and its
+    /// static result stands.
+    public static let renderFailedPrefix = "rendering failed, the static result stands: "
 
     /// Whether a page describes itself by a still (`og:image` / `twitter:image` a JPEG, PNG…)
     /// and declares no video.

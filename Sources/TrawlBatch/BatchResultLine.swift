@@ -22,6 +22,9 @@ public struct BatchResultLine: Codable, Sendable, Hashable {
     public var attempts: Int
     /// Further input lines that named the same URL (coalesced onto this one).
     public var duplicates: Int?
+    /// Why rendering the page failed, on a page `--browser auto` tried to render after its
+    /// static fetch: the line is then the static result (`done`), not a failure.
+    public var renderError: ErrorInfo?
 
     public struct ErrorInfo: Codable, Sendable, Hashable {
         public var code: String
@@ -30,7 +33,7 @@ public struct BatchResultLine: Codable, Sendable, Hashable {
 
     public init(
         input: String, url: String?, status: String, httpStatus: Int? = nil, media: [MediaLine]? = nil,
-        error: ErrorInfo? = nil, attempts: Int, duplicates: Int = 0
+        error: ErrorInfo? = nil, attempts: Int, duplicates: Int = 0, renderError: ErrorInfo? = nil
     ) {
         self.input = input
         self.url = url
@@ -40,6 +43,7 @@ public struct BatchResultLine: Codable, Sendable, Hashable {
         self.error = error
         self.attempts = attempts
         self.duplicates = duplicates > 0 ? duplicates : nil
+        self.renderError = renderError
     }
 
     /// The line as written: sorted keys, no newline.

@@ -84,7 +84,7 @@ public struct JobAttempt: Sendable {
                 job, code: code, message: ErrorSentence.describe(failure, subject: text), status: status, latency: latency, succeeded: status != nil,
                 rendered: log.rendered)
         }
-        let result = line(job, status: "done", httpStatus: status, media: media)
+        let result = line(job, status: "done", httpStatus: status, media: media, renderError: log.renderFailure)
         return Report(
             outcome: .done(
                 JobResult(line: result, httpStatus: status, mediaCount: media.count, latencyMilliseconds: latency.map(Self.ms), rendered: log.rendered)),
@@ -133,11 +133,13 @@ public struct JobAttempt: Sendable {
     }
 
     private func line(
-        _ job: Job, status: String, httpStatus: Int? = nil, media: [MediaLine]? = nil, error: (code: String, message: String)? = nil
+        _ job: Job, status: String, httpStatus: Int? = nil, media: [MediaLine]? = nil, error: (code: String, message: String)? = nil,
+        renderError: ErrorSummary? = nil
     ) -> String {
         BatchResultLine(
             input: job.input, url: job.url, status: status, httpStatus: httpStatus, media: media ?? (status == "done" ? [] : nil),
-            error: error.map { .init(code: $0.code, message: $0.message) }, attempts: job.attempts, duplicates: job.duplicates
+            error: error.map { .init(code: $0.code, message: $0.message) }, attempts: job.attempts, duplicates: job.duplicates,
+            renderError: renderError.map { .init(code: $0.code, message: $0.message) }
         ).encoded()
     }
 

@@ -15,12 +15,18 @@ final class ResponseLog: Sendable {
     private let started = ContinuousClock.now
     private let first = Mutex<First?>(nil)
     private let renderedPage = Mutex(false)
+    private let failedRender = Mutex<ErrorSummary?>(nil)
 
     var document: First? { first.withLock { $0 } }
     /// The page was rendered in the browser (its DOM snapshot came through).
     var rendered: Bool { renderedPage.withLock { $0 } }
 
+    /// Why rendering the page failed, when it did (the engine then keeps its static result).
+    var renderFailure: ErrorSummary? { failedRender.withLock { $0 } }
+
     func noteRendered() { renderedPage.withLock { $0 = true } }
+
+    func noteRenderFailure(_ error: any Error) { failedRender.withLock { $0 = ErrorSummary(error) } }
 
     func note(_ info: PayloadInfo) {
         let latency = (ContinuousClock.now - started).seconds
@@ -41,9 +47,14 @@ struct LoggedRenderer: PageRenderer {
         let base = self.base
         let log = self.log
         return AsyncThrowingStream(running: { continuation in
-            for try await payload in base.render(request, context: context) {
-                if payload.info.origin == .domSnapshot { log.noteRendered() }
-                continuation.yield(payload)
+            do {
+                for try await payload in base.render(request, context: context) {
+                    if payload.info.origin == .domSnapshot { log.noteRendered() }
+                    continuation.yield(payload)
+                }
+            } catch {
+                if !(error is CancellationError) { log.noteRenderFailure(error) }
+                throw error
             }
         })
     }

@@ -12,6 +12,8 @@ public struct SmokeOptions: Sendable {
     public var timeout: Duration = .seconds(30)
     /// Extra attempts for a case whose site looked down.
     public var retries = 1
+    /// The User-Agent header live runs send.
+    public var userAgent = LoaderConfiguration.defaultUserAgent
     /// `HOST:PORT:TO_HOST:TO_PORT`, as curl's `--connect-to`.
     public var connectTo: [String] = []
     /// Speak plain HTTP to every host (for a local mirror behind `connectTo`).

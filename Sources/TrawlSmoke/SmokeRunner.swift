@@ -56,7 +56,7 @@ public struct SmokeRunner: Sendable {
             attempts += 1
             recorder = HARRecorder()
             var configuration = Trawl.Configuration(loader: LoaderConfiguration(
-                timeout: options.timeout, connectTo: options.connectTo, addressPolicy: options.addressPolicy))
+                userAgent: options.userAgent, timeout: options.timeout, connectTo: options.connectTo, addressPolicy: options.addressPolicy))
             configuration.plainHTTP = options.plainHTTP
             configuration.search = options.search
             configuration.browser = options.browser

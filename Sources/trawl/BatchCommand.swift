@@ -43,8 +43,8 @@ struct BatchRunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Shared queue")
     var queue: QueueOptions
 
-    @Option(help: "Requests in flight at once, over all hosts.")
-    var concurrency: Int = 16
+    @OptionGroup
+    var jobs: JobOptions
 
     @Flag(help: "Adapt each host's delay to its latency (like Scrapy's AutoThrottle).")
     var autothrottle = false
@@ -55,20 +55,8 @@ struct BatchRunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Browser")
     var browser: BrowserOptions
 
-    @Flag(help: "Ask each host's robots.txt first and skip what it disallows.")
-    var robots = false
-
-    @Option(help: "Seconds allowed for each request.")
-    var timeout: Double = 30
-
-    @Option(help: "The User-Agent header to send.")
-    var userAgent: String = LoaderConfiguration.defaultUserAgent
-
-    @Option(help: "HOST:PORT:TO_HOST:TO_PORT, as curl's --connect-to (repeatable).")
-    var connectTo: [String] = []
-
-    @Flag(help: "Speak plain HTTP to every host (for a local mirror behind --connect-to).")
-    var plainHTTP = false
+    @OptionGroup
+    var connection: ConnectionOptions
 
     @Flag(help: "Plain progress lines even on a terminal.")
     var noProgressBar = false
@@ -80,8 +68,6 @@ struct BatchRunCommand: AsyncParsableCommand {
     var index: IndexOptions
 
     func validate() throws {
-        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if queue.queue != nil, store != nil { throw ValidationError("--store and --queue are exclusive: jobs live in one or the other") }
         if queue.queue != nil, autothrottle { throw ValidationError("--autothrottle is not available with --queue (the delay is shared by every worker)") }
         try fetch.address.validateOptIn()
@@ -94,12 +80,11 @@ struct BatchRunCommand: AsyncParsableCommand {
             return
         }
         var configuration = BatchConfiguration()
-        configuration.concurrency = concurrency
+        configuration.concurrency = jobs.concurrency
         configuration.autothrottle = autothrottle
-        configuration.robots = robots
-        configuration.loader = LoaderConfiguration(
-            userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo, addressPolicy: try fetch.address.policy())
-        configuration.plainHTTP = plainHTTP
+        configuration.robots = jobs.robots
+        configuration.loader = connection.loader(addressPolicy: try fetch.address.policy())
+        configuration.plainHTTP = connection.plainHTTP
         configuration.browser = browser.browser
         configuration.browserConfiguration = browser.configuration
         let storePath = store ?? Self.defaultStore(for: out)
@@ -143,11 +128,11 @@ struct BatchRunCommand: AsyncParsableCommand {
     /// What the flags say, for the SQLite run and the queue alike.
     func batchConfiguration() throws -> BatchConfiguration {
         var configuration = BatchConfiguration()
-        configuration.concurrency = concurrency
+        configuration.concurrency = jobs.concurrency
         configuration.autothrottle = autothrottle
-        configuration.robots = robots
-        configuration.loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo)
-        configuration.plainHTTP = plainHTTP
+        configuration.robots = jobs.robots
+        configuration.loader = connection.loader(addressPolicy: try fetch.address.policy())
+        configuration.plainHTTP = connection.plainHTTP
         configuration.browser = browser.browser
         configuration.browserConfiguration = browser.configuration
         configuration.fetch = try fetch.policy()

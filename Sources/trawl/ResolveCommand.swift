@@ -34,17 +34,8 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(help: "Inputs resolved at once.")
     var parallel: Int = 8
 
-    @Option(help: "Seconds allowed for each request.")
-    var timeout: Double = 30
-
-    @Option(help: "The User-Agent header to send.")
-    var userAgent: String = LoaderConfiguration.defaultUserAgent
-
-    @Option(help: "HOST:PORT:TO_HOST:TO_PORT, as curl's --connect-to (repeatable); the browser too.")
-    var connectTo: [String] = []
-
-    @Flag(help: "Speak plain HTTP to every host (for a local mirror behind --connect-to).")
-    var plainHTTP = false
+    @OptionGroup
+    var connection: ConnectionOptions
 
     @Option(help: "Where the next page starts (a token printed as 'next').")
     var page: String?
@@ -71,13 +62,9 @@ struct ResolveCommand: AsyncParsableCommand {
         if [json, stream, table].filter({ $0 }).count > 1 { throw ValidationError("--json, --stream and --table are exclusive") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if let page, Pagination(token: page) == nil { throw ValidationError("--page '\(page)' is not an offset or cursor token") }
         if fallback == .network && replay == nil { throw ValidationError("--fallback needs --replay") }
         try fetch.address.validateOptIn()
-        for rule in connectTo where rule.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
-            throw ValidationError("--connect-to '\(rule)' is not HOST:PORT:TO_HOST:TO_PORT")
-        }
         for input in inputs {
             let text = try InputText.query(for: input)
             // A `!local` query that cannot be read is a usage error naming it, before any work.
@@ -92,10 +79,8 @@ struct ResolveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let loader = LoaderConfiguration(
-            userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo, addressPolicy: try fetch.address.policy())
-        var configuration = Trawl.Configuration(loader: loader)
-        configuration.plainHTTP = plainHTTP
+        var configuration = Trawl.Configuration(loader: connection.loader(addressPolicy: try fetch.address.policy()))
+        configuration.plainHTTP = connection.plainHTTP
         configuration.search = SearchKeys.fromEnvironment()
         configuration.browser = browser.browser
         configuration.browserConfiguration = browser.configuration

@@ -29,17 +29,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "With --replay, what a request with no recording does: none (an error naming it) or network.")
     var fallback: Trawl.Replay.Fallback = .none
 
-    @Option(help: "Seconds allowed for each fetch.")
-    var timeout: Double = 30
-
-    @Option(help: "The User-Agent header to send.")
-    var userAgent: String = LoaderConfiguration.defaultUserAgent
-
-    @Option(help: "HOST:PORT:TO_HOST:TO_PORT, as curl's --connect-to (repeatable); the browser too.")
-    var connectTo: [String] = []
-
-    @Flag(help: "Speak plain HTTP to every host (for a local mirror behind --connect-to).")
-    var plainHTTP = false
+    @OptionGroup
+    var connection: ConnectionOptions
 
     @Option(help: "Keep batches (job store, list, results) in this folder.")
     var batchDir: String = "trawl-batches"
@@ -89,7 +80,6 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         if host.isEmpty { throw ValidationError("--host must not be empty") }
         if !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if !(requestTimeout > 0) { throw ValidationError("--request-timeout must be a positive number of seconds") }
         if maxResolves < 1 { throw ValidationError("--max-resolves must be at least 1") }
         if !(rate >= 0) { throw ValidationError("--rate must not be negative") }
@@ -100,9 +90,6 @@ struct ServeCommand: AsyncParsableCommand {
         if maxBodySize < 1024 { throw ValidationError("--max-body-size must be at least 1024") }
         if let token, token.isEmpty { throw ValidationError("--token must not be empty") }
         if fallback == .network && replay == nil { throw ValidationError("--fallback needs --replay") }
-        for rule in connectTo where rule.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
-            throw ValidationError("--connect-to '\(rule)' is not HOST:PORT:TO_HOST:TO_PORT")
-        }
         for origin in corsOrigin where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
             throw ValidationError("--cors-origin '\(origin)' is not * or an origin like https://app.example")
         }
@@ -119,9 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// (`ErrorStatus`). The browser gets the same rule: `Trawl` fetches its requests through this
     /// guarded loader.
     func loaderConfiguration() throws -> LoaderConfiguration {
-        LoaderConfiguration(
-            userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo,
-            addressPolicy: try fetch.address.serverPolicy())
+        connection.loader(addressPolicy: try fetch.address.serverPolicy())
     }
 
     func run() async throws {
@@ -145,7 +130,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.trawl = Trawl.Configuration(loader: try loaderConfiguration())
-        configuration.trawl.plainHTTP = plainHTTP
+        configuration.trawl.plainHTTP = connection.plainHTTP
         configuration.trawl.search = SearchKeys.fromEnvironment()
         configuration.trawl.browser = browser.browser
         configuration.trawl.browserConfiguration = browser.configuration

@@ -42,20 +42,14 @@ struct SmokeCommand: AsyncParsableCommand {
     @Option(help: "Append this run to a history file (JSON lines); the HTML report shows the last runs.")
     var history: String?
 
-    @Option(help: "Seconds allowed for each request.")
-    var timeout: Double = 30
+    @OptionGroup
+    var connection: ConnectionOptions
 
     @Option(help: "Extra attempts for a case whose site looks down.")
     var retries: Int = 1
 
     @Option(help: "What makes the exit status non-zero: degraded or fail.")
     var failOn: FailOn = .degraded
-
-    @Option(help: "HOST:PORT:TO_HOST:TO_PORT, as curl's --connect-to (repeatable).")
-    var connectTo: [String] = []
-
-    @Flag(help: "Speak plain HTTP to every host (for a local mirror behind --connect-to).")
-    var plainHTTP = false
 
     @OptionGroup(title: "Browser")
     var browser: BrowserOptions
@@ -72,10 +66,6 @@ struct SmokeCommand: AsyncParsableCommand {
         if replay && record { throw ValidationError("--record refreshes recordings from live runs; it cannot be used with --replay") }
         try address.validateOptIn()
         if retries < 0 { throw ValidationError("--retries must be 0 or more") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
-        for rule in connectTo where rule.split(separator: ":", omittingEmptySubsequences: false).count != 4 {
-            throw ValidationError("--connect-to '\(rule)' is not HOST:PORT:TO_HOST:TO_PORT")
-        }
     }
 
     func run() async throws {
@@ -83,10 +73,11 @@ struct SmokeCommand: AsyncParsableCommand {
         options.sites = Set((sites ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
         options.replay = replay
         options.record = record
-        options.timeout = .milliseconds(Int(timeout * 1000))
+        options.timeout = connection.requestTimeout
+        options.userAgent = connection.userAgent
         options.retries = retries
-        options.connectTo = connectTo
-        options.plainHTTP = plainHTTP
+        options.connectTo = connection.connectTo
+        options.plainHTTP = connection.plainHTTP
         options.browser = browser.browser
         options.addressPolicy = try address.policy()
         options.browserConfiguration = browser.configuration

@@ -20,8 +20,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup(title: "Shared queue")
     var queue: QueueOptions
 
-    @Option(help: "Requests in flight at once, over all hosts.")
-    var concurrency: Int = 16
+    @OptionGroup
+    var jobs: JobOptions
 
     @Flag(help: "Stop once the queue has no unfinished jobs and every list pushed to it was read to its end.")
     var exitWhenEmpty = false
@@ -32,42 +32,29 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup(title: "Browser")
     var browser: BrowserOptions
 
-    @Flag(help: "Ask each host's robots.txt first and skip what it disallows.")
-    var robots = false
-
-    @Option(help: "Seconds allowed for each request.")
-    var timeout: Double = 30
-
-    @Option(help: "The User-Agent header to send.")
-    var userAgent: String = LoaderConfiguration.defaultUserAgent
-
-    @Option(help: "HOST:PORT:TO_HOST:TO_PORT, as curl's --connect-to (repeatable).")
-    var connectTo: [String] = []
-
-    @Flag(help: "Speak plain HTTP to every host (for a local mirror behind --connect-to).")
-    var plainHTTP = false
+    @OptionGroup
+    var connection: ConnectionOptions
 
     @Flag(help: "No line at the end saying what this worker did.")
     var quiet = false
 
     func validate() throws {
         if queue.queue == nil { throw ValidationError("--queue is required: the PostgreSQL URL of the queue to work on") }
-        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        try fetch.address.validateOptIn()
     }
 
     func run() async throws {
         BatchRunCommand.keepFreedPageMemory()
         var batch = BatchConfiguration()
-        batch.concurrency = concurrency
-        batch.robots = robots
-        batch.loader = LoaderConfiguration(userAgent: userAgent, timeout: .milliseconds(Int(timeout * 1000)), connectTo: connectTo)
-        batch.plainHTTP = plainHTTP
+        batch.concurrency = jobs.concurrency
+        batch.robots = jobs.robots
+        batch.plainHTTP = connection.plainHTTP
         batch.browser = browser.browser
         batch.browserConfiguration = browser.configuration
         let report: QueueWorker.Report
         let started = Date()
         do {
+            batch.loader = connection.loader(addressPolicy: try fetch.address.policy())
             batch.fetch = try fetch.policy()
             let location = try QueueLocation(queue.queue ?? "")
             var configured = QueueWorker.Configuration(batch: batch)

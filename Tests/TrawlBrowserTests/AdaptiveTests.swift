@@ -3,6 +3,7 @@ import Testing
 import Trawl
 import TrawlBrowser
 import TrawlCore
+import TrawlParsers
 import TrawlTesting
 
 extension BrowserTests {
@@ -27,6 +28,10 @@ extension BrowserTests {
                 let id = request.path.split(separator: "/").last ?? "x"
                 return .json(#"{"clip":"https://media.test/\#(id).mp4"}"#)
             }
+            if request.path == "/hung" {
+                // Looks script-driven (an empty app root) and its script never yields: rendering fails.
+                return .html(#"<html><head><title>Hung</title></head><body><div id="root"></div><script>while (true) {}</script></body></html>"#)
+            }
             if request.path == "/article" {
                 return .html(#"<html><head><title>A GIF</title><meta property="og:image" content="https://media.test/static.gif"></head><body><p>An article with enough words to be a page of its own, not a shell waiting for a script.</p></body></html>"#)
             }
@@ -34,10 +39,10 @@ extension BrowserTests {
         }
     }
 
-    func environment(_ server: LoopbackServer, mode: BrowserMode) -> Environment {
+    func environment(_ server: LoopbackServer, mode: BrowserMode, pageBudget: Duration = .seconds(8)) -> Environment {
         var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::127.0.0.1:\(server.port)"]))
         configuration.browser = mode
-        configuration.browserConfiguration = BrowserConfiguration(quietWindow: .milliseconds(300), pageBudget: .seconds(8))
+        configuration.browserConfiguration = BrowserConfiguration(quietWindow: .milliseconds(300), pageBudget: pageBudget)
         return Trawl.makeEnvironment(configuration)
     }
 
@@ -83,6 +88,22 @@ extension BrowserTests {
         #expect(server.requests.filter { $0.path == "/app/four" }.count == 1)
         #expect(await browser.launches == 1, "one browser serves every page")
         await browser.shutdown()
+    }
+
+    @Test func aFailedRenderLeavesTheStaticResultWithAWarning() async throws {
+        let server = try Self.site()
+        defer { server.shutdown() }
+        let environment = environment(server, mode: .auto, pageBudget: .seconds(2))
+        var sets: [ResultSet] = []
+        // No throw: the static fetch succeeded, so its (empty) result is the page's outcome.
+        for try await set in await Trawl.makeProvider(environment: environment).results(for: Request("http://site.test/hung")) { sets.append(set) }
+        #expect(sets.flatMap(\.media).isEmpty)
+        let warnings = sets.flatMap(\.diagnostics).filter { $0.level == .warning && $0.source == "browser" }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.message.hasPrefix(WebEngine.renderFailedPrefix) == true)
+        #expect(warnings.first?.message.contains("script hung") == true, "the render's error is named: \(warnings)")
+        #expect(server.requests.filter { $0.path == "/hung" }.count == 2, "fetched statically, then the render tried")
+        await (try pool(environment)).shutdown()
     }
 
     @Test func neverAndAlways() async throws {

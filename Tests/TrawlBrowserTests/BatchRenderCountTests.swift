@@ -58,5 +58,41 @@ extension BrowserTests {
         snapshot.pagesRendered = 2
         #expect(BatchProgress.figures(snapshot).contains("2 rendered"))
     }
+
+    @Test func aFailedRenderIsTheStaticResultWithTheRenderError() async throws {
+        try requireBrowser()
+        let server = try LoopbackServer(keepsAlive: true) { request in
+            request.path == "/hung"
+                ? .html(#"<html><head><title>Hung</title></head><body><div id="root"></div><script>while (true) {}</script></body></html>"#)
+                : .status(404)
+        }
+        defer { server.shutdown() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-batch-render-failed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = folder.appendingPathComponent("urls.txt")
+        try Data("http://site.test/hung\n".utf8).write(to: list)
+
+        var configuration = BatchConfiguration()
+        configuration.loader.connectTo = ["site.test:80:127.0.0.1:\(server.port)"]
+        configuration.loader.timeout = .seconds(10)
+        configuration.browser = .auto
+        configuration.browserConfiguration = BrowserConfiguration(quietWindow: .milliseconds(200), pageBudget: .seconds(2), commandTimeout: .seconds(5))
+        let out = folder.appendingPathComponent("out.jsonl")
+        let runner = try BatchRunner(
+            configuration: configuration, storePath: folder.appendingPathComponent("results.sqlite").path, inputs: [list.path], output: out.path)
+        let report = try await runner.run()
+
+        #expect(report.summary.progress[.done] == 1)
+        #expect(report.summary.progress[.failed] == 0)
+        let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
+        let line = try JSONDecoder().decode(BatchResultLine.self, from: Data(try #require(lines.first).utf8))
+        #expect(line.status == "done")
+        #expect(line.httpStatus == 200)
+        #expect(line.media == [])
+        #expect(line.error == nil)
+        #expect(line.renderError?.code == "script-hung")
+        #expect(line.renderError?.message.contains("site.test/hung") == true, "\(String(describing: line.renderError))")
+    }
 }
 }

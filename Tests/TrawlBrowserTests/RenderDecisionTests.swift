@@ -46,6 +46,27 @@ import TrawlTesting
         #expect(RenderDecision.decide(rendered) == .keepStatic)
     }
 
+    @Test func frameworkMarksAreReadWhereFrameworksPutThem() {
+        // A bundle's URL, in any case; code that boots a framework; a framework's attributes.
+        #expect(evidence(#"<SCRIPT SRC="/_NEXT/static/chunks/main.js"></SCRIPT>"#).frameworkMarkers == ["next"])
+        #expect(evidence(#"<link rel="preload" href="/js/react-dom.production.min.js">"#).frameworkMarkers == ["react"])
+        #expect(evidence("<script>window.__NUXT__={state:{}}</script>").frameworkMarkers == ["nuxt"])
+        #expect(evidence("<script>__sveltekit_abc = {}</script>").frameworkMarkers == ["svelte"])
+        #expect(evidence(#"<div ng-version="17.0.1"></div><p data-svelte-h="x">hi</p><main data-server-rendered="true">"#).frameworkMarkers == ["angular", "svelte", "vue"])
+        // An article about frameworks names them in its prose: that is not their mark.
+        let prose = evidence("<html><body><p>How react-dom and window.__NUXT__ differ.</p><script src=/stats.js></script></body></html>")
+        #expect(prose.frameworkMarkers.isEmpty)
+    }
+
+    @Test func onlyRealTagsCount() {
+        // A script that writes a script tag, a commented-out one and a `<` in prose are not tags.
+        let page = evidence(#"<html><body><!-- <script src=old.js></script> --><p>1 < 2</p><script>document.write('<script src=x.js><\/script>')</script></body></html>"#)
+        #expect(page.scriptCount == 1)
+        #expect(page.visibleTextBytes == 3, "1, < and 2")
+        #expect(evidence("<div id=root></div><script src=/a.js></script>").hasEmptyAppRoot, "an unquoted id")
+        #expect(!evidence(#"<div id="root-panel"></div>"#).hasEmptyAppRoot)
+    }
+
     @Test func noCorpusArticleWithoutMediaLooksScriptDriven() throws {
         // Real pages: news articles, blogs, wikis. None is a shell; rendering them would make
         // `--browser auto` many times slower than `never` on ordinary sites.
