@@ -76,7 +76,7 @@ enum QueueBenchmark {
         for workers in options.workers {
             let location = try QueueLocation(try cluster.createDatabase())
             let clock = ContinuousClock()
-            let (push, work, finished) = try await QueueStore.withStore(location, logger: Logger(label: "bench"), connections: workers * 2 + 2) { store in
+            let (push, work, finished, cpu) = try await QueueStore.withStore(location, logger: Logger(label: "bench"), connections: workers * 2 + 2) { store in
                 let pushStart = clock.now
                 let intake = try await Intake(path: list.path, store: store, configuration: batch)
                 while try await !intake.next().finished {}
@@ -84,6 +84,8 @@ enum QueueBenchmark {
                 var worker = QueueWorker.Configuration(batch: batch)
                 worker.exitWhenEmpty = true
                 let configuration = worker
+                // CPU of this process (the workers) and of the server's backends over the work.
+                let before = (ownCPUSeconds(), serverCPUSeconds(cluster))
                 let workStart = clock.now
                 let finished = try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<workers {
@@ -93,12 +95,18 @@ enum QueueBenchmark {
                     }
                     return try await group.reduce(0, +)
                 }
-                return (push, clock.now - workStart, finished)
+                let work = clock.now - workStart
+                return (push, work, finished, (ownCPUSeconds() - before.0, serverCPUSeconds(cluster) - before.1))
             }
             let pushRate = Double(options.urls) / seconds(push)
-            let workRate = Double(finished) / seconds(work)
-            print(String(format: "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s",
-                         workers, options.urls, seconds(push), pushRate, finished, seconds(work), workRate))
+            if workers == 0 {
+                print(String(format: "  pushed %d URLs in %.1f s: %.0f URLs/s", options.urls, seconds(push), pushRate))
+            } else {
+                let workRate = Double(finished) / seconds(work)
+                print(String(format: "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s; CPU per 1000 jobs: workers %.2f s, PostgreSQL %.2f s",
+                             workers, options.urls, seconds(push), pushRate, finished, seconds(work), workRate,
+                             cpu.0 * 1000 / Double(max(1, finished)), cpu.1 * 1000 / Double(max(1, finished))))
+            }
             _ = try? cluster.psql("DROP DATABASE \"\(location.database)\"")
         }
     }
@@ -158,6 +166,34 @@ enum QueueBenchmark {
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         print(String(format: "median: SQLite %.0f pages/s, two queue workers %.0f pages/s; ratio %.2f (range %.2f–%.2f over %d rounds) (goal >= 0.9)",
                      median(sqliteRates), median(queueRates), median(ratios), ratios.min()!, ratios.max()!, ratios.count))
+    }
+
+    /// User + system CPU seconds of this process so far.
+    static func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// User + system CPU seconds of the cluster's server processes alive now (the postmaster
+    /// and its children: backends, WAL writer, checkpointer), from /proc.
+    static func serverCPUSeconds(_ cluster: PostgresCluster) -> Double {
+        let pidFile = cluster.folder.appendingPathComponent("data/postmaster.pid")
+        guard let text = try? String(contentsOf: pidFile, encoding: .utf8), let postmaster = text.split(separator: "\n").first.flatMap({ Int($0) }) else { return 0 }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        var total = 0.0
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // Fields after the command name: state, ppid, …; utime and stime are fields 14 and 15.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 13, let parent = Int(fields[1]), pid == postmaster || parent == postmaster,
+                let user = Double(fields[11]), let system = Double(fields[12])
+            else { continue }
+            total += (user + system) / ticks
+        }
+        return total
     }
 
     /// Starts a command with its output discarded and returns its pid (waited for by the caller).

@@ -29,6 +29,11 @@ public struct BatchResultLine: Codable, Sendable, Hashable {
     public struct ErrorInfo: Codable, Sendable, Hashable {
         public var code: String
         public var message: String
+
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
     }
 
     public init(

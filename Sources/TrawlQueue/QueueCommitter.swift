@@ -1,18 +1,35 @@
-/// Commits a worker's finished attempts in groups, as `FinishCommitter` does for the SQLite
-/// store: while one transaction writes, the outcomes that arrive wait and go together in the
-/// next, and each caller resumes once its own outcome is committed (or known discarded).
+/// Coalesces a worker's finished attempts: they wait until `group` of them are ready or the
+/// oldest has waited `delay` (and, in any case, until the previous group's statement has
+/// returned); then they go together in one ``FinishStatement`` (one round trip, one
+/// transaction). Each caller resumes once its own outcome is committed (or known
+/// discarded), never before: a crash loses only outcomes not yet acknowledged, whose leases
+/// then expire and whose jobs are claimed again.
+///
+/// Waiting changes nothing about exactly-once: the statement checks each lease when it runs,
+/// so an outcome whose lease expired while it waited here is discarded like any late result.
 actor QueueCommitter {
     private let store: QueueStore
     private let owner: String
     private let rules: ClaimRules
     private let now: @Sendable () -> Double
-    private var waiting: [(finish: QueueFinish, continuation: CheckedContinuation<Bool, any Error>)] = []
+    /// Flush at once when this many outcomes wait.
+    private let group: Int
+    /// The longest the oldest waiting outcome waits for others.
+    private let delay: Duration
+    private let clock = ContinuousClock()
+    private var waiting: [(finish: QueueFinish, arrived: ContinuousClock.Instant, continuation: CheckedContinuation<Bool, any Error>)] = []
     private var writing = false
+    /// The drain's wait for more outcomes; cancelled to flush early.
+    private var timer: Task<Void, Never>?
+    /// ``flush()`` was asked for: the next group goes without waiting.
+    private var flushNow = false
 
-    init(store: QueueStore, owner: String, rules: ClaimRules, now: @escaping @Sendable () -> Double) {
+    init(store: QueueStore, owner: String, rules: ClaimRules, group: Int, delay: Duration, now: @escaping @Sendable () -> Double) {
         self.store = store
         self.owner = owner
         self.rules = rules
+        self.group = max(1, group)
+        self.delay = delay
         self.now = now
     }
 
@@ -20,7 +37,8 @@ actor QueueCommitter {
     /// expired and the result was discarded.
     func commit(_ finish: QueueFinish) async throws -> Bool {
         try await withCheckedThrowingContinuation { continuation in
-            waiting.append((finish, continuation))
+            waiting.append((finish, clock.now, continuation))
+            if waiting.count >= group { timer?.cancel() }
             if !writing {
                 writing = true
                 Task { await self.drain() }
@@ -28,15 +46,32 @@ actor QueueCommitter {
         }
     }
 
+    /// Outcomes waiting now (for tests).
+    var waitingCount: Int { waiting.count }
+
+    /// Writes what waits now, without waiting for more.
+    func flush() {
+        flushNow = true
+        timer?.cancel()
+    }
+
     private func drain() async {
-        while !waiting.isEmpty {
-            let group = waiting
+        while let oldest = waiting.first?.arrived {
+            let deadline = oldest + delay
+            if waiting.count < group, !flushNow, clock.now < deadline {
+                let wait = Task { [clock] in _ = try? await clock.sleep(until: deadline) }
+                timer = wait
+                await wait.value
+                timer = nil
+            }
+            let batch = waiting
             waiting.removeAll()
+            flushNow = false
             do {
-                let discarded = try await store.finish(group.map(\.finish), owner: owner, rules: rules, now: now())
-                for item in group { item.continuation.resume(returning: !discarded.contains(item.finish.jobID)) }
+                let discarded = try await store.finish(batch.map(\.finish), owner: owner, rules: rules, now: now())
+                for item in batch { item.continuation.resume(returning: !discarded.contains(item.finish.jobID)) }
             } catch {
-                for item in group { item.continuation.resume(throwing: error) }
+                for item in batch { item.continuation.resume(throwing: error) }
             }
         }
         writing = false

@@ -91,6 +91,11 @@ enum QueueSchema {
             // dead versions, which frequent claims leave behind) on every claim.
             "CREATE INDEX trawl_host_claim_order ON trawl_host (claimed_at, name)",
         ]),
+        Migration(name: "v4-lease-expiries", statements: [
+            // Leases of a job that ran out (its worker died or stalled): a page that kills
+            // every worker that opens it ends failed after a few, instead of looping forever.
+            "ALTER TABLE trawl_job ADD COLUMN lease_expiries INTEGER NOT NULL DEFAULT 0",
+        ]),
     ]
 
     /// The advisory lock migrations run under (any fixed number; this one spells "trawlq").

@@ -1,4 +1,5 @@
 import PostgresNIO
+import TrawlBatch
 import TrawlStore
 
 /// How a queue worker claims: the fleet-wide politeness it applies to every host, and its lease.
@@ -68,96 +69,24 @@ extension QueueStore {
         }
     }
 
-    /// Records how leased attempts ended, in one transaction: each job's state change and its
-    /// result together, its host's in-flight count down (and a `Retry-After` hold applied for
-    /// the whole fleet). An attempt whose lease is no longer `owner`'s (it expired and the job
-    /// was handed out again) changes nothing: its late result is discarded.
+    /// Records how leased attempts ended, in one statement (one round trip, one transaction):
+    /// each job's state change and its result together, its host's in-flight count down (and
+    /// a `Retry-After` hold applied for the whole fleet), idle workers notified when a full
+    /// host has room, a retry waits or the queue is drained. An attempt whose lease is no
+    /// longer `owner`'s (it expired and the job was handed out again) changes nothing: its
+    /// late result is discarded.
     /// - Returns: the jobs whose results were discarded.
     @discardableResult
     public func finish(_ finishes: [QueueFinish], owner: String, rules: ClaimRules, now: Double) async throws -> Set<Int64> {
         guard !finishes.isEmpty else { return [] }
-        let sorted = finishes.sorted { $0.jobID < $1.jobID }
-        var ids: [Int64] = [], attempts: [Int32] = [], states: [String] = [], lines: [String] = [], errors: [String] = []
-        var dues: [Double] = [], statuses: [Int32] = [], media: [Int32] = [], latencies: [Int32] = [], holds: [Double] = []
-        for finish in sorted {
-            ids.append(finish.jobID)
-            attempts.append(Int32(finish.attempt))
-            holds.append(finish.holdUntil ?? 0)
-            switch finish.outcome {
-            case .done(let result), .failed(let result):
-                if case .done = finish.outcome { states.append("done") } else { states.append("failed") }
-                lines.append(result.line)
-                errors.append(result.errorCode ?? "")
-                dues.append(0)
-                statuses.append(Int32(result.httpStatus ?? -1))
-                media.append(Int32(result.mediaCount))
-                latencies.append(Int32(result.latencyMilliseconds ?? -1))
-            case .retryLater(let at, let error):
-                states.append("retry-later")
-                lines.append("")
-                errors.append(error)
-                dues.append(at)
-                statuses.append(-1)
-                media.append(0)
-                latencies.append(-1)
-            }
-        }
+        var statement = FinishStatement(owner: owner, now: now, perHost: Int32(rules.perHost))
+        for finish in finishes.sorted(by: { $0.jobID < $1.jobID }) { statement.append(finish) }
+        let prepared = statement
         return try await run("record finished jobs") {
-            try await client.withTransaction(logger: logger) { connection in
-                // Host rows first, in name order, as every writer takes them: no deadlocks.
-                try await connection.query("""
-                    SELECT 1 FROM trawl_host WHERE name IN (SELECT host FROM trawl_job WHERE id = ANY(\(ids)::bigint[]))
-                    ORDER BY name FOR UPDATE
-                    """, logger: logger)
-                let rows = try await connection.query("""
-                    WITH f AS (
-                        SELECT * FROM unnest(\(ids)::bigint[], \(attempts)::int[], \(states)::text[], \(lines)::text[], \(errors)::text[],
-                                             \(dues)::float8[], \(statuses)::int[], \(media)::int[], \(latencies)::int[], \(holds)::float8[])
-                            AS f(id, attempt, state, line, error, due, http, media, latency, hold)
-                    ), kept AS (
-                        UPDATE trawl_job j SET state = f.state, last_error = NULLIF(f.error, ''),
-                            due_at = CASE WHEN f.state = 'retry-later' THEN f.due ELSE j.due_at END,
-                            lease_owner = NULL, lease_until = NULL, updated_at = \(now)
-                        FROM f WHERE j.id = f.id AND j.state = 'running' AND j.lease_owner = \(owner) AND j.attempts = f.attempt
-                        RETURNING j.id, j.host
-                    ), results AS (
-                        INSERT INTO trawl_result (job_id, line, outcome, host, http_status, media_count, latency_ms, error_code, finished_at, worker)
-                        SELECT f.id, f.line, f.state, kept.host, NULLIF(f.http, -1), f.media, NULLIF(f.latency, -1), NULLIF(f.error, ''), \(now), \(owner)
-                        FROM f JOIN kept ON kept.id = f.id WHERE f.state IN ('done', 'failed')
-                        ON CONFLICT (job_id) DO NOTHING
-                    ), per_host AS (
-                        SELECT kept.host, COUNT(*) AS n, MAX(f.hold) AS hold, MIN(f.due) FILTER (WHERE f.state = 'retry-later') AS retry
-                        FROM kept JOIN f ON f.id = kept.id WHERE kept.host IS NOT NULL GROUP BY kept.host
-                    ), hosts AS (
-                        UPDATE trawl_host t SET in_flight = GREATEST(0, t.in_flight - p.n),
-                            next_allowed = GREATEST(t.next_allowed, p.hold),
-                            ready_at = CASE WHEN p.retry IS NULL THEN t.ready_at ELSE LEAST(t.ready_at, p.retry) END,
-                            work_seq = t.work_seq + CASE WHEN p.retry IS NULL THEN 0 ELSE 1 END
-                        FROM per_host p WHERE t.name = p.host
-                        RETURNING t.in_flight + p.n AS before
-                    ), worker AS (
-                        UPDATE trawl_worker SET finished = finished + (SELECT COUNT(*) FROM kept k JOIN f ON f.id = k.id WHERE f.state <> 'retry-later'),
-                            seen_at = \(now)
-                        WHERE id = \(owner)
-                    )
-                    SELECT COALESCE(array_agg(kept.id), '{}'),
-                           (SELECT COUNT(*) FROM hosts WHERE before >= \(Int32(rules.perHost))),
-                           (SELECT COUNT(*) FROM per_host WHERE retry IS NOT NULL),
-                           NOT EXISTS (SELECT 1 FROM trawl_job WHERE state IN ('pending', 'retry-later'))
-                               AND NOT EXISTS (SELECT 1 FROM trawl_job WHERE state = 'running' AND id <> ALL(\(ids)::bigint[]))
-                    FROM kept
-                    """, logger: logger)
-                var kept: Set<Int64> = []
-                var wake = false
-                for try await (keptIDs, freed, retries, drained) in rows.decode(([Int64], Int64, Int64, Bool).self) {
-                    kept = Set(keptIDs)
-                    wake = freed > 0 || retries > 0 || drained
-                }
-                // A host that was full has room again, or a job waits to retry: idle workers may
-                // claim. Or this was the last work: workers told to exit when it is done may go.
-                if wake { try await connection.query("SELECT pg_notify(\(Self.workChannel), '')", logger: logger) }
-                return Set(ids).subtracting(kept)
-            }
+            // Prepared once per connection; its commit waits for the disk (see FinishStatement).
+            var kept: Set<Int64> = []
+            for try await keptIDs in try await client.execute(prepared, logger: logger) { kept.formUnion(keptIDs) }
+            return Set(prepared.ids).subtracting(kept)
         }
     }
 
@@ -171,9 +100,12 @@ extension QueueStore {
 
     /// Returns jobs whose lease expired before `now` (their worker died or stalled) to
     /// `pending`, their hosts' in-flight counts down, and wakes idle workers. Their attempt
-    /// stays counted. Returns how many.
+    /// stays counted, and so does the expiry: a job whose lease has now expired
+    /// `expiryLimit` times (a page that kills every worker that opens it) ends failed with
+    /// `attempts-exhausted` instead. A lease given back by ``release(owner:now:expiryLimit:)`` is no
+    /// expiry. Returns how many jobs went back or failed.
     @discardableResult
-    public func reap(now: Double) async throws -> Int {
+    public func reap(now: Double, expiryLimit: Int = QueueWorker.Configuration.defaultExpiryLimit) async throws -> Int {
         try await run("return expired leases") {
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("""
@@ -181,19 +113,49 @@ extension QueueStore {
                         SELECT host FROM trawl_job WHERE state = 'running' AND lease_until < \(now) AND host IS NOT NULL)
                     ORDER BY name FOR UPDATE
                     """, logger: logger)
+                // Jobs at their last expiry get their failed result line now (built here, as
+                // every result line is, so it reads like any other).
+                var exhausted: [Int64] = [], lines: [String] = []
+                let limit = Int32(max(1, expiryLimit))
+                let dying = try await connection.query("""
+                    SELECT id, input, url, attempts, duplicates FROM trawl_job
+                    WHERE state = 'running' AND lease_until < \(now) AND lease_until >= 0 AND lease_expiries + 1 >= \(limit)
+                    ORDER BY id FOR UPDATE
+                    """, logger: logger)
+                for try await (id, input, url, attempts, duplicates) in dying.decode((Int64, String, String?, Int32, Int32).self) {
+                    exhausted.append(id)
+                    lines.append(BatchResultLine(
+                        input: input, url: url, status: "failed",
+                        error: .init(code: Self.attemptsExhausted, message: "the lease on \(url ?? input) expired \(limit) times: each worker that took it died or stalled"),
+                        attempts: Int(attempts), duplicates: Int(duplicates)
+                    ).encoded())
+                }
                 let rows = try await connection.query("""
                     WITH back AS (
-                        UPDATE trawl_job SET state = 'pending', lease_owner = NULL, lease_until = NULL, updated_at = \(now)
-                        WHERE state = 'running' AND lease_until < \(now)
+                        UPDATE trawl_job SET state = 'pending', lease_owner = NULL, lease_until = NULL, updated_at = \(now),
+                            lease_expiries = lease_expiries + CASE WHEN lease_until >= 0 THEN 1 ELSE 0 END
+                        WHERE state = 'running' AND lease_until < \(now) AND id <> ALL(\(exhausted)::bigint[])
                         RETURNING id, host, due_at
+                    ), ended AS (
+                        UPDATE trawl_job SET state = 'failed', last_error = \(Self.attemptsExhausted), lease_owner = NULL, lease_until = NULL,
+                            updated_at = \(now), lease_expiries = lease_expiries + 1
+                        WHERE id = ANY(\(exhausted)::bigint[]) AND state = 'running'
+                        RETURNING id, host
+                    ), results AS (
+                        INSERT INTO trawl_result (job_id, line, outcome, host, media_count, error_code, finished_at)
+                        SELECT ended.id, e.line, 'failed', ended.host, 0, \(Self.attemptsExhausted), \(now)
+                        FROM ended JOIN unnest(\(exhausted)::bigint[], \(lines)::text[]) AS e(id, line) ON e.id = ended.id
+                        ON CONFLICT (job_id) DO NOTHING
                     ), per_host AS (
-                        SELECT host, COUNT(*) AS n, MIN(due_at) AS due FROM back WHERE host IS NOT NULL GROUP BY host
+                        SELECT host, COUNT(*) AS n, MIN(due_at) AS due FROM (
+                            SELECT host, due_at FROM back UNION ALL SELECT host, 'Infinity'::float8 FROM ended
+                        ) gone WHERE host IS NOT NULL GROUP BY host
                     ), hosts AS (
                         UPDATE trawl_host t SET in_flight = GREATEST(0, t.in_flight - p.n), ready_at = LEAST(t.ready_at, p.due),
                             work_seq = t.work_seq + 1
                         FROM per_host p WHERE t.name = p.host
                     )
-                    SELECT COUNT(*) FROM back
+                    SELECT (SELECT COUNT(*) FROM back) + (SELECT COUNT(*) FROM ended)
                     """, logger: logger)
                 var count = 0
                 for try await n in rows.decode(Int64.self) { count = Int(n) }
@@ -203,12 +165,16 @@ extension QueueStore {
         }
     }
 
+    /// The error code of a job whose leases expired too often.
+    public static let attemptsExhausted = "attempts-exhausted"
+
     /// Returns every job `owner` still holds to the queue (the worker is stopping).
-    public func release(owner: String, now: Double) async throws {
+    public func release(owner: String, now: Double, expiryLimit: Int = QueueWorker.Configuration.defaultExpiryLimit) async throws {
+        // -1 marks a lease given back, not expired: the reaper does not count it.
         try await run("return the worker's jobs") {
             try await client.query("UPDATE trawl_job SET lease_until = -1 WHERE state = 'running' AND lease_owner = \(owner)", logger: logger)
         }
-        try await reap(now: now)
+        try await reap(now: now, expiryLimit: expiryLimit)
     }
 
     /// When an idle worker should look again without being notified: the earliest time a host

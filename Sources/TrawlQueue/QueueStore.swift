@@ -93,7 +93,7 @@ public struct QueueStore: Sendable {
     private func checkReachable() async throws {
         do {
             let connection = try await PostgresConnection.connect(
-                configuration: location.connectionConfiguration, id: 0, logger: logger)
+                configuration: try location.connectionConfiguration, id: 0, logger: logger)
             try? await connection.close()
         } catch {
             throw QueueError(.unreachable, location: location.description, message: "cannot reach the queue: \(Self.reason(error))", underlying: error)
@@ -107,6 +107,15 @@ public struct QueueStore: Sendable {
             return try await QueueSchema.migrate(client, upTo: last, logger: logger)
         } catch {
             throw QueueError(.schema, location: location.description, message: "cannot bring the queue's schema up to date: \(Self.reason(error))", underlying: error)
+        }
+    }
+
+    /// Whether this store's connections to the server are encrypted (`pg_stat_ssl`).
+    public func usesTLS() async throws -> Bool {
+        try await run("read whether the connection uses TLS") {
+            let rows = try await client.query("SELECT COALESCE((SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()), false)", logger: logger)
+            for try await encrypted in rows.decode(Bool.self) { return encrypted }
+            return false
         }
     }
 
@@ -151,6 +160,8 @@ public struct QueueStore: Sendable {
     static func reason(_ error: any Error) -> String {
         if let psql = error as? PSQLError {
             if let message = psql.serverInfo?[.message] { return message }
+            // A TLS handshake that failed (certificate not trusted, server without TLS) says why beneath.
+            if let underlying = psql.underlying { return "\(psql.code): \(underlying)" }
             return "\(psql.code)"
         }
         return "\(error)"

@@ -26,6 +26,15 @@ public struct QueueWorker: Sendable {
         public var lease: Duration = .seconds(30)
         /// Stop once the queue has no work left (no unfinished job, every list read to its end).
         public var exitWhenEmpty = false
+        /// A job whose lease expired this many times (every worker that took it died or
+        /// stalled) ends failed with `attempts-exhausted`.
+        public var expiryLimit = Self.defaultExpiryLimit
+        public static let defaultExpiryLimit = 3
+        /// Finished attempts are committed together, once this many wait (default: half the
+        /// worker's slots) or the oldest has waited ``finishDelay``.
+        public var finishGroup: Int?
+        /// The longest a finished attempt waits for others to share its commit.
+        public var finishDelay: Duration = .milliseconds(2)
 
         public init(batch: BatchConfiguration) {
             self.batch = batch
@@ -96,10 +105,13 @@ public struct QueueWorker: Sendable {
         let concurrency = max(1, configuration.batch.concurrency)
         // Claims go in groups of a quarter of the slots when busy: a claim is a transaction.
         let claimGroup = max(1, concurrency / 4)
-        let committer = QueueCommitter(store: store, owner: id, rules: rules, now: { clock.now })
+        let expiryLimit = configuration.expiryLimit
+        let committer = QueueCommitter(
+            store: store, owner: id, rules: rules, group: configuration.finishGroup ?? max(1, concurrency / 2), delay: configuration.finishDelay,
+            now: { clock.now })
         let notifications = store.signal.subscribe()
         try await store.register(worker: id, machine: ProcessInfo.processInfo.hostName, pid: Int(getpid()), concurrency: concurrency, now: clock.now)
-        try await store.reap(now: clock.now)
+        try await store.reap(now: clock.now, expiryLimit: expiryLimit)
 
         var report = Report()
         let (signals, sink) = AsyncStream.makeStream(of: Signal.self)
@@ -117,7 +129,7 @@ public struct QueueWorker: Sendable {
                         if Task.isCancelled { return }
                         do {
                             try await store.renew(owner: id, until: clock.now + leaseSeconds, now: clock.now)
-                            try await store.reap(now: clock.now)
+                            try await store.reap(now: clock.now, expiryLimit: expiryLimit)
                         } catch {
                             sink.yield(.failed(error))
                             return
@@ -202,7 +214,7 @@ public struct QueueWorker: Sendable {
         // Jobs still leased to this worker go back now rather than when their lease runs out;
         // in a task of its own, so a cancelled run still gets to say so.
         try await Task {
-            try await store.release(owner: id, now: clock.now)
+            try await store.release(owner: id, now: clock.now, expiryLimit: expiryLimit)
             try? await store.deregister(worker: id, now: clock.now)
         }.value
         return report

@@ -19,6 +19,9 @@ public final class PostgresCluster: Sendable {
     public let port: Int
     /// The cluster's folder (data in `data/`, the socket beside it).
     public let folder: URL
+    /// With `tls`: the server's self-signed certificate (PEM), which is also its own root:
+    /// a client's `sslrootcert`.
+    public let certificate: URL?
     public let binaries: URL
     /// The write end of the watchdog's pipe, open for as long as this process lives (closed by
     /// ``stop()`` or by the kernel at exit: either way the watchdog stops the server).
@@ -48,9 +51,12 @@ public final class PostgresCluster: Sendable {
     }
 
     /// Starts a cluster.
-    /// - Parameter durable: keep PostgreSQL's defaults (`fsync`, synchronous commits), as a
-    ///   benchmark should; tests turn them off (a test never pulls the power).
-    public init(durable: Bool = false) throws {
+    /// - Parameters:
+    ///   - durable: keep PostgreSQL's defaults (`fsync`, synchronous commits), as a
+    ///     benchmark should; tests turn them off (a test never pulls the power).
+    ///   - tls: serve TLS only (`ssl=on`, a certificate for `localhost` and 127.0.0.1 made by
+    ///     `openssl` now; connections without TLS are rejected by `pg_hba.conf`).
+    public init(durable: Bool = false, tls: Bool = false) throws {
         guard let binaries = Self.findBinaries() else {
             throw ClusterError("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/pg_ctl): run `make deps`")
         }
@@ -60,6 +66,11 @@ public final class PostgresCluster: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         self.folder = folder
         try Data("\(getpid())\n".utf8).write(to: folder.appendingPathComponent("owner.pid"))
+        if tls {
+            certificate = try Self.makeSelfSignedCertificate(in: folder, name: "server").certificate
+        } else {
+            certificate = nil
+        }
         let asRoot = geteuid() == 0
         if asRoot {
             // The server runs as postgres: the folder (and the temporary folder's path to it) must be its.
@@ -68,6 +79,11 @@ public final class PostgresCluster: Sendable {
         }
         let data = folder.appendingPathComponent("data").path
         try Self.run(binaries.appendingPathComponent("initdb").path, ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"], asPostgres: asRoot)
+        if tls {
+            // TCP only with TLS: a client that does not ask for it is turned away.
+            let rules = "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostnossl all all 127.0.0.1/32 reject\n"
+            try Data(rules.utf8).write(to: URL(fileURLWithPath: data).appendingPathComponent("pg_hba.conf"))
+        }
 
         // The watchdog first, so a failed start is cleaned up as well. Both ends of its pipe
         // are close-on-exec: only the watchdog gets the read end (as its standard input), and
@@ -95,6 +111,7 @@ public final class PostgresCluster: Sendable {
             let candidate = try Self.freePort()
             var options = "-p \(candidate) -k \(folder.path) -c listen_addresses=127.0.0.1 -c max_connections=300"
             if !durable { options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
+            if tls { options += " -c ssl=on -c ssl_cert_file=\(folder.path)/server.crt -c ssl_key_file=\(folder.path)/server.key" }
             do {
                 try Self.run(
                     binaries.appendingPathComponent("pg_ctl").path,
@@ -107,6 +124,22 @@ public final class PostgresCluster: Sendable {
             }
         }
         throw lastError ?? ClusterError("the PostgreSQL server did not start")
+    }
+
+    /// A self-signed certificate for `localhost` and 127.0.0.1 and its key, made by `openssl`
+    /// in `folder` as `NAME.crt` and `NAME.key` (the key readable by its owner only).
+    public static func makeSelfSignedCertificate(in folder: URL, name: String) throws -> (certificate: URL, key: URL) {
+        let certificate = folder.appendingPathComponent("\(name).crt")
+        let key = folder.appendingPathComponent("\(name).key")
+        guard let openssl = ["/usr/bin/openssl", "/bin/openssl"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw ClusterError("openssl is not installed: run `make deps`")
+        }
+        try run(openssl, [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path,
+        ])
+        try run("/bin/chmod", ["0600", key.path])
+        return (certificate, key)
     }
 
     /// `postgres://postgres@127.0.0.1:PORT/NAME` for a database made now.

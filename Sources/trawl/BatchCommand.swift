@@ -151,6 +151,7 @@ struct BatchRunCommand: AsyncParsableCommand {
             let location = try QueueLocation(text)
             var configured = QueueWorker.Configuration(batch: try batchConfiguration())
             configured.lease = .milliseconds(Int(queue.lease * 1000))
+            configured.expiryLimit = queue.maxLeaseExpiries
             let worker = configured
             let work = Task {
                 try await QueueStore.withStore(location, logger: Logger(label: "trawl.batch"), connections: 4) { store in

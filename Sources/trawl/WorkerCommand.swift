@@ -59,6 +59,7 @@ struct WorkerCommand: AsyncParsableCommand {
             let location = try QueueLocation(queue.queue ?? "")
             var configured = QueueWorker.Configuration(batch: batch)
             configured.lease = .milliseconds(Int(queue.lease * 1000))
+            configured.expiryLimit = queue.maxLeaseExpiries
             configured.exitWhenEmpty = exitWhenEmpty
             let configuration = configured
             let work = Task {

@@ -11,7 +11,7 @@ struct MigrationTests {
         let fixture = try QueueFixture(hosts: []) { _ in .status(404) }
         defer { fixture.server.shutdown() }
         let applied = try await fixture.withStore { store in try await store.appliedMigrations() }
-        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order"])
+        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries"])
         // Connecting again applies nothing.
         let again = try await fixture.withStore { store in try await store.migrate() }
         #expect(again.isEmpty)
@@ -46,7 +46,7 @@ struct MigrationTests {
             try await fixture.writeOutput(store)
             return (applied, report)
         }
-        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order"])
+        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries"])
         #expect(report.finished == 2)
         let results = try fixture.results()
         #expect(Set(results.map(\.input)) == ["http://a.test/old", "http://a.test/half"])

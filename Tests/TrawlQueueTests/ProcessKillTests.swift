@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import TrawlBatch
 import TrawlTesting
@@ -48,8 +49,9 @@ struct ProcessKillTests {
         try fixture.writeList(lines.shuffled())
         let expected = Set(lines.filter { $0.hasPrefix("http") }).union(["not a url"])
 
-        let batchArguments = ["batch", fixture.list.path, "--out", fixture.output.path]
-        let workerArguments = ["worker"]
+        // A job may be in flight in several of the killed processes: no attempt cap here (see attemptCap).
+        let batchArguments = ["batch", fixture.list.path, "--out", fixture.output.path, "--max-lease-expiries", "1000"]
+        let workerArguments = ["worker", "--max-lease-expiries", "1000"]
         var running: [(process: Process, arguments: [String], log: String)] = [
             (try launch(binary, fixture, batchArguments, log: "batch.txt"), batchArguments, "batch.txt"),
             (try launch(binary, fixture, workerArguments, log: "worker1.txt"), workerArguments, "worker1.txt"),
@@ -98,6 +100,53 @@ struct ProcessKillTests {
         again.waitUntilExit()
         #expect(fixture.server.requests.count == before)
         #expect(try Data(contentsOf: fixture.output) == output)
+    }
+
+    @Test("A page that kills every worker that opens it: after three expired leases it ends failed (attempts-exhausted), the rest done")
+    func attemptCap() async throws {
+        let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
+        let poisoned = Shared(0)
+        let released = Shared(false)
+        let fixture = try QueueFixture(hosts: ["a.test"]) { request in
+            guard request.path == "/poison" else { return QueueFixture.page(request.path) }
+            // The worker fetching this page is killed by the test; the answer never leaves.
+            poisoned.withLock { $0 += 1 }
+            while !released.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.01) }
+            return QueueFixture.page(request.path)
+        }
+        defer {
+            released.withLock { $0 = true }
+            fixture.server.shutdown()
+        }
+        let lines = ["http://a.test/poison"] + (1...20).map { "http://a.test/ok/\($0)" }
+        try fixture.writeList(lines)
+        let configuration = fixture.configuration()
+        try await fixture.withStore { store in try await fixture.push(store, configuration: configuration) }
+        let database = String(fixture.url.split(separator: "/").last!)
+        func done() -> Int { Int((try? fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job WHERE state = 'done'", database: database))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0 }
+        // Each worker is killed (kill -9) while it waits for the page; the first once the other
+        // pages are done (its other slots work on while one hangs), so only this page's leases expire.
+        for kill in 1...3 {
+            let worker = try launch(binary, fixture, ["worker", "--max-lease-expiries", "3"], log: "worker\(kill).txt")
+            try await waitUntil { (poisoned.withLock { $0 } == kill && done() == 20) || !worker.isRunning }
+            #expect(worker.isRunning, "worker \(kill) ended by itself")
+            Glibc.kill(worker.processIdentifier, SIGKILL)
+            worker.waitUntilExit()
+        }
+        // The next worker returns the job the third time its lease runs out: failed, not claimed.
+        let last = try launch(binary, fixture, ["worker", "--max-lease-expiries", "3", "--exit-when-empty"], log: "last.txt")
+        try await waitUntil { !last.isRunning }
+        #expect(last.terminationStatus == 0)
+        #expect(poisoned.withLock { $0 } == 3, "the page was asked for once per killed worker, then never again")
+        try await fixture.withStore { store in try await fixture.writeOutput(store) }
+        let results = try fixture.results()
+        #expect(results.count == lines.count)
+        #expect(Set(results.map(\.input)) == Set(lines))
+        let poison = results.first { $0.input.hasSuffix("/poison") }
+        #expect(poison?.status == "failed")
+        #expect(poison?.error?.code == "attempts-exhausted")
+        #expect(poison?.attempts == 3)
+        #expect(results.filter { $0.input.contains("/ok/") }.allSatisfy { $0.status == "done" })
     }
 
     @Test("`trawl worker --exit-when-empty` processes finish a pushed list; `trawl queue status` reports it")

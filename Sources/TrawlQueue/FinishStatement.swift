@@ -1,0 +1,134 @@
+import PostgresNIO
+import TrawlStore
+
+/// The finish of ``QueueStore/finish(_:owner:rules:now:)`` as one prepared statement: a group
+/// of finished attempts (one array per column) recorded in a single round trip, where it took
+/// five (`BEGIN`, the host-row lock, the update, the notification, `COMMIT`).
+///
+/// Run alone, the statement is its own transaction. The host rows the group touches are
+/// locked first, in name order, as every writer takes them (no deadlocks): `locked` is read
+/// whole by a scalar subquery of the job update's condition, which PostgreSQL evaluates once
+/// before the update writes anything. Only jobs still running under `owner`'s lease with the
+/// same attempt are changed; a late result (its lease expired, the job handed out again)
+/// matches no row and is discarded. The commit waits for the disk (`synchronous_commit` as
+/// the server says): a result acknowledged to a worker survives a crash, and its flush
+/// carries every asynchronous claim before it.
+struct FinishStatement: PostgresPreparedStatement {
+    static let sql = """
+        WITH f AS (
+            SELECT * FROM unnest($1::int8[], $2::int4[], $3::text[], $4::text[], $5::text[],
+                                 $6::float8[], $7::int4[], $8::int4[], $9::int4[], $10::float8[])
+                AS f(id, attempt, state, line, error, due, http, media, latency, hold)
+        ), locked AS (
+            SELECT t.name FROM trawl_host t
+            WHERE t.name IN (SELECT host FROM trawl_job WHERE id = ANY($1::int8[]))
+            ORDER BY t.name
+            FOR UPDATE OF t
+        ), kept AS (
+            UPDATE trawl_job j SET state = f.state, last_error = NULLIF(f.error, ''),
+                due_at = CASE WHEN f.state = 'retry-later' THEN f.due ELSE j.due_at END,
+                lease_owner = NULL, lease_until = NULL, updated_at = $12::float8
+            FROM f WHERE j.id = f.id AND j.state = 'running' AND j.lease_owner = $11::text AND j.attempts = f.attempt
+                AND (SELECT COUNT(*) FROM locked) >= 0
+            RETURNING j.id, j.host
+        ), results AS (
+            INSERT INTO trawl_result (job_id, line, outcome, host, http_status, media_count, latency_ms, error_code, finished_at, worker)
+            SELECT f.id, f.line, f.state, kept.host, NULLIF(f.http, -1), f.media, NULLIF(f.latency, -1), NULLIF(f.error, ''), $12::float8, $11::text
+            FROM f JOIN kept ON kept.id = f.id WHERE f.state IN ('done', 'failed')
+            ON CONFLICT (job_id) DO NOTHING
+        ), per_host AS (
+            SELECT kept.host, COUNT(*) AS n, MAX(f.hold) AS hold, MIN(f.due) FILTER (WHERE f.state = 'retry-later') AS retry
+            FROM kept JOIN f ON f.id = kept.id WHERE kept.host IS NOT NULL GROUP BY kept.host
+        ), hosts AS (
+            UPDATE trawl_host t SET in_flight = GREATEST(0, t.in_flight - p.n),
+                next_allowed = GREATEST(t.next_allowed, p.hold),
+                ready_at = CASE WHEN p.retry IS NULL THEN t.ready_at ELSE LEAST(t.ready_at, p.retry) END,
+                work_seq = t.work_seq + CASE WHEN p.retry IS NULL THEN 0 ELSE 1 END
+            FROM per_host p WHERE t.name = p.host
+            RETURNING t.in_flight + p.n AS before
+        ), worker AS (
+            UPDATE trawl_worker SET finished = finished + (SELECT COUNT(*) FROM kept k JOIN f ON f.id = k.id WHERE f.state <> 'retry-later'),
+                seen_at = $12::float8
+            WHERE id = $11::text
+        ), wake AS (
+            -- A host that was full has room again, or a job waits to retry: idle workers may
+            -- claim. Or this was the last work: workers told to exit when it is done may go.
+            SELECT pg_notify('\(QueueStore.workChannel)', '') FROM (SELECT 1) AS once
+            WHERE EXISTS (SELECT 1 FROM hosts WHERE before >= $13::int4)
+               OR EXISTS (SELECT 1 FROM per_host WHERE retry IS NOT NULL)
+               OR (EXISTS (SELECT 1 FROM kept)
+                   AND NOT EXISTS (SELECT 1 FROM trawl_job WHERE state IN ('pending', 'retry-later'))
+                   AND NOT EXISTS (SELECT 1 FROM trawl_job WHERE state = 'running' AND id <> ALL($1::int8[])))
+        )
+        SELECT COALESCE((SELECT array_agg(id) FROM kept), '{}'::int8[]) AS kept, (SELECT COUNT(*) FROM wake) AS woken
+        """
+
+    typealias Row = [Int64]
+
+    var ids: [Int64] = []
+    var attempts: [Int32] = []
+    var states: [String] = []
+    var lines: [String] = []
+    var errors: [String] = []
+    var dues: [Double] = []
+    var statuses: [Int32] = []
+    var media: [Int32] = []
+    var latencies: [Int32] = []
+    var holds: [Double] = []
+    let owner: String
+    let now: Double
+    let perHost: Int32
+
+    init(owner: String, now: Double, perHost: Int32) {
+        self.owner = owner
+        self.now = now
+        self.perHost = perHost
+    }
+
+    /// Adds one attempt's row to each column (-1, 0 and '' stand for none).
+    mutating func append(_ finish: QueueFinish) {
+        ids.append(finish.jobID)
+        attempts.append(Int32(finish.attempt))
+        holds.append(finish.holdUntil ?? 0)
+        switch finish.outcome {
+        case .done(let result), .failed(let result):
+            if case .done = finish.outcome { states.append("done") } else { states.append("failed") }
+            lines.append(result.line)
+            errors.append(result.errorCode ?? "")
+            dues.append(0)
+            statuses.append(Int32(result.httpStatus ?? -1))
+            media.append(Int32(result.mediaCount))
+            latencies.append(Int32(result.latencyMilliseconds ?? -1))
+        case .retryLater(let at, let error):
+            states.append("retry-later")
+            lines.append("")
+            errors.append(error)
+            dues.append(at)
+            statuses.append(-1)
+            media.append(0)
+            latencies.append(-1)
+        }
+    }
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 13)
+        bindings.append(ids)
+        bindings.append(attempts)
+        bindings.append(states)
+        bindings.append(lines)
+        bindings.append(errors)
+        bindings.append(dues)
+        bindings.append(statuses)
+        bindings.append(media)
+        bindings.append(latencies)
+        bindings.append(holds)
+        bindings.append(owner)
+        bindings.append(now)
+        bindings.append(perHost)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(([Int64], Int64).self).0
+    }
+}

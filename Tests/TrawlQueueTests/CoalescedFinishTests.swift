@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import TrawlBatch
+import TrawlStore
+import TrawlTesting
+
+@testable import TrawlQueue
+
+/// Finished attempts coalesced by a worker's committer into one statement, on a real PostgreSQL.
+@Suite("Queue coalesced finishes")
+struct CoalescedFinishTests {
+    static let rules = ClaimRules(perHost: 8, delay: 0)
+
+    static func done(_ job: Job) -> QueueFinish {
+        let line = BatchResultLine(input: job.input, url: job.url, status: "done", media: [], attempts: job.attempts).encoded()
+        return QueueFinish(jobID: job.id, attempt: job.attempts, outcome: .done(JobResult(line: line, httpStatus: 200)), holdUntil: nil)
+    }
+
+    @Test("A full group is written at once, without waiting for its delay, in one transaction")
+    func fullGroupCommitsTogether() async throws {
+        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        defer { fixture.server.shutdown() }
+        try fixture.writeList((1...8).map { "http://a.test/g/\($0)" })
+        let configuration = fixture.configuration(concurrency: 8, perHost: 8)
+        let kept = try await fixture.withStore { store in
+            try await fixture.push(store, configuration: configuration)
+            let now = Date().timeIntervalSince1970
+            let jobs = try await store.claim(limit: 8, owner: "w", rules: Self.rules, now: now, leaseUntil: now + 600)
+            #expect(jobs.count == 8)
+            // An hour's delay: only the group being full can write it.
+            let committer = QueueCommitter(store: store, owner: "w", rules: Self.rules, group: 8, delay: .seconds(3600), now: { Date().timeIntervalSince1970 })
+            return try await withThrowingTaskGroup(of: Bool.self) { group in
+                for job in jobs { group.addTask { try await committer.commit(Self.done(job)) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(kept == Array(repeating: true, count: 8))
+        let database = String(fixture.url.split(separator: "/").last!)
+        let written = try fixture.cluster.psql("SELECT COUNT(*) || ' ' || COUNT(DISTINCT xmin::text) FROM trawl_result", database: database)
+        #expect(written.trimmingCharacters(in: .whitespacesAndNewlines) == "8 1", "8 results written by one transaction")
+        let hosts = try fixture.cluster.psql("SELECT in_flight FROM trawl_host", database: database)
+        #expect(hosts.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
+    @Test("A lease that expires while its finish waits in the coalescer: that result is discarded, the other of its group kept, the job worked again")
+    func leaseExpiresWhileWaiting() async throws {
+        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        defer { fixture.server.shutdown() }
+        try fixture.writeList(["http://a.test/short", "http://a.test/long"])
+        let configuration = fixture.configuration(concurrency: 2, perHost: 2)
+        let (firstVerdict, secondVerdict, again) = try await fixture.withStore { store in
+            try await fixture.push(store, configuration: configuration)
+            let now = Date().timeIntervalSince1970
+            // Two claims of one job each: the first lease is short, the second long.
+            let short = try #require(try await store.claim(limit: 1, owner: "w", rules: Self.rules, now: now, leaseUntil: now + 1).first)
+            let long = try #require(try await store.claim(limit: 1, owner: "w", rules: Self.rules, now: now + 0.001, leaseUntil: now + 600).first)
+            let committer = QueueCommitter(store: store, owner: "w", rules: Self.rules, group: 10, delay: .seconds(3600), now: { Date().timeIntervalSince1970 })
+            let first = Task { try await committer.commit(Self.done(short)) }
+            try await waitUntilAsync { await committer.waitingCount == 1 }
+            // While the first outcome waits, its lease runs out and the reaper returns the job.
+            #expect(try await store.reap(now: now + 10) == 1)
+            let second = Task { try await committer.commit(Self.done(long)) }
+            try await waitUntilAsync { await committer.waitingCount == 2 }
+            await committer.flush()
+            let verdicts = (try await first.value, try await second.value)
+            // The returned job is claimed again (by another worker) and finished.
+            let later = now + 20
+            let reclaimed = try await store.claim(limit: 2, owner: "v", rules: Self.rules, now: later, leaseUntil: later + 600)
+            let discarded = try await store.finish(reclaimed.map(Self.done), owner: "v", rules: Self.rules, now: later)
+            #expect(discarded.isEmpty)
+            return (verdicts.0, verdicts.1, reclaimed)
+        }
+        #expect(firstVerdict == false, "the expired lease's result is discarded")
+        #expect(secondVerdict == true)
+        #expect(again.map(\.input) == ["http://a.test/short"])
+        #expect(again.first?.attempts == 2)
+        try await fixture.withStore { store in try await fixture.writeOutput(store) }
+        let results = try fixture.results()
+        #expect(results.map(\.input).sorted() == ["http://a.test/long", "http://a.test/short"])
+        #expect(results.first { $0.input.hasSuffix("/short") }?.attempts == 2, "the result written is the second lease's")
+        let database = String(fixture.url.split(separator: "/").last!)
+        let workers = try fixture.cluster.psql("SELECT worker FROM trawl_result ORDER BY job_id", database: database)
+        #expect(workers.split(separator: "\n") == ["v", "w"])
+    }
+}
+
+/// Waits (polling, up to two minutes) until an asynchronous `condition` holds.
+func waitUntilAsync(_ condition: @Sendable () async -> Bool) async throws {
+    let clock = ContinuousClock()
+    let end = clock.now + .seconds(120)
+    while await !condition() {
+        guard clock.now < end else {
+            Issue.record("the awaited condition did not come true within two minutes")
+            throw CancellationError()
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
