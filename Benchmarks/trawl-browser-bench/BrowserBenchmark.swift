@@ -154,8 +154,12 @@ struct ProcessTypeCPU: Sendable {
 
     /// `browser`, `renderer`, `gpu-process`, `network`, `zygote`, `utility`, …
     static func type(of pid: Int32) -> String {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return "gone" }
-        let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        // Read to the end: /proc files report a size of 0, which a whole-file read may trust.
+        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/cmdline") else { return "gone" }
+        defer { try? handle.close() }
+        let data = handle.readDataToEndOfFile()
+        // Chromium rewrites its helpers' titles: their arguments come as one space-separated string.
+        let arguments = data.split { $0 == 0 || $0 == UInt8(ascii: " ") }.map { String(decoding: $0, as: UTF8.self) }
         guard let type = arguments.first(where: { $0.hasPrefix("--type=") })?.dropFirst(7) else { return "browser" }
         if type == "utility", arguments.contains(where: { $0.contains("NetworkService") }) { return "network" }
         return String(type)
