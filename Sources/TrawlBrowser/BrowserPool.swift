@@ -156,13 +156,14 @@ public actor BrowserPool {
         waiters.remove(at: index).continuation.resume(throwing: CancellationError())
     }
 
-    /// A tab on the live browser. When the spare found the browser dead or frozen before this
-    /// page did, the browser is replaced and the page gets a tab on the new one.
+    /// A tab on the live browser. When the browser turns out dead or frozen before this page has
+    /// a tab (found by the spare, or by opening this page's own tab), it is replaced and the
+    /// page gets a tab on the new one — once: a new browser that fails too fails the page.
     private func openTab() async throws -> (Browser, PreparedTab) {
         let browser = try await liveBrowser()
         do {
             return (browser, try await takeTab(on: browser))
-        } catch is SpareTabFailure {
+        } catch let error where error is SpareTabFailure || (error as? BrowserError)?.code == .crashed {
             discard(browser)
             let replacement = try await liveBrowser()
             return (replacement, try await takeTab(on: replacement))
