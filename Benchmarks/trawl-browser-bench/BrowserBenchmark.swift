@@ -6,7 +6,10 @@ import TrawlTesting
 
 /// Figures for the browser loader on small JavaScript pages served on loopback: time to the
 /// browser's first reply, time to a settled DOM, pages/s at concurrency 1/4/8, and the peak PSS of
-/// the browser's process tree. `swift run -c release trawl-browser-bench [--quiet MS] [--pages N] [--no-pss]`.
+/// the browser's process tree, and the browser's CPU per page by process type.
+/// `swift run -c release trawl-browser-bench [--quiet MS] [--pages N] [--no-pss] [--concurrency 1,4,8]
+/// [--variant NAME='--chromium-switch …']…` (each variant runs the same pages in the same run,
+/// after the default, with those switches added).
 /// Trawl's CPU includes the in-process loopback server that serves the pages (and, unless
 /// `--no-pss`, the PSS sampler's reads of /proc).
 enum BrowserBenchmark {
@@ -14,11 +17,24 @@ enum BrowserBenchmark {
         var quiet = 400
         var pagesPerRun = 40
         var samplesPSS = true
+        var variants: [(name: String, arguments: [String])] = [("default", [])]
+        var concurrencies = [1, 4, 8]
         var index = 0
         while index < arguments.count {
             switch arguments[index] {
             case "--quiet": quiet = Int(arguments[index + 1]) ?? quiet; index += 2
             case "--pages": pagesPerRun = Int(arguments[index + 1]) ?? pagesPerRun; index += 2
+            case "--concurrency":
+                concurrencies = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
+                index += 2
+            // `--variant NAME='--switch-a --switch-b'`: the same pages with these Chromium
+            // switches added, interleaved with the default in one run (repeatable).
+            case "--variant":
+                let spec = arguments[index + 1]
+                let name = String(spec.prefix { $0 != "=" })
+                let switches = spec.dropFirst(name.count + 1).split(separator: " ").map(String.init)
+                variants.append((name, switches))
+                index += 2
             // Reading smaps_rollup costs CPU here too: without it, trawl's own CPU is its own.
             case "--no-pss": samplesPSS = false; index += 1
             default: index += 1
@@ -40,9 +56,11 @@ enum BrowserBenchmark {
         print("quiet window \(quiet) ms, \(pagesPerRun) pages per run, pages on http://js.test → 127.0.0.1:\(server.port)")
 
         let clock = ContinuousClock()
-        for concurrency in [1, 4, 8] {
-            let configuration = BrowserConfiguration(
+        for concurrency in concurrencies {
+          for variant in variants {
+            var configuration = BrowserConfiguration(
                 quietWindow: .milliseconds(quiet), maxPages: concurrency, connectTo: ["::127.0.0.1:\(server.port)"])
+            configuration.extraArguments = variant.arguments
             let pool = BrowserPool(configuration: configuration)
             let start = clock.now
             let firstPayload = FirstArrival()
@@ -54,6 +72,8 @@ enum BrowserBenchmark {
             let pid = await pool.browserProcessID ?? 0
             let sampler = PSSSampler(root: pid)
             let sampling = Task { samplesPSS ? await sampler.run() : 0 }
+            let byType = ProcessTypeCPU(root: pid)
+            let typeSampling = Task { await byType.run() }
 
             var settleTimes: [Duration] = []
             if concurrency == 1 {
@@ -79,11 +99,18 @@ enum BrowserBenchmark {
             let browserCPU = (sampler.cpuSeconds() - browserCPUStart) / Double(pagesPerRun)
             let ownCPU = (PSSSampler(root: getpid()).ownCPUSeconds() - ownCPUStart) / Double(pagesPerRun)
             sampling.cancel()
+            typeSampling.cancel()
             let peak = await sampling.value
+            let types = await typeSampling.value
             await pool.shutdown()
             let rate = Double(pagesPerRun) / seconds(elapsed)
-            var line = "concurrency \(concurrency): \(String(format: "%.2f", rate)) pages/s (\(withMedia)/\(pagesPerRun) with media)"
+            var line = "[\(variant.name)] concurrency \(concurrency): \(String(format: "%.2f", rate)) pages/s (\(withMedia)/\(pagesPerRun) with media)"
             line += ", CPU/page: browser \(String(format: "%.0f", browserCPU * 1000)) ms + trawl \(String(format: "%.0f", ownCPU * 1000)) ms"
+            // Renderers come and go with their pages: theirs is the tree's total less the
+            // processes that live through the run (what exited is counted by its parent).
+            let longLived = types.byType.values.reduce(0, +)
+            let split = types.byType.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.0f", $0.value / Double(pagesPerRun) * 1000))" }
+            line += " (renderers \(String(format: "%.0f", (browserCPU - longLived / Double(pagesPerRun)) * 1000)), " + split.joined(separator: ", ") + "; \(types.renderers) renderer processes seen)"
             if samplesPSS { line += ", peak browser PSS \(peak / 1024) MB" }
             line += ", launch→first reply \(ms(startup)), launch→first XHR payload with media \(ms(firstMedia)), launch→first settled DOM \(ms(firstPage))"
             if !settleTimes.isEmpty {
@@ -91,11 +118,59 @@ enum BrowserBenchmark {
                 line += ", warm page → settled DOM median \(ms(sorted[sorted.count / 2]))"
             }
             print(line)
+          }
         }
     }
 
     static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
     static func ms(_ d: Duration) -> String { String(format: "%.0f ms", seconds(d) * 1000) }
+}
+
+/// CPU seconds, by Chromium process type (`--type=`), of the browser's processes other than
+/// renderers, over the time it runs: sampled every 100 ms (their own time, not their children's).
+struct ProcessTypeCPU: Sendable {
+    let root: Int32
+
+    /// CPU seconds by type, and how many renderer processes were seen (one per page expected:
+    /// a tab's first renderer kept through its navigation, not replaced).
+    func run() async -> (byType: [String: Double], renderers: Int) {
+        var first: [Int32: Double] = [:]
+        var last: [Int32: (type: String, ticks: Double)] = [:]
+        var renderers = Set<Int32>()
+        while !Task.isCancelled {
+            for pid in [root] + ProcessTree.descendants(of: root) {
+                let type = Self.type(of: pid)
+                if type == "renderer" { renderers.insert(pid) }
+                guard type != "renderer", let ticks = Self.ticks(pid) else { continue }
+                if first[pid] == nil { first[pid] = ticks }
+                last[pid] = (type, ticks)
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        var byType: [String: Double] = [:]
+        for (pid, sample) in last { byType[sample.type, default: 0] += (sample.ticks - (first[pid] ?? sample.ticks)) }
+        return (byType.mapValues { $0 / Double(sysconf(Int32(_SC_CLK_TCK))) }, renderers.count)
+    }
+
+    /// `browser`, `renderer`, `gpu-process`, `network`, `zygote`, `utility`, …
+    static func type(of pid: Int32) -> String {
+        // Read to the end: /proc files report a size of 0, which a whole-file read may trust.
+        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/cmdline") else { return "gone" }
+        defer { try? handle.close() }
+        let data = handle.readDataToEndOfFile()
+        // Chromium rewrites its helpers' titles: their arguments come as one space-separated string.
+        let arguments = data.split { $0 == 0 || $0 == UInt8(ascii: " ") }.map { String(decoding: $0, as: UTF8.self) }
+        guard let type = arguments.first(where: { $0.hasPrefix("--type=") })?.dropFirst(7) else { return "browser" }
+        if type == "utility", arguments.contains(where: { $0.contains("NetworkService") }) { return "network" }
+        return String(type)
+    }
+
+    static func ticks(_ pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12 else { return nil }
+        return (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+    }
 }
 
 /// When something first happened.

@@ -42,6 +42,16 @@ public struct WebEngine: Engine {
             }
         }
 
+        /// Media emitted early from a rendered page's XHR payloads by the text fallback (below):
+        /// they do not count as the page naming its item.
+        var streamed = 0
+        /// `kept` indexes of payloads the fallback already read.
+        var fallbackRead = Set<Int>()
+        /// What the page shows answered (held back until the end, below).
+        var shownAnswered = false
+        /// Nothing but early XHR media emitted so far.
+        var nothingNamed: Bool { seen.count == streamed && !shownAnswered }
+
         /// Stills of the media emitted so far: never a media of their own.
         var stills = Set<String>()
         /// Media the page shows without naming them (its body's images and videos), held until
@@ -65,7 +75,8 @@ public struct WebEngine: Engine {
         }
 
         let siteParsers = Set(environment.parsers.parsers.filter { $0.stage == .site }.map(\.name))
-        func emit(_ set: ResultSet, page: URL) {
+        @discardableResult
+        func emit(_ set: ResultSet, page: URL) -> Int {
             var set = set
             // A poster or still of one media is not another media.
             for still in set.media.compactMap(\.still) { stills.insert(CanonicalURL.key(still)) }
@@ -77,9 +88,10 @@ public struct WebEngine: Engine {
             // Every result of a page belongs to that page, whichever payload it came from.
             for index in set.media.indices { set.media[index].page = page.absoluteString }
             let fresh = set.media.filter { seen.insert($0) }
-            guard !fresh.isEmpty else { return }
+            guard !fresh.isEmpty else { return 0 }
             set.media = fresh
             continuation.yield(set)
+            return fresh.count
         }
 
         // A site with a better source than its page (a post's JSON): that first, the page only
@@ -147,6 +159,13 @@ public struct WebEngine: Engine {
             }
             absorbHeldBack(into: &set.media)
             emit(set, page: documentURL)
+            // A rendered page's JSON API answer that nothing structured reads is what the text
+            // fallback would read first once the page settled (JSON before documents, below):
+            // read now, its media go out as the response arrives instead of after settling.
+            if payload.info.origin == .browserXHR, payload.info.isJSON, set.media.isEmpty, !definitive, nothingNamed {
+                fallbackRead.insert(kept.count - 1)
+                streamed += emit(environment.parsers.parse(payload, stages: .fallback), page: documentURL)
+            }
         }
 
         // A host known to need a browser goes to it at once; any other page is fetched first.
@@ -187,13 +206,14 @@ public struct WebEngine: Engine {
             await renderer.learn(url: url, neededBrowser: false)
         }
 
-        if var held = heldBack, seen.count == 0, !definitive {
+        if var held = heldBack, nothingNamed, !definitive {
             // The page names nothing: what it shows answers, in the order of its regions.
             held.media = SiblingRenditions.mergeByStem(held.media)
+            shownAnswered = !held.media.isEmpty
             emit(held, page: documentURL)
         }
 
-        if seen.count == 0 && !definitive {
+        if nothingNamed && !definitive {
             for link in oEmbedLinks.prefix(environment.maxFollowUps) where link.scheme == "http" || link.scheme == "https" {
                 do {
                     for try await var payload in environment.payloads(for: FetchRequest(url: link), from: request) {
@@ -210,16 +230,17 @@ public struct WebEngine: Engine {
             }
         }
 
-        if seen.count == 0, let summary = kept.first(where: { $0.info.origin == .document })?.document, Self.isAboutAStill(summary) {
+        if nothingNamed, let summary = kept.first(where: { $0.info.origin == .document })?.document, Self.isAboutAStill(summary) {
             // The page names a still picture as what it shows and nothing moving: media-looking
             // URLs in its text belong to sidebars and other posts, not to it.
             definitive = true
         }
 
-        if seen.count == 0 && !definitive {
+        if nothingNamed && !definitive {
             // Nothing structured: scan the text of every payload. JSON first, where each item's
             // files come grouped (its gif, mp4, .gifv as one media); then the document's text.
-            let jsonFirst = kept.filter { !$0.info.isHTMLDocument } + kept.filter(\.info.isHTMLDocument)
+            let unread = kept.indices.filter { !fallbackRead.contains($0) }.map { kept[$0] }
+            let jsonFirst = unread.filter { !$0.info.isHTMLDocument } + unread.filter(\.info.isHTMLDocument)
             for payload in jsonFirst {
                 emit(environment.parsers.parse(payload, stages: .fallback), page: documentURL)
             }

@@ -47,6 +47,9 @@ public struct BrowserConfiguration: Sendable, Hashable {
     /// an out-of-process frame, a target of its own that the page attaches. Off by default (one
     /// renderer per page is lighter); pages are read the same either way.
     public var isolatesSites = false
+    /// More Chromium switches, after Trawl's own (a later switch of the same name wins): for
+    /// measuring a switch's effect before making it a default (`trawl-browser-bench --variant`).
+    public var extraArguments: [String] = []
 
     /// The Debian location of the headless shell (`apt-get install chromium-headless-shell`).
     public static let defaultExecutablePath = "/usr/lib/chromium/chromium-headless-shell"
@@ -152,8 +155,7 @@ public struct BrowserConfiguration: Sendable, Hashable {
             "--disable-hang-monitor",
             "--disable-popup-blocking",
             "--no-pings",
-            "about:blank",
-        ]
+        ] + extraArguments + ["about:blank"]
         if isolatesSites { arguments.insert("--site-per-process", at: 4) }
         if offline {
             arguments.insert("--host-resolver-rules=MAP * ~NOTFOUND", at: 4)

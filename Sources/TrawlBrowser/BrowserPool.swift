@@ -84,7 +84,6 @@ public actor BrowserPool {
             await releaseSlot()
             throw error
         }
-        await prepareSpare(on: browser)
         var budget = configuration.pageBudget
         if let limit = request.timeout { budget = min(budget, limit) }
         let signals = tab.signals
@@ -104,7 +103,11 @@ public actor BrowserPool {
         do {
             var page = PageLoad(
                 connection: browser.connection, configuration: configuration, sessionId: tab.sessionId, targetId: tab.targetId,
-                url: request.url, budget: budget, signals: signals, interceptors: interceptors, onResponse: onResponse)
+                url: request.url, budget: budget, signals: signals, interceptors: interceptors, onResponse: onResponse,
+                // The next page's tab is prepared once this one has loaded, not beside its
+                // start: a renderer starting then would take a core from this page's first
+                // payloads (the first media of a run), and the page's settling is idle time.
+                onLoad: { Task { await self.prepareSpare(on: browser) } })
             return try await page.run(tab.stream)
         } catch let error as BrowserError where error.url == nil {
             throw BrowserError(error.code, url: request.url.absoluteString, message: error.message)
@@ -153,13 +156,14 @@ public actor BrowserPool {
         waiters.remove(at: index).continuation.resume(throwing: CancellationError())
     }
 
-    /// A tab on the live browser. When the spare found the browser dead or frozen before this
-    /// page did, the browser is replaced and the page gets a tab on the new one.
+    /// A tab on the live browser. When the browser turns out dead or frozen before this page has
+    /// a tab (found by the spare, or by opening this page's own tab), it is replaced and the
+    /// page gets a tab on the new one — once: a new browser that fails too fails the page.
     private func openTab() async throws -> (Browser, PreparedTab) {
         let browser = try await liveBrowser()
         do {
             return (browser, try await takeTab(on: browser))
-        } catch is SpareTabFailure {
+        } catch let error where error is SpareTabFailure || (error as? BrowserError)?.code == .crashed {
             discard(browser)
             let replacement = try await liveBrowser()
             return (replacement, try await takeTab(on: replacement))

@@ -5,10 +5,20 @@ import TrawlCore
 /// as child targets and get the page's `Network` and `Fetch` handling; at the end, every
 /// frame's DOM is read — same-origin frames through the page, the others in their own target.
 extension PageLoad {
+    /// Target types whose requests the page pauses like its own: out-of-process iframes and
+    /// workers (a worker's `fetch()` is the page's request too, and in a replay it must be
+    /// answered from the recording, never sent). Dedicated workers are the page's children and
+    /// always come this way; shared and service workers are not attached through the page
+    /// (checked: a shared worker's request was not paused), and are kept in by the offline
+    /// resolver of replays and guarded runs instead.
+    static let interceptedTargetTypes: Set<String> = ["iframe", "worker", "shared_worker", "service_worker"]
+
     /// A target attached to the page (auto-attach holds it until this lets it run). An iframe's
-    /// session is routed into the page's stream and its domains enabled first, so its very first
-    /// request is paused like the page's; any other kind (a worker) is simply let go.
-    mutating func attach(_ child: String, isFrame: Bool) {
+    /// or a worker's session is routed into the page's stream and its domains enabled first, so
+    /// its very first request is paused like the page's; any other kind is simply let go.
+    mutating func attach(_ child: String, type: String) {
+        let isFrame = type == "iframe"
+        let intercepted = Self.interceptedTargetTypes.contains(type)
         if isFrame { frameSessions.append(child) }
         let connection = connection
         let parent = sessionId
@@ -16,24 +26,26 @@ extension PageLoad {
         let observesResponses = interceptors.observesResponses
         let timeout = min(configuration.commandTimeout, remaining())
         Task {
-            if isFrame {
+            if intercepted {
                 await connection.openChildSession(child, parent: parent)
                 async let network = connection.send(
                     "Network.enable", PreparedTab.networkParameters(configuration), sessionId: child, timeout: timeout)
                 async let fetch = connection.send(
                     "Fetch.enable", PreparedTab.fetchParameters(observesResponses: observesResponses), sessionId: child, timeout: timeout)
-                // Frames inside the frame: attached to the same page.
+                // Frames inside the frame, workers a worker starts: attached to the same page.
                 async let nested = connection.send(
                     "Target.setAutoAttach", ["autoAttach": .bool(true), "waitForDebuggerOnStart": .bool(true), "flatten": .bool(true)],
                     sessionId: child, timeout: timeout)
-                _ = try? await (network, fetch, nested)
+                _ = try? await network
+                _ = try? await fetch
+                _ = try? await nested
             }
             _ = try? await connection.send("Runtime.runIfWaitingForDebugger", sessionId: child, timeout: timeout)
         }
     }
 
-    /// The DOM of every iframe that loaded a web page, each as a ``PayloadOrigin/domSnapshot``
-    /// payload at the frame's URL: the page's own frames (cross-origin ones included, read in an
+    /// The DOM of every iframe that loaded a web page or holds an `srcdoc` document, each as a
+    /// ``PayloadOrigin/domSnapshot`` payload at the frame's URL (an `srcdoc` frame's: its parent's): the page's own frames (cross-origin ones included, read in an
     /// isolated world of their own), then each out-of-process frame and the frames inside it.
     /// A frame that cannot be read in time is left out.
     func frameSnapshots() async -> [Payload] {
@@ -42,7 +54,7 @@ extension PageLoad {
         var seen: Set<String> = []
         return documents.compactMap { document in
             guard let url = URL(string: document.href), url.scheme == "http" || url.scheme == "https",
-                  seen.insert(document.href + "\u{0}" + String(document.html.count)).inserted else { return nil }
+                  seen.insert(document.href + "\u{0}" + document.html).inserted else { return nil }
             return Payload(
                 body: Data(document.html.utf8),
                 info: PayloadInfo(
@@ -59,7 +71,7 @@ extension PageLoad {
         var frames: [String] = []
         func collect(_ node: JSONValue, isRoot: Bool) {
             if let id = node[path: "frame", "id"]?.string, !isRoot || includingRoot,
-               let href = node[path: "frame", "url"]?.string, href.hasPrefix("http") {
+               let href = node[path: "frame", "url"]?.string, href.hasPrefix("http") || href == "about:srcdoc" {
                 frames.append(id)
             }
             for child in node["childFrames"]?.array ?? [] { collect(child, isRoot: false) }
@@ -81,9 +93,12 @@ extension PageLoad {
         return documents
     }
 
-    /// The frame's URL and its serialized DOM, with its doctype.
+    /// The frame's URL and its serialized DOM, with its doctype. An `<iframe srcdoc>` frame is
+    /// at `about:srcdoc`; its relative URLs resolve against its parent's, which is its base URL
+    /// and the URL its snapshot is given.
     private static let frameDocumentExpression = """
-        [location.href, (document.doctype ? '<!DOCTYPE ' + document.doctype.name + '>' : '')
+        [location.href === 'about:srcdoc' ? document.baseURI : location.href,
+          (document.doctype ? '<!DOCTYPE ' + document.doctype.name + '>' : '')
           + (document.documentElement ? document.documentElement.outerHTML : '')]
         """
 }

@@ -20,12 +20,15 @@ struct PageLoad {
     let interceptors: [RequestInterceptor]
     /// Called with each XHR/fetch payload as soon as its body is in.
     let onResponse: @Sendable (Payload) -> Void
+    /// Called once, at the page's first load event.
+    let onLoad: @Sendable () -> Void
 
     private let clock = ContinuousClock()
     private(set) var mainFrameId: String
     private var loaderId: String?
     private var navigated = false
     private var loadFired = false
+    private var loadReported = false
     private var domContentFired = false
     private var lastActivity: ContinuousClock.Instant
     /// Network events seen (a scroll that brings none brought nothing).
@@ -52,7 +55,7 @@ struct PageLoad {
     init(
         connection: CDPConnection, configuration: BrowserConfiguration, sessionId: String, targetId: String, url: URL,
         budget: Duration, signals: AsyncStream<PageSignal>.Continuation, interceptors: [RequestInterceptor] = [],
-        onResponse: @escaping @Sendable (Payload) -> Void
+        onResponse: @escaping @Sendable (Payload) -> Void, onLoad: @escaping @Sendable () -> Void = {}
     ) {
         self.connection = connection
         self.configuration = configuration
@@ -67,6 +70,7 @@ struct PageLoad {
         self.signals = signals
         self.interceptors = interceptors
         self.onResponse = onResponse
+        self.onLoad = onLoad
         mainFrameId = targetId  // a tab's main frame id is its target id
         lastActivity = now
         finalURL = url
@@ -236,7 +240,7 @@ struct PageLoad {
             }
         case "Target.attachedToTarget":
             guard let childSession = params["sessionId"]?.string else { return }
-            attach(childSession, isFrame: params[path: "targetInfo", "type"]?.string == "iframe")
+            attach(childSession, type: params[path: "targetInfo", "type"]?.string ?? "")
         case "Target.detachedFromTarget":
             guard let childSession = params["sessionId"]?.string else { return }
             frameSessions.removeAll { $0 == childSession }
@@ -305,6 +309,8 @@ struct PageLoad {
         case "Page.domContentEventFired":
             domContentFired = true
         case "Page.loadEventFired":
+            if !loadReported { onLoad() }
+            loadReported = true
             loadFired = true
         case "Page.javascriptDialogOpening":
             // alert(), confirm(), prompt() and beforeunload would stop the page's main thread

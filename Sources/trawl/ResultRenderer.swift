@@ -6,7 +6,6 @@ import TrawlCore
 struct ResultRenderer {
     let format: OutputFormat
     let input: String
-    private var pending: [Media] = []
     private var printedSet = false
 
     init(format: OutputFormat, input: String) {
@@ -14,12 +13,14 @@ struct ResultRenderer {
         self.input = input
     }
 
-    /// The lines for one result set as it arrives (a table waits for ``finish(next:error:)``).
+    /// The lines for one result set as it arrives: a table prints its heading with the first
+    /// media and each set's rows as they come (a rendered page's XHR media before its DOM's).
     mutating func lines(for set: ResultSet) -> [String] {
         switch format {
         case .table:
-            pending += set.media
-            return []
+            guard !set.media.isEmpty else { return [] }
+            defer { printedSet = true }
+            return (printedSet ? [] : [input, Self.row(Self.header)]) + set.media.map { Self.row(Self.cells($0)) }
         case .jsonLines:
             return set.media.map { JSONLine.encode(MediaLine($0, of: set, input: input)) }
         case .stream:
@@ -40,30 +41,28 @@ struct ResultRenderer {
             line.error = error.map(ErrorSummary.init)
             return [JSONLine.encode(line)]
         case .table:
-            defer { pending = [] }
-            return table(next: next)
+            var lines = printedSet ? [] : [input]
+            if let next { lines.append("  next: \(next.token)") }
+            return lines
         }
     }
 
-    private func table(next: Pagination?) -> [String] {
-        var lines = [input]
-        guard !pending.isEmpty else { return lines }
-        let rows = pending.map { media -> [String] in
-            let size = media.width.map { w in "\(w)x\(media.height.map(String.init) ?? "?")" } ?? "-"
-            return [media.kind.rawValue, size, media.provenance.parser, media.url, media.title ?? ""]
+    private static let header = ["KIND", "SIZE", "PARSER", "URL", "TITLE"]
+    /// Fixed widths (a longer cell pushes the rest of its row): rows print as their set arrives,
+    /// before the longest cell is known.
+    private static let widths = [5, 9, 14, 72]
+
+    private static func cells(_ media: Media) -> [String] {
+        let size = media.width.map { w in "\(w)x\(media.height.map(String.init) ?? "?")" } ?? "-"
+        return [media.kind.rawValue, size, media.provenance.parser, media.url, media.title ?? ""]
+    }
+
+    private static func row(_ cells: [String]) -> String {
+        let padded = cells.indices.map { column -> String in
+            let cell = cells[column]
+            guard column < widths.count else { return cell }
+            return cell.padding(toLength: max(widths[column], cell.count), withPad: " ", startingAt: 0)
         }
-        let header = ["KIND", "SIZE", "PARSER", "URL", "TITLE"]
-        let widths = header.indices.map { column in
-            min(column == 3 ? 110 : 40, ([header] + rows).map { $0[column].count }.max() ?? 0)
-        }
-        for row in [header] + rows {
-            let cells = row.indices.map { column -> String in
-                let cell = row[column]
-                return column == row.count - 1 ? cell : cell.padding(toLength: max(widths[column], cell.count), withPad: " ", startingAt: 0)
-            }
-            lines.append("  " + cells.joined(separator: "  "))
-        }
-        if let next { lines.append("  next: \(next.token)") }
-        return lines
+        return "  " + padded.joined(separator: "  ")
     }
 }

@@ -12,14 +12,15 @@ struct BrowserSite {
 
     init(
         quietWindow: Duration = .milliseconds(300), pageBudget: Duration = .seconds(8), maxPages: Int = 4, scrollCount: Int = 0,
-        maxBodyBytes: Int = 16 << 20, handler: @escaping LoopbackServer.Handler
+        maxBodyBytes: Int = 16 << 20, stalledRequestAge: Duration = .milliseconds(1500), handler: @escaping LoopbackServer.Handler
     ) throws {
         try requireBrowser()
         server = try LoopbackServer(keepsAlive: true, handler: handler)
-        pool = BrowserPool(
-            configuration: BrowserConfiguration(
-                quietWindow: quietWindow, pageBudget: pageBudget, commandTimeout: .seconds(5), maxPages: maxPages,
-                scrollCount: scrollCount, maxBodyBytes: maxBodyBytes, connectTo: ["::127.0.0.1:\(server.port)"]))
+        var configuration = BrowserConfiguration(
+            quietWindow: quietWindow, pageBudget: pageBudget, commandTimeout: .seconds(5), maxPages: maxPages,
+            scrollCount: scrollCount, maxBodyBytes: maxBodyBytes, connectTo: ["::127.0.0.1:\(server.port)"])
+        configuration.stalledRequestAge = stalledRequestAge
+        pool = BrowserPool(configuration: configuration)
     }
 
     /// `http://site.test` + `path`: the browser resolves it to the loopback server.

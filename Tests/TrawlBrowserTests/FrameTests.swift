@@ -3,6 +3,8 @@ import Testing
 import Trawl
 import TrawlBrowser
 import TrawlCore
+import TrawlHTML
+import TrawlParsers
 import TrawlTesting
 
 extension BrowserTests {
@@ -51,7 +53,9 @@ extension BrowserTests {
         server.shutdown()
         let urls = Set(media.map(\.url))
         #expect(urls.contains("https://media.test/same-origin.gif"))
-        #expect(urls.contains("https://media.test/cross-site.mp4"))
+        // The frame's API answer names its clip's gif and mp4: one media, out as the answer
+        // arrived (the mp4 a rendition of it), before the frame's DOM showed the mp4 again.
+        #expect(media.flatMap(\.allURLs).contains("https://media.test/cross-site.mp4"))
         #expect(media.allSatisfy { $0.page == "http://site.test/" })
         #expect(requests.contains { $0.path == "/api/clip/42" })
 
@@ -87,6 +91,36 @@ extension BrowserTests {
         #expect(String(decoding: player.body, as: UTF8.self).contains(#"<video src="https://media.test/cross-site.mp4""#))
         // Its blocked poster is recorded like the page's own.
         #expect(page.blockedRequests.contains("https://media.test/poster.jpg"))
+    }
+
+    @Test func srcdocFramesAreSnapshottedAtTheirParentsURL() async throws {
+        let site = try BrowserSite { request in
+            request.path == "/" ? .html("""
+                <html><head><title>Inline embeds</title></head><body>
+                <iframe srcdoc="<video src='/clips/inline.mp4' poster='/clips/inline.jpg'></video>"></iframe>
+                <div id="slot"></div><script>
+                const f = document.createElement('iframe');
+                f.srcdoc = '<img src="https://media.test/built-srcdoc.gif" width="240" height="135">';
+                slot.appendChild(f);
+                </script></body></html>
+                """) : .status(404)
+        }
+        let page = try await site.pool.render(FetchRequest(url: site.url("/")))
+        let environment = Environment(
+            transport: BrowserTransport(pool: site.pool), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
+        var media: [Media] = []
+        for try await set in await Trawl.makeProvider(environment: environment).results(for: Request(site.url("/").absoluteString)) {
+            media += set.media
+        }
+        await site.close()
+        // Each srcdoc frame is a snapshot of its own, at the page's URL (their base URL).
+        #expect(page.frames.count == 2)
+        #expect(page.frames.allSatisfy { $0.info.url.absoluteString == "http://site.test/" && $0.info.origin == .domSnapshot })
+        let frames = page.frames.map { String(decoding: $0.body, as: UTF8.self) }
+        #expect(frames.contains { $0.contains(#"<video src="/clips/inline.mp4""#) })
+        #expect(frames.contains { $0.contains(#"<img src="https://media.test/built-srcdoc.gif""#) })
+        // Relative URLs in an srcdoc frame resolve against the page.
+        #expect(Set(media.map(\.url)) == ["http://site.test/clips/inline.mp4", "https://media.test/built-srcdoc.gif"])
     }
 }
 }

@@ -38,7 +38,10 @@ extension BrowserTests {
         let urls = Set(media.map(\.url))
         #expect(urls.contains("https://media.test/built.gif"))
         #expect(urls.contains("https://media.test/clip.mp4"))
-        #expect(media.allSatisfy { $0.provenance.origin == .domSnapshot })
+        // The API's answer went out first, as it arrived; the DOM's media after the page settled.
+        #expect(media.first?.url == "https://media.test/from-api.gif")
+        #expect(media.first?.provenance.origin == .browserXHR)
+        #expect(media.dropFirst().allSatisfy { $0.provenance.origin == .domSnapshot })
         #expect(media.allSatisfy { $0.page == "http://site.test/" })
     }
 

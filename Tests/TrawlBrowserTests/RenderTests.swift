@@ -248,7 +248,8 @@ extension BrowserTests.RenderTests {
             break
         }
         #expect(first?.info.origin == .browserXHR)
-        #expect(first?.info.url.path == "/api/first")
+        // Usually `/api/first`; on a loaded machine the page's first tick can answer before it.
+        #expect(["/api/first", "/tick"].contains(first?.info.url.path))
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(8)
         while await site.pool.openPageCount > 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TrawlTesting
 
@@ -173,7 +174,9 @@ struct ResolveBrowserCommandTests {
         let line = try #require(try JSONSerialization.jsonObject(with: Data((rendered.lines.first ?? "").utf8)) as? [String: Any], "\(rendered.stdout)")
         #expect(line["url"] as? String == "https://media.test/built.gif")
         #expect(line["loader"] as? String == "browser")
-        #expect(line["origin"] as? String == "dom")
+        // Out as soon as the API answered, before the page settled: the DOM's copy adds nothing new.
+        #expect(line["origin"] as? String == "xhr")
+        #expect(rendered.lines.count == 1)
 
         let plain = try CommandRun.run(binary, common + ["https://site.test/static"])
         let staticLine = try #require(try JSONSerialization.jsonObject(with: Data((plain.lines.first ?? "").utf8)) as? [String: Any], "\(plain.stdout)")
@@ -181,5 +184,70 @@ struct ResolveBrowserCommandTests {
 
         let never = try CommandRun.run(binary, common + ["--browser", "never", "https://site.test/app"])
         #expect(never.status == 1, "no browser, no media: \(never.stderr)")
+    }
+
+    /// `trawl resolve` prints the API's media while the page is still loading: the loopback
+    /// server holds `/slow` open until the test has read the first line.
+    @Test(arguments: ["--json", "--stream", "--table"])
+    func theFirstMediaArePrintedBeforeThePageSettles(format: String) throws {
+        let gate = DispatchSemaphore(value: 0)
+        let answered = Mutex(false)
+        let server = try LoopbackServer(keepsAlive: true) { request in
+            switch request.path {
+            case "/app": return .html("""
+                <html><body><main></main><script>
+                fetch('/slow').then(r => r.json()).then(() => { document.querySelector('main').innerHTML = '<video src="https://media.test/late.mp4"></video>'; });
+                fetch('/api').then(r => r.json());
+                </script></body></html>
+                """)
+            case "/api": return .json(#"{"items":[{"gif":"https://media.test/early.gif"}]}"#)
+            case "/slow":
+                _ = gate.wait(timeout: .now() + 30)
+                answered.withLock { $0 = true }
+                return .json("{}")
+            default: return .status(404)
+            }
+        }
+        defer {
+            gate.signal()
+            server.shutdown()
+        }
+        let binary = try #require(CommandRun.builtExecutable("trawl"))
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = [
+            "resolve", format, "--browser", "always", "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--retries", "0",
+            "https://site.test/app",
+        ]
+        process.environment = CommandRun.isolatedEnvironment()
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = Data()
+        while !text.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += chunk
+        }
+        let firstLine = String(decoding: text, as: UTF8.self)
+        // The first media came out while `/slow` was still held: the page had not settled.
+        #expect(!answered.withLock { $0 })
+        gate.signal()
+        text += output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let all = String(decoding: text, as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(all)")
+        #expect(answered.withLock { $0 })
+        if format == "--table" {
+            #expect(firstLine.hasPrefix("https://site.test/app"))
+            #expect(all.contains("early.gif"))
+        } else {
+            #expect(firstLine.contains("https://media.test/early.gif"))
+            #expect(!firstLine.contains("late.mp4"))
+        }
+        // The DOM's video, built once `/slow` answered, follows, and the GIF is not repeated.
+        #expect(all.contains("https://media.test/late.mp4"))
+        #expect(all.components(separatedBy: "early.gif").count == 2)
     }
 }
