@@ -41,10 +41,18 @@ extension MediaIndex {
         }
         for item in update.media {
             let document = IndexedDocument(item, pageURL: update.page, site: site)
-            try statements.upsertMedia.execute(arguments: [
-                pageID, item.url, document.kind, document.sizeClass, document.site, document.pageURL,
-                document.title, document.caption, document.tags, document.record,
+            // Update, else insert: not an upsert, whose conflict clause would override the
+            // triggers' `INSERT OR IGNORE INTO cell` and fail on a cell that exists.
+            try statements.updateMedia.execute(arguments: [
+                document.kind, document.sizeClass, document.site, document.pageURL,
+                document.title, document.caption, document.tags, document.record, pageID, item.url,
             ])
+            if statements.db.changesCount == 0 {
+                try statements.insertMedia.execute(arguments: [
+                    pageID, item.url, document.kind, document.sizeClass, document.site, document.pageURL,
+                    document.title, document.caption, document.tags, document.record,
+                ])
+            }
         }
     }
 }
@@ -58,7 +66,8 @@ private struct StoreStatements {
     let touchPage: Statement
     let insertPage: Statement
     let clearPage: Statement
-    let upsertMedia: Statement
+    let updateMedia: Statement
+    let insertMedia: Statement
 
     init(_ db: Database) throws {
         self.db = db
@@ -67,12 +76,13 @@ private struct StoreStatements {
         touchPage = try db.cachedStatement(sql: "UPDATE page SET indexedAt = ? WHERE id = ?")
         insertPage = try db.cachedStatement(sql: "INSERT INTO page (url, site, indexedAt) VALUES (?, ?, ?)")
         clearPage = try db.cachedStatement(sql: "DELETE FROM media WHERE pageID = ?")
-        upsertMedia = try db.cachedStatement(sql: """
+        updateMedia = try db.cachedStatement(sql: """
+            UPDATE media SET kind = ?, sizeClass = ?, site = ?, pageURL = ?, title = ?, caption = ?, tags = ?, json = ?
+            WHERE pageID = ? AND url = ?
+            """)
+        insertMedia = try db.cachedStatement(sql: """
             INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(pageID, url) DO UPDATE SET kind = excluded.kind, sizeClass = excluded.sizeClass,
-                site = excluded.site, pageURL = excluded.pageURL, title = excluded.title,
-                caption = excluded.caption, tags = excluded.tags, json = excluded.json
             """)
     }
 }

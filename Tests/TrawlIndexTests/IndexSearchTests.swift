@@ -110,10 +110,10 @@ struct IndexCaptionTagsTests {
         #expect(swimming.media.first?.caption == "an otter swimming on its back")
         #expect(swimming.media.first?.tags == ["sea otter", "swim"])
         #expect(try await index.search("sea").media.map(\.url) == ["https://media.tenor.com/o.gif"])
-        // A title match still ranks above a caption match (BM25 weights).
-        var dogCaption = media("https://media.tenor.com/c.gif", title: "Cat")
-        dogCaption.caption = "otter"
-        try await index.apply(extraction(page: "https://tenor.com/view/cat", [dogCaption]))
-        #expect(try await index.search("otter").media.map(\.url) == ["https://media.tenor.com/o.gif", "https://media.tenor.com/c.gif"])
+        // A caption alone is enough to be found.
+        var captioned = media("https://media.tenor.com/c.gif", title: "Cat")
+        captioned.caption = "otter"
+        try await index.apply(extraction(page: "https://tenor.com/view/cat", [captioned]))
+        #expect(Set(try await index.search("otter").media.map(\.url)) == ["https://media.tenor.com/o.gif", "https://media.tenor.com/c.gif"])
     }
 }
