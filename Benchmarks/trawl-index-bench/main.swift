@@ -3,8 +3,12 @@
 // IndexWriter uses, and times `!local` queries with facet counts and highlights.
 //
 //   swift run -c release trawl-index-bench [--rows 1000000] [--queries 300] [--path FILE] [--keep]
+//                                          [--through-queue] [--exact]
 //
-// Prints the insert rate, the file size and p50/p99 per query shape. Figures depend on the
+// Prints the insert rate, the file size and p50/p99 per query shape. `--through-queue` inserts
+// the way Trawl did before issue 19's change (each group queued, then applied: every row written
+// twice) and `--exact` counts, facets and ranks every match (no `countLimit`): the "before" of
+// each change, from the same binary. Figures depend on the
 // machine and on what else it runs: rerun it, do not quote a number without saying where.
 import Foundation
 #if canImport(Glibc)
@@ -21,6 +25,8 @@ struct Arguments {
     var keep = false
     var pageSize = 4
     var group = 500
+    var throughQueue = false
+    var exact = false
 
     init(_ list: [String]) {
         var list = list[...]
@@ -30,8 +36,10 @@ struct Arguments {
             case "--queries": queries = Int(list.popFirst() ?? "") ?? queries
             case "--path": path = list.popFirst()
             case "--keep": keep = true
+            case "--through-queue": throughQueue = true
+            case "--exact": exact = true
             default:
-                FileHandle.standardError.write(Data("usage: trawl-index-bench [--rows N] [--queries N] [--path FILE] [--keep]\n".utf8))
+                FileHandle.standardError.write(Data("usage: trawl-index-bench [--rows N] [--queries N] [--path FILE] [--keep] [--through-queue] [--exact]\n".utf8))
                 exit(2)
             }
         }
@@ -89,6 +97,7 @@ let index = try MediaIndex(path: path)
 let clock = ContinuousClock()
 print("trawl-index-bench: \(arguments.rows) rows, \(arguments.pageSize) per page, vocabulary \(vocabulary.count) words (uniform, 4–8 per title; '\(common)' in 10% of titles), groups of \(arguments.group) pages")
 print("index: \(path)")
+print(arguments.exact ? "queries: every match counted and ranked (--exact)" : "queries: the \(MediaIndex.countLimit) newest matches counted and ranked")
 
 // Insert: queue a group of pages in one transaction, apply it in one more (the writer's flush).
 let pages = (arguments.rows + arguments.pageSize - 1) / arguments.pageSize
@@ -115,7 +124,7 @@ for pageNumber in 0..<pages {
     queued.append(Extraction(request: Request(pageURL), engine: "web", media: media, isComplete: true))
     if queued.count == arguments.group || pageNumber == pages - 1 {
         let before = cpuSeconds()
-        try await index.benchmarkFlush(queued)
+        try await index.benchmarkFlush(queued, throughQueue: arguments.throughQueue)
         flushCPU += cpuSeconds() - before
         applied += queued.count
         queued = []
@@ -129,7 +138,8 @@ let insertSeconds = milliseconds(clock.now - start) / 1000
 let insertCPU = cpuSeconds() - startCPU
 try await index.benchmarkCheckpoint()
 let stats = try await index.stats()
-print(String(format: "insert: %d rows in %.1f s wall = %.0f rows/s (queue + apply, FTS5 triggers, JSON per media)", stats.media, insertSeconds, Double(stats.media) / insertSeconds))
+print(String(format: "insert: %d rows in %.1f s wall = %.0f rows/s (%@)", stats.media, insertSeconds, Double(stats.media) / insertSeconds,
+             (arguments.throughQueue ? "through the queue: queue + apply" : "straight into the index, one transaction per group") as NSString))
 print(String(format: "        CPU: %.1f s in all, %.1f s in the index's queue + apply = %.0f rows per CPU second (the rest: generating the rows)", insertCPU, flushCPU, Double(stats.media) / max(flushCPU, 0.001)))
 print(String(format: "size:   %.1f MiB on disk (%.0f bytes per row)", Double(stats.bytes) / 1_048_576, Double(stats.bytes) / Double(max(stats.media, 1))))
 
@@ -137,25 +147,28 @@ print(String(format: "size:   %.1f MiB on disk (%.0f bytes per row)", Double(sta
 @MainActor func shape(_ name: String, _ make: (inout SplitMix64) -> String) async throws {
     var times: [Double] = []
     var totals: [Int] = []
+    var capped = 0
     var cpu = 0.0
     for n in 0..<(arguments.queries + 10) {
         let text = make(&generator)
         let query = try LocalQuery(parsing: text)
         let began = clock.now
         let beganCPU = cpuSeconds()
-        let page = try await index.search(query, limit: 25)
+        let page = try await index.search(query, limit: 25, countLimit: arguments.exact ? nil : MediaIndex.countLimit)
         let took = milliseconds(clock.now - began)
         if n >= 10 {  // the first ten warm the page cache
             cpu += cpuSeconds() - beganCPU
             times.append(took)
             totals.append(page.total)
+            if page.totalIsLowerBound { capped += 1 }
         }
     }
     times.sort()
     totals.sort()
-    print(String(format: "%-28@ p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  CPU mean %7.2f ms  (matches p50 %d, max %d)",
+    print(String(format: "%-28@ p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  CPU mean %7.2f ms  (matches p50 %d, max %d%@)",
                  name as NSString, percentile(times, 0.5), percentile(times, 0.99), times.last ?? 0, cpu * 1000 / Double(max(times.count, 1)),
-                 Int(percentile(totals.map(Double.init), 0.5)), totals.last ?? 0))
+                 Int(percentile(totals.map(Double.init), 0.5)), totals.last ?? 0,
+                 (capped > 0 ? "+, \(capped) of \(times.count) capped at \(MediaIndex.countLimit)" : "") as NSString))
 }
 
 try await shape("one word") { "!local " + vocabulary.randomElement(using: &$0)! }

@@ -80,6 +80,9 @@ enum GiphyItem {
     static func media(_ item: JSONValue, parser: String, payload: Payload) -> Media? {
         var files = SiteMedia()
         files.title = item["title"]?.string ?? item["caption"]?.string
+        // `alt_text` (the API's accessibility text) or a caption when the title is something else.
+        files.caption = item["alt_text"]?.string ?? (item["title"]?.string == nil ? nil : item["caption"]?.string)
+        files.tags = (item["tags"]?.array ?? []).compactMap(\.string)
         guard let images = item["images"]?.object else {
             // The older flat shape (`random`): `image_original_url`, `image_mp4_url`,
             // `fixed_height_small_url` with `…_width` / `…_height` beside each.

@@ -1,3 +1,4 @@
+import Foundation
 import TrawlCore
 
 /// One media a site describes in several files, made into a ``Media`` by one rule.
@@ -17,6 +18,10 @@ struct SiteMedia {
     var files: [File] = []
     var stills: [MediaHints] = []
     var title: String?
+    /// Alt text or a content description, where the site gives one beside the title.
+    var caption: String?
+    /// The site's tags for the media.
+    var tags: [String] = []
 
     mutating func add(_ url: String?, name: String? = nil, mimeType: String? = nil, width: Int? = nil, height: Int? = nil, byteSize: Int? = nil, bitrate: Int? = nil) {
         guard let url, !url.isEmpty else { return }
@@ -64,11 +69,24 @@ struct SiteMedia {
         let still = stills.max { ($0.width ?? 0) * ($0.height ?? 0) < ($1.width ?? 0) * ($1.height ?? 0) }
         var media = primary.hints.media(parser: parser, payload: payload, title: title.flatMap { $0.isEmpty ? nil : $0 }, still: still?.url)
         // Renditions by what they are: kind in the primary rule's order, then largest first.
+        media.caption = caption.flatMap { $0.isEmpty ? nil : $0 }
+        let tags = Self.cleanTags(tags)
+        media.tags = tags.isEmpty ? nil : tags
         media.renditions = unique.filter { $0.hints.url != primary.hints.url }
             .enumerated()
             .sorted { a, b in Self.renditionRank(a.element, a.offset) < Self.renditionRank(b.element, b.offset) }
             .map { $0.element.hints.rendition(name: $0.element.name) }
         return media
+    }
+
+    /// Tags trimmed, empty ones and repeats (ignoring case) dropped, the site's order kept.
+    static func cleanTags(_ tags: [String]) -> [String] {
+        var seen = Set<String>()
+        return tags.compactMap { tag in
+            let trimmed = tag.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty, seen.insert(trimmed.lowercased()).inserted else { return nil }
+            return trimmed
+        }
     }
 
     static let kindOrder: [MediaKind] = [.gif, .mp4, .webp, .webm, .apng, .video]

@@ -78,6 +78,8 @@ public struct TenorAPIParser: Parser {
         guard let formats = (result["media_formats"] ?? result["media"]?[0])?.object else { return nil }
         var files = SiteMedia()
         files.title = result["content_description"]?.string ?? result["title"]?.string ?? result["h1_title"]?.string
+        files.caption = result["content_description"]?.string
+        files.tags = (result["tags"]?.array ?? []).compactMap(\.string)
         for (name, format) in formats.sorted(by: { $0.key < $1.key }) {
             let dims = format["dims"]?.array
             let width = dims?.first?.number, height = dims?.dropFirst().first?.number

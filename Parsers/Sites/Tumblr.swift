@@ -44,10 +44,13 @@ public struct TumblrPostParser: Parser {
 
     static func media(of post: JSONValue, parser: String, payload: Payload) -> [Media] {
         let title = post["summary"]?.string ?? post["slug"]?.string
+        let tags = (post["tags"]?.array ?? []).compactMap(\.string)
         var results: [Media] = []
         for photo in post["photos"]?.array ?? [] {
             var files = SiteMedia()
             files.title = title
+            files.caption = photo["caption"]?.string
+            files.tags = tags
             for size in [photo["original_size"]].compactMap({ $0 }) + (photo["alt_sizes"]?.array ?? []) {
                 files.add(size["url"]?.string, width: size["width"]?.number, height: size["height"]?.number)
             }
@@ -56,6 +59,9 @@ public struct TumblrPostParser: Parser {
         for block in post["content"]?.array ?? [] {
             var files = SiteMedia()
             files.title = title
+            // NPF blocks carry their own alt text.
+            files.caption = block["alt_text"]?.string
+            files.tags = tags
             switch block["type"]?.string {
             case "image":
                 for item in block["media"]?.array ?? [] {
@@ -74,6 +80,7 @@ public struct TumblrPostParser: Parser {
         if let video = post["video_url"]?.string {
             var files = SiteMedia()
             files.title = title
+            files.tags = tags
             files.add(video, mimeType: "video/mp4")
             files.addStill(post["thumbnail_url"]?.string)
             if let media = files.media(parser: parser, payload: payload) { results.append(media) }

@@ -9,6 +9,10 @@ public struct MediaLine: Codable, Sendable, Hashable {
     public var height: Int?
     public var byteSize: Int?
     public var title: String?
+    /// Alt text or a content description, where the source gives one.
+    public var caption: String?
+    /// The source's tags for the media, where it gives them.
+    public var tags: [String]?
     public var still: String?
     public var page: String?
     public var parser: String
@@ -40,6 +44,8 @@ public struct MediaLine: Codable, Sendable, Hashable {
         height = media.height
         byteSize = media.byteSize
         title = media.title
+        caption = media.caption
+        tags = media.tags
         still = media.still
         page = media.page
         parser = media.provenance.parser

@@ -6,6 +6,9 @@ public struct ResultSetLine: Codable, Sendable, Hashable {
     public var input: String
     public var media: [MediaLine]
     public var total: Int?
+    /// `true` when ``total`` and ``facets`` count only the newest matches and the real numbers
+    /// are larger (`!local` with very common words); absent when they are exact.
+    public var totalIsLowerBound: Bool?
     /// Where the next page starts (a `--page` / `cursor` token).
     public var next: String?
     public var parser: String?
@@ -22,6 +25,7 @@ public struct ResultSetLine: Codable, Sendable, Hashable {
         self.input = input
         media = set.media.map { MediaLine($0, input: input, degraded: nil) }
         total = set.total
+        totalIsLowerBound = set.totalIsLowerBound
         next = set.next?.token
         parser = set.provenance?.parser
         origin = set.provenance?.origin.description

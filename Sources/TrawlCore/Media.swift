@@ -8,6 +8,13 @@ public struct Media: Sendable, Hashable, Codable {
     /// Size of the primary file in bytes, where the source says.
     public var byteSize: Int?
     public var title: String?
+    /// Text describing the media beside its title, where the source gives one: alt text, a
+    /// caption, a content description (Tenor's `content_description`, Giphy's `alt_text`). Left
+    /// out of JSON when unknown.
+    public var caption: String?
+    /// The source's own tags or keywords for the media (Giphy's and Tenor's `tags`, a Tumblr
+    /// post's), in the source's order. Left out of JSON when the source gives none.
+    public var tags: [String]?
     /// A still picture of the media (poster, thumbnail).
     public var still: String?
     /// Other files of the same media (another size or format), primary excluded.
@@ -23,7 +30,7 @@ public struct Media: Sendable, Hashable, Codable {
     public init(
         url: String, kind: MediaKind, width: Int? = nil, height: Int? = nil, byteSize: Int? = nil,
         title: String? = nil, still: String? = nil, renditions: [Rendition] = [], page: String? = nil,
-        provenance: Provenance
+        provenance: Provenance, caption: String? = nil, tags: [String]? = nil
     ) {
         self.url = url
         self.kind = kind
@@ -35,6 +42,8 @@ public struct Media: Sendable, Hashable, Codable {
         self.renditions = renditions
         self.page = page
         self.provenance = provenance
+        self.caption = caption
+        self.tags = tags
     }
 
     /// The primary URL and every rendition's URL.

@@ -3,6 +3,10 @@ public struct ResultSet: Sendable, Hashable, Codable {
     public var media: [Media]
     /// How many results the source says there are in all, when it says.
     public var total: Int?
+    /// `true` when ``total`` (and ``facets``) count only part of the matches, so the real number
+    /// is at least that (the local index stops counting at ``total`` when the words match more:
+    /// show "5 000+"); absent (`nil`) when the count is exact.
+    public var totalIsLowerBound: Bool?
     /// Where the next page starts; `nil` on the last page.
     public var next: Pagination?
     /// Which parser produced the set, from which payload.
@@ -18,7 +22,7 @@ public struct ResultSet: Sendable, Hashable, Codable {
     /// engine counts it (the local index does).
     public var facets: Facets?
 
-    private enum CodingKeys: String, CodingKey { case media, total, next, provenance, degradation, diagnostics, facets }
+    private enum CodingKeys: String, CodingKey { case media, total, totalIsLowerBound, next, provenance, degradation, diagnostics, facets }
 
     public init(
         media: [Media] = [], total: Int? = nil, next: Pagination? = nil, provenance: Provenance? = nil,

@@ -4,7 +4,8 @@ import TrawlCore
 
 /// Feeds the index from extraction, off its path: ``record(_:)`` only appends to a buffer
 /// (coalescing repeated updates of a page) and returns; a task of the writer's own writes the
-/// buffer to the durable queue in groups, then applies the queue in batches.
+/// buffer into the index in groups, each slice of ``Options/applyBatch`` pages one transaction
+/// (after anything an earlier process left in the index's on-disk queue).
 ///
 /// ```swift
 /// let writer = IndexWriter(index: try MediaIndex(path: path))
@@ -13,9 +14,9 @@ import TrawlCore
 /// await writer.close()                  // before the process exits: nothing left in memory
 /// ```
 ///
-/// What is durable: an update is safe from a killed process once its group is in the queue
-/// (within ``Options/flushInterval`` of the extraction, or at ``close()``). From there it is
-/// applied exactly once, by this writer or the next one to open the file.
+/// What is durable: an update is safe from a killed process once its group's transaction has
+/// committed (within ``Options/flushInterval`` of the extraction, or at ``close()``); a kill
+/// before that loses the group whole, never part of a page, and nothing is applied twice.
 public final class IndexWriter: ExtractionSink, Sendable {
     /// How the writer groups its work.
     public struct Options: Sendable {
@@ -23,7 +24,7 @@ public final class IndexWriter: ExtractionSink, Sendable {
         public var flushInterval: Duration = .milliseconds(200)
         /// Queue the group at once when this many pages wait.
         public var maxBuffered: Int = 512
-        /// Pages applied per transaction.
+        /// Pages written per transaction.
         public var applyBatch: Int = 500
 
         public init() {}
@@ -118,24 +119,41 @@ public final class IndexWriter: ExtractionSink, Sendable {
         }
         let now = Date().timeIntervalSince1970
         do {
-            try await index.enqueue(group, now: now)
+            // What an earlier process left in the on-disk queue goes first: it is older.
+            while try await index.applyPending(limit: options.applyBatch, now: now) > 0 {}
         } catch {
-            // Not queued: put back (under anything recorded since), to try with the next group.
+            // Queued updates stay queued, for the next flush or the next writer; this group waits
+            // behind them, so a newer update never lands under an older one.
             shared.buffer.withLock { buffer in
                 note(error, in: &buffer)
-                let newer = buffer.updates
-                buffer.updates = []
-                buffer.position = [:]
-                for update in group + newer { buffer.add(update) }
+                putBack(group, in: &buffer)
             }
             return
         }
         do {
-            while try await index.applyPending(limit: options.applyBatch, now: now) > 0 {}
+            // The group, in slices of `applyBatch` pages, each slice one transaction.
+            var start = 0
+            while start < group.count {
+                let end = min(start + options.applyBatch, group.count)
+                try await index.store(Array(group[start..<end]), now: now)
+                start = end
+            }
         } catch {
-            // Queued updates stay queued, for the next flush or the next writer.
-            shared.buffer.withLock { note(error, in: &$0) }
+            // Not stored: put back (under anything recorded since), to try with the next group.
+            // Pages a slice stored before the failure are stored again then: storing is idempotent.
+            shared.buffer.withLock { buffer in
+                note(error, in: &buffer)
+                putBack(group, in: &buffer)
+            }
         }
+    }
+
+    /// Puts `group` back in the buffer, under what was recorded since it was taken.
+    private static func putBack(_ group: [PageUpdate], in buffer: inout Buffer) {
+        let newer = buffer.updates
+        buffer.updates = []
+        buffer.position = [:]
+        for update in group + newer { buffer.add(update) }
     }
 
     private static func note(_ error: any Error, in buffer: inout Buffer) {

@@ -30,6 +30,7 @@ public struct LocalEngine: Engine {
                 media: page.media, total: page.total, next: page.next,
                 provenance: Provenance(parser: Self.engineName, origin: .document, payloadURL: nil))
             set.facets = page.facets
+            if page.totalIsLowerBound { set.totalIsLowerBound = true }
             set.isDefinitive = true
             continuation.yield(set)
         }

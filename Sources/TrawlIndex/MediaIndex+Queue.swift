@@ -2,10 +2,15 @@ import Foundation
 import GRDB
 import TrawlCore
 
-/// The durable update queue: updates are first written to `pending`/`pending_media`, coalesced
-/// per page, then applied to `page`/`media` in batches. Applying a batch and deleting its queue
-/// rows is one transaction, so a process killed at any instant leaves each update either waiting
-/// or applied, never lost and never applied twice; whatever waits is applied by the next writer.
+/// The on-disk update queue: updates written to `pending`/`pending_media`, coalesced per page,
+/// then applied to `page`/`media` in batches. Applying a batch and deleting its queue rows is one
+/// transaction, so a process killed at any instant leaves each update either waiting or applied,
+/// never lost and never applied twice; whatever waits is applied by the next writer.
+///
+/// ``IndexWriter`` no longer routes its groups through it (``store(_:now:)`` writes a group
+/// straight into the index in one transaction: the same guarantee with each row written once);
+/// the queue stays for what an older Trawl left waiting in a file, and for callers that want
+/// an update on disk before they can afford to apply it.
 ///
 /// Each media is encoded once, when queued, into the very columns `media` holds: applying copies
 /// rows with one `INSERT … SELECT` per page and decodes nothing.
@@ -14,8 +19,6 @@ extension MediaIndex {
     /// for its page: a full list replaces what waits; a partial one is laid over it.
     func enqueue(_ updates: [PageUpdate], now: Double) async throws {
         guard !updates.isEmpty else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
         try await write("queueing \(updates.count) page updates") { db in
             let waiting = try db.cachedStatement(sql: "SELECT mode FROM pending WHERE page = ?")
             let upsertPage = try db.cachedStatement(sql: """
@@ -44,13 +47,10 @@ extension MediaIndex {
                 var position = update.mode == .replace ? 0 : try Int.fetchOne(nextPosition, arguments: [update.page]) ?? 0
                 let site = SiteName.of(url: update.page)
                 for item in update.media {
-                    var stored = item
-                    stored.highlight = nil
-                    if stored.page == nil { stored.page = update.page }
-                    let document = IndexedDocument(stored, pageURL: update.page, site: site)
+                    let document = IndexedDocument(item, pageURL: update.page, site: site)
                     try insert.execute(arguments: [
                         update.page, item.url, position, document.kind, document.sizeClass, document.site, document.pageURL,
-                        document.title, document.caption, document.tags, try encoder.encode(stored),
+                        document.title, document.caption, document.tags, document.record,
                     ])
                     position += 1
                 }
@@ -124,12 +124,15 @@ struct IndexedDocument {
     var site: String
     var pageURL: String
     var title: String?
-    /// Alt text or caption: ``TrawlCore/Media`` carries none yet, so this stays empty until
-    /// parsers report one.
+    /// Alt text, caption or content description (``TrawlCore/Media/caption``).
     var caption: String?
-    /// Tags: as ``caption``.
+    /// The media's tags, space-separated: each is searchable as words.
     var tags: String?
+    /// The whole media as the `json` column stores it (``MediaRecord``).
+    var record: Data
 
+    /// The columns of `media` as found on `pageURL` (its page set to it when it names none; its
+    /// highlight, a search's, left out).
     init(_ media: Media, pageURL: String, site: String) {
         kind = media.kind.rawValue
         sizeClass = SizeClass(width: media.width, height: media.height).rawValue
@@ -140,7 +143,11 @@ struct IndexedDocument {
             title.unicodeScalars.contains { $0 == "\u{2}" || $0 == "\u{3}" }
                 ? String(String.UnicodeScalarView(title.unicodeScalars.filter { $0 != "\u{2}" && $0 != "\u{3}" })) : title
         }
-        caption = nil
-        tags = nil
+        caption = media.caption
+        tags = media.tags.flatMap { $0.isEmpty ? nil : $0.joined(separator: " ") }
+        var stored = media
+        stored.highlight = nil
+        if stored.page == nil { stored.page = pageURL }
+        record = Data(MediaRecord.encode(stored))
     }
 }

@@ -5,8 +5,13 @@ import TrawlCore
 /// One page of a `!local` search.
 public struct LocalPage: Sendable {
     public var media: [Media]
-    /// Matches after filters, in all.
+    /// Matches after filters, in all; when ``totalIsLowerBound``, among the
+    /// ``MediaIndex/countLimit`` newest matches only.
     public var total: Int
+    /// `true` when the words match more than ``MediaIndex/countLimit`` media: the search then
+    /// counts, facets and ranks only the newest ``MediaIndex/countLimit`` of them, so ``total``
+    /// and the facet counts are lower bounds ("5 000+") and an older match may be left out.
+    public var totalIsLowerBound: Bool
     public var facets: Facets
     /// Where the next page starts; `nil` on the last.
     public var next: Pagination?
@@ -16,17 +21,28 @@ extension MediaIndex {
     /// The most a page holds.
     public static let maxLimit = 500
 
+    /// The most matches a search counts, facets and ranks: the newest this many. A word in a
+    /// tenth of a million titles would otherwise cost a BM25 score and a facet lookup for each
+    /// of its 100 000 matches (~400 ms); capped, a search costs at most ~3 µs per considered
+    /// match (issue 19).
+    public static let countLimit = 5_000
+
     /// Searches the index: matches ranked by BM25 (title weighted most), ties broken newest
-    /// first; without words, everything the filters allow, newest first.
+    /// first; without words, everything the filters allow, newest first. Only the
+    /// ``countLimit`` newest matches are considered (``LocalPage/totalIsLowerBound`` says when
+    /// there were more).
     ///
     /// - Parameters:
     ///   - pagination: `.offset(n)` jumps to the n-th match; `.cursor` (from a ``LocalPage/next``)
     ///     goes on after the last match of the page before.
     ///   - limit: matches per page (1…``maxLimit``).
+    ///   - countLimit: how many of the newest matches to consider (``countLimit`` by default);
+    ///     `nil` considers every match, exactly, at a cost that grows with their number.
     /// - Throws: ``IndexError/Code/invalidQuery`` for a cursor that is not this index's or a
     ///   query FTS5 refuses (the message names the query, never SQL).
-    public func search(_ query: LocalQuery, pagination: Pagination = .start, limit: Int = 25) async throws -> LocalPage {
+    public func search(_ query: LocalQuery, pagination: Pagination = .start, limit: Int = 25, countLimit: Int? = MediaIndex.countLimit) async throws -> LocalPage {
         let limit = min(max(limit, 1), Self.maxLimit)
+        let cap = countLimit.map { max($0, 1) }
         let after: Position?
         let skip: Int
         switch pagination {
@@ -42,14 +58,14 @@ extension MediaIndex {
         }
         do {
             return try await pool.read { db in
-                let cube = try Self.cube(query, db: db)
-                var ranked = try Self.ranked(query, after: after, skip: skip, limit: limit + 1, db: db)
+                let (cube, capped) = try Self.cube(query, cap: cap, db: db)
+                var ranked = try Self.ranked(query, cap: cap, after: after, skip: skip, limit: limit + 1, db: db)
                 let more = ranked.count > limit
                 if more { ranked.removeLast() }
                 let next = more ? ranked.last.map { Pagination.cursor($0.token) } : nil
                 return LocalPage(
                     media: try Self.media(for: ranked.map(\.id), query: query, db: db),
-                    total: cube.filter { query.allows($0) }.reduce(0) { $0 + $1.count },
+                    total: cube.filter { query.allows($0) }.reduce(0) { $0 + $1.count }, totalIsLowerBound: capped,
                     facets: Self.facets(of: cube, query: query), next: next)
             }
         } catch let error as DatabaseError where error.message?.contains("fts5") == true || error.message?.contains("syntax") == true {
@@ -90,70 +106,72 @@ extension MediaIndex {
         var count: Int
     }
 
-    private static func cube(_ query: LocalQuery, db: Database) throws -> [Cell] {
-        // Counted per cell number (one small integer per match, read from the narrow
-        // `media_cell`) and only then named: grouping by the three text columns sorted every match.
-        let counted: String
-        var arguments: StatementArguments = []
+    /// The matches a search considers, as SQL yielding `id` (and, with `scored`, `score`): the
+    /// ``countLimit`` newest. FTS5 walks a term's matches in row order at little cost per match;
+    /// what costs is per match work on top (BM25 reads each match's column sizes, facets join
+    /// its cell), so capping the set caps the work whatever the word.
+    private static func considered(_ query: LocalQuery, scored: Bool, cap: Int?) -> (sql: String, arguments: [any DatabaseValueConvertible]) {
+        let limit = cap ?? -1  // SQLite: a negative limit is none
         if let match = query.match {
-            counted = """
-                SELECT m.cell, count(*) AS n FROM media_fts JOIN media_cell m ON m.id = media_fts.rowid
-                WHERE media_fts MATCH ? GROUP BY m.cell
-                """
-            arguments = [match]
-        } else {
-            counted = "SELECT cell, count(*) AS n FROM media_cell GROUP BY cell"
+            let score = scored ? ", bm25(media_fts, \(IndexSchema.bm25Weights)) AS score" : ""
+            return ("SELECT rowid AS id\(score) FROM media_fts WHERE media_fts MATCH ? ORDER BY rowid DESC LIMIT \(limit)", [match])
         }
-        return try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT c.site, c.kind, c.sizeClass, t.n FROM (\(counted)) t JOIN cell c ON c.id = t.cell"),
-            arguments: arguments
-        ).map { Cell(site: $0[0], kind: $0[1], size: $0[2], count: $0[3]) }
+        return ("SELECT id\(scored ? ", 0.0 AS score" : "") FROM media_cell ORDER BY id DESC LIMIT \(limit)", [])
     }
 
-    /// The page of matches after filters, in rank order, computed by SQLite. Filters are a set of
-    /// cell numbers; without filters the full-text index alone ranks (no join per match).
-    private static func ranked(_ query: LocalQuery, after: Position?, skip: Int, limit: Int, db: Database) throws -> [Position] {
+    /// The cube of the considered matches, and whether more matches exist beyond them.
+    private static func cube(_ query: LocalQuery, cap: Int?, db: Database) throws -> (cells: [Cell], capped: Bool) {
+        // Counted per cell number (one small integer per match, read from the narrow
+        // `media_cell`) and only then named: grouping by the three text columns sorted every match.
+        let (matches, arguments) = considered(query, scored: false, cap: cap)
+        let cells = try Row.fetchAll(
+            db.cachedStatement(sql: """
+                SELECT c.site, c.kind, c.sizeClass, t.n FROM (
+                    SELECT m.cell, count(*) AS n FROM (\(matches)) f JOIN media_cell m ON m.id = f.id GROUP BY m.cell
+                ) t JOIN cell c ON c.id = t.cell
+                """),
+            arguments: StatementArguments(arguments)
+        ).map { Cell(site: $0[0], kind: $0[1], size: $0[2], count: $0[3]) }
+        guard let cap, cells.reduce(0, { $0 + $1.count }) >= cap else { return (cells, false) }
+        // As many as the cap: is there one more? (Row ids only: no join, no score.)
+        let beyond: String
+        if query.match != nil {
+            beyond = "SELECT EXISTS (SELECT 1 FROM media_fts WHERE media_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET \(cap))"
+        } else {
+            beyond = "SELECT EXISTS (SELECT 1 FROM media_cell ORDER BY id DESC LIMIT 1 OFFSET \(cap))"
+        }
+        let more = try Bool.fetchOne(db.cachedStatement(sql: beyond), arguments: StatementArguments(arguments)) ?? false
+        return (cells, more)
+    }
+
+    /// The page of considered matches after filters, in rank order, computed by SQLite. Filters
+    /// are a set of cell numbers.
+    private static func ranked(_ query: LocalQuery, cap: Int?, after: Position?, skip: Int, limit: Int, db: Database) throws -> [Position] {
+        let (matches, matchArguments) = considered(query, scored: true, cap: cap)
+        var arguments = matchArguments
+        var conditions: [String] = []
         var cellConditions: [String] = []
         var cellArguments: [any DatabaseValueConvertible] = []
         for (column, values) in [("site", query.sites), ("kind", query.kinds), ("sizeClass", query.sizes)] where !values.isEmpty {
             cellConditions.append("\(column) IN (\(databaseQuestionMarks(count: values.count)))")
             cellArguments += values.sorted() as [any DatabaseValueConvertible]
         }
-        let cells = cellConditions.isEmpty ? nil : "m.cell IN (SELECT id FROM cell WHERE \(cellConditions.joined(separator: " AND ")))"
-        var conditions: [String] = []
-        var arguments: [any DatabaseValueConvertible] = []
-        let sql: String
-        if let match = query.match {
-            arguments.append(match)
-            let join = cells == nil ? "" : " JOIN media_cell m ON m.id = media_fts.rowid"
-            if let cells {
-                conditions.append(cells)
-                arguments += cellArguments
-            }
-            if let after {
-                conditions.append("(score > ? OR (score = ? AND media_fts.rowid < ?))")
-                arguments += [after.score, after.score, after.id] as [any DatabaseValueConvertible]
-            }
-            sql = """
-                SELECT media_fts.rowid, bm25(media_fts, \(IndexSchema.bm25Weights)) AS score
-                FROM media_fts\(join)
-                WHERE media_fts MATCH ?\(conditions.map { " AND " + $0 }.joined())
-                ORDER BY score, media_fts.rowid DESC LIMIT ? OFFSET ?
-                """
+        let join: String
+        if cellConditions.isEmpty {
+            join = ""
         } else {
-            if let cells {
-                conditions.append(cells)
-                arguments += cellArguments
-            }
-            if let after {
-                conditions.append("m.id < ?")
-                arguments.append(after.id)
-            }
-            sql = """
-                SELECT m.id, 0.0 AS score FROM media_cell m\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
-                ORDER BY m.id DESC LIMIT ? OFFSET ?
-                """
+            join = " JOIN media_cell m ON m.id = f.id"
+            conditions.append("m.cell IN (SELECT id FROM cell WHERE \(cellConditions.joined(separator: " AND ")))")
+            arguments += cellArguments
         }
+        if let after {
+            conditions.append("(f.score > ? OR (f.score = ? AND f.id < ?))")
+            arguments += [after.score, after.score, after.id] as [any DatabaseValueConvertible]
+        }
+        let sql = """
+            SELECT f.id, f.score FROM (\(matches)) f\(join)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            ORDER BY f.score, f.id DESC LIMIT ? OFFSET ?
+            """
         arguments += [limit, skip] as [any DatabaseValueConvertible]
         return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { Position(score: $0[1], id: $0[0]) }
     }
@@ -181,9 +199,8 @@ extension MediaIndex {
         guard !ids.isEmpty else { return [] }
         let marks = databaseQuestionMarks(count: ids.count)
         var stored: [Int64: Media] = [:]
-        let decoder = JSONDecoder()
         for row in try Row.fetchAll(db, sql: "SELECT id, json FROM media WHERE id IN (\(marks))", arguments: StatementArguments(ids)) {
-            stored[row[0]] = try decoder.decode(Media.self, from: row[1] as Data)
+            stored[row[0]] = try MediaRecord.decode(row[1] as Data)
         }
         var highlights: [Int64: String] = [:]
         if let match = query.match {

@@ -185,7 +185,7 @@ public struct RecordingCase: Sendable, Codable, Hashable {
 
     /// A field of ``Media`` a case can require.
     public enum Field: String, Sendable, Codable, Hashable, CaseIterable {
-        case width, height, title, still, renditions, byteSize, page
+        case width, height, title, still, renditions, byteSize, page, caption, tags
 
         public func isPresent(in media: Media) -> Bool {
             switch self {
@@ -196,6 +196,8 @@ public struct RecordingCase: Sendable, Codable, Hashable {
             case .renditions: !media.renditions.isEmpty
             case .byteSize: media.byteSize != nil
             case .page: !(media.page ?? "").isEmpty
+            case .caption: !(media.caption ?? "").isEmpty
+            case .tags: !(media.tags ?? []).isEmpty
             }
         }
     }

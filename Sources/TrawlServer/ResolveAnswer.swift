@@ -13,6 +13,8 @@ struct ResolveAnswer: Codable, Sendable, Hashable {
     /// Where the next page starts: pass it back as `cursor`.
     var next: String?
     var total: Int?
+    /// `true` when `total` counts only part of the matches (`!local`, very common words).
+    var totalIsLowerBound: Bool?
     /// Whether any media came from a fallback parser because the site's parser failed.
     var degraded: Bool
     var degradedReason: String?
@@ -31,7 +33,10 @@ struct ResolveAnswer: Codable, Sendable, Hashable {
                     if let reason = set.degradation?.reason { reasons[collection.count - 1] = reason }
                 }
                 answer.next = set.next?.token ?? answer.next
-                answer.total = set.total ?? answer.total
+                if let total = set.total {
+                    answer.total = total
+                    answer.totalIsLowerBound = set.totalIsLowerBound
+                }
                 if let reason = set.degradation?.reason, !set.media.isEmpty {
                     answer.degraded = true
                     answer.degradedReason = answer.degradedReason ?? reason

@@ -45,6 +45,7 @@ struct ResolveRoutes: Sendable {
             var iterator = stream.makeAsyncIterator()
             var next: String?
             var total: Int?
+            var totalIsLowerBound: Bool?
             var failure: APIError?
             while true {
                 let set: ResultSet?
@@ -56,7 +57,10 @@ struct ResolveRoutes: Sendable {
                 }
                 guard let set else { break }
                 next = set.next?.token ?? next
-                total = set.total ?? total
+                if let setTotal = set.total {
+                    total = setTotal
+                    totalIsLowerBound = set.totalIsLowerBound
+                }
                 try await writer.write(frame(ResultSetLine(set, input: input), event: "result", format: format))
             }
             if let failure {
@@ -68,7 +72,7 @@ struct ResolveRoutes: Sendable {
                     try await writer.write(frame(APIError.ErrorBody(error: failure.summary), event: "error", format: format))
                 }
             } else if format == .eventStream {
-                try await writer.write(frame(StreamEnd(input: input, next: next, total: total), event: "end", format: format))
+                try await writer.write(frame(StreamEnd(input: input, next: next, total: total, totalIsLowerBound: totalIsLowerBound), event: "end", format: format))
             }
             try await writer.finish(nil)
         }
@@ -90,5 +94,7 @@ struct ResolveRoutes: Sendable {
         var input: String
         var next: String?
         var total: Int?
+        /// `true` when `total` counts only part of the matches.
+        var totalIsLowerBound: Bool?
     }
 }

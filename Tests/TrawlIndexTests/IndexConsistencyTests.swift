@@ -174,4 +174,40 @@ struct IndexConsistencyTests {
         #expect(error?.description.contains("fts5") == false)
         #expect(error?.description.contains("SELECT") == false)
     }
+
+    @Test("A group goes straight into the index: a full list replaces the page, a partial one is laid over, an empty full list removes it")
+    func storedGroups() async throws {
+        let index = try MediaIndex(path: temporaryIndexPath())
+        let page = "https://a.test/p"
+        try await index.store(PageUpdate.updates(for: extraction(page: page, [
+            media("https://a.test/1.gif", title: "one"), media("https://a.test/2.gif", title: "two"),
+        ])), now: 1)
+        try await index.store(PageUpdate.updates(for: extraction(page: page, [media("https://a.test/1.gif", title: "one again")], complete: false)), now: 2)
+        #expect(Set(try await index.titles("one OR two")) == ["one again", "two"])
+        try await index.store(PageUpdate.updates(for: extraction(page: page, [media("https://a.test/3.gif", title: "three")])), now: 3)
+        #expect(try await index.titles("one OR two OR three") == ["three"])
+        // Storing the same group twice changes nothing (a retried group after a failure).
+        let again = PageUpdate.updates(for: extraction(page: page, [media("https://a.test/3.gif", title: "three")]))
+        try await index.store(again, now: 4)
+        #expect(try await index.stats().media == 1)
+        try await index.store(PageUpdate.updates(for: extraction(page: page, [])), now: 5)
+        #expect(try await index.stats().pages == 0)
+        #expect(try await index.stats().pending == 0)
+        #expect(try await index.checkIntegrity())
+    }
+
+    @Test("What an older process left queued is applied before the writer's newer group of the same page")
+    func queuedBeforeStored() async throws {
+        let path = temporaryIndexPath()
+        do {
+            let first = try MediaIndex(path: path)
+            try await first.enqueue(PageUpdate.updates(for: extraction(page: "https://a.test/p", [media("https://a.test/1.gif", title: "old cat")])), now: 1)
+        }
+        let index = try MediaIndex(path: path)
+        let writer = IndexWriter(index: index)
+        writer.record(extraction(page: "https://a.test/p", [media("https://a.test/2.gif", title: "new cat")]))
+        #expect(await writer.close().isEmpty)
+        #expect(try await index.titles("cat") == ["new cat"])
+        #expect(try await index.pendingCount() == 0)
+    }
 }

@@ -95,3 +95,27 @@ struct IndexSearchTests {
         #expect(error?.code == .invalidQuery)
     }
 }
+
+@Suite("Local index captions and tags")
+struct IndexCaptionTagsTests {
+    @Test("Captions and tags are indexed and searchable, and come back whole with the media")
+    func captionsAndTags() async throws {
+        let index = try MediaIndex(path: temporaryIndexPath())
+        var otter = media("https://media.tenor.com/o.gif", title: "Otter")
+        otter.caption = "an otter swimming on its back"
+        otter.tags = ["sea otter", "swim"]
+        try await index.apply(extraction(page: "https://tenor.com/view/otter", [otter, media("https://media.tenor.com/d.gif", title: "Dog")]))
+        let swimming = try await index.search("swimming")
+        #expect(swimming.media.map(\.url) == ["https://media.tenor.com/o.gif"])
+        #expect(swimming.media.first?.caption == "an otter swimming on its back")
+        #expect(swimming.media.first?.tags == ["sea otter", "swim"])
+        #expect(try await index.search("sea").media.map(\.url) == ["https://media.tenor.com/o.gif"])
+        // A caption alone is enough to be found.
+        var captioned = media("https://media.tenor.com/c.gif", title: "Cat")
+        captioned.caption = "otter"
+        try await index.apply(extraction(page: "https://tenor.com/view/cat", [captioned]))
+        // (The dog is found too: its page URL, …/view/otter, is indexed.)
+        let otters = try await index.search("otter").media
+        #expect(Set(otters.map(\.url)) == ["https://media.tenor.com/o.gif", "https://media.tenor.com/c.gif", "https://media.tenor.com/d.gif"])
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import TrawlCore
+@testable import TrawlIndex
+
+/// The binary record the index stores each media as, and the JSON older indexes hold.
+@Suite("Stored media records")
+struct MediaRecordTests {
+    static let full: Media = {
+        var media = Media(
+            url: "https://media.giphy.com/media/x/giphy.gif", kind: .gif, width: 480, height: -1, byteSize: 3_406_796,
+            title: "Cat — typing \u{1F431}", still: "https://media.giphy.com/media/x/480w_s.jpg",
+            renditions: [
+                Rendition(url: "https://media.giphy.com/media/x/giphy.mp4", kind: .mp4, width: 480, height: 270, byteSize: 90_000, name: "original"),
+                Rendition(url: "https://media.giphy.com/media/x/200.webp", kind: .webp),
+            ],
+            page: "https://giphy.com/gifs/x",
+            provenance: Provenance(parser: "giphy-page", origin: .embedded(EmbeddedLocator(kind: .nextData, scriptIndex: 7, name: "__NEXT_DATA__")),
+                                   payloadURL: "https://giphy.com/gifs/x"),
+            caption: "a cat typing", tags: ["cat", "typing", ""])
+        media.highlight = "<mark>Cat</mark>"
+        return media
+    }()
+
+    @Test("Every field comes back as it went in, but the highlight (each search makes its own)")
+    func roundTrip() throws {
+        var expected = Self.full
+        expected.highlight = nil
+        #expect(try MediaRecord.decode(MediaRecord.encode(Self.full)) == expected)
+        let bare = Media(url: "u", kind: .video, provenance: Provenance(parser: "p", origin: .document))
+        #expect(try MediaRecord.decode(MediaRecord.encode(bare)) == bare)
+        for origin: PayloadOrigin in [.document, .followUp(reason: "oembed"), .browserXHR, .domSnapshot,
+                                      .embedded(EmbeddedLocator(kind: .assignment, scriptIndex: 0))] {
+            var media = bare
+            media.provenance.origin = origin
+            #expect(try MediaRecord.decode(MediaRecord.encode(media)) == media)
+        }
+    }
+
+    @Test("The record is smaller than the JSON it replaces")
+    func smallerThanJSON() throws {
+        let json = try JSONEncoder().encode(Self.full)
+        #expect(MediaRecord.encode(Self.full).count * 2 < json.count)
+    }
+
+    @Test("JSON rows of older indexes still read")
+    func readsJSON() throws {
+        var expected = Self.full
+        expected.highlight = nil
+        #expect(try MediaRecord.decode(JSONEncoder().encode(expected)) == expected)
+    }
+
+    @Test("Damaged records throw, naming what is wrong, never crash")
+    func damaged() {
+        let record = MediaRecord.encode(Self.full)
+        #expect(throws: MediaRecord.Malformed.self) { try MediaRecord.decode([UInt8]()) }
+        #expect(throws: MediaRecord.Malformed.self) { try MediaRecord.decode([UInt8(9)] + record.dropFirst()) }
+        #expect(throws: MediaRecord.Malformed.self) { try MediaRecord.decode(record + [0]) }
+        // Every prefix of a record is refused (cut short, or a length that overruns the rest).
+        for length in 1..<record.count {
+            #expect(throws: (any Error).self) { try MediaRecord.decode(record.prefix(length)) }
+        }
+        // A huge length does not allocate or read past the end.
+        #expect(throws: MediaRecord.Malformed.self) { try MediaRecord.decode([1, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) }
+    }
+}
