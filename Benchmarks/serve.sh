@@ -79,6 +79,7 @@ SITE_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0
 python3 -m http.server "$SITE_PORT" --bind 127.0.0.1 --directory "$WORK/site" >/dev/null 2>&1 &
 PIDS+=("$!")
 sleep 0.5
-start_server --connect-to "page.test:80:127.0.0.1:$SITE_PORT" --cache "$WORK/cache" --cache-policy return-cache-else-load --browser never
+# serve refuses loopback pages unless told: this one is ours.
+start_server --allow-address 127.0.0.1/32 --connect-to "page.test:80:127.0.0.1:$SITE_PORT" --cache "$WORK/cache" --cache-policy return-cache-else-load --browser never
 measure "/v1/resolve, loopback page in the HTTP cache ($(wc -c <"$WORK/site/page.html") B)" "$URL/v1/resolve?q=http%3A%2F%2Fpage.test%2Fpage.html"
 stop_server
