@@ -67,7 +67,15 @@ struct QueueFixture {
     /// The output, one decoded line each.
     func results() throws -> [BatchResultLine] {
         let text = try String(contentsOf: output, encoding: .utf8)
-        return try text.split(separator: "\n").map { try JSONDecoder().decode(BatchResultLine.self, from: Data($0.utf8)) }
+        return try text.split(separator: "\n").enumerated().map { number, line in
+            do {
+                return try JSONDecoder().decode(BatchResultLine.self, from: Data(line.utf8))
+            } catch {
+                // Name the line: a broken output line is a bug to find, not just a failure.
+                Issue.record("output line \(number + 1) of \(output.path) is not a result line (\(error)): \(line.prefix(500))")
+                throw error
+            }
+        }
     }
 
     /// A page whose one GIF is named after its path.
