@@ -70,7 +70,7 @@ bench-index: deps
 # .build/docs (open .build/docs/documentation/trawl/index.html through any static file server).
 docs: deps
 	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target Trawl \
-	  --disable-indexing --transform-for-static-hosting --hosting-base-path trawl --output-path .build/docs
+	  --disable-indexing --transform-for-static-hosting --hosting-base-path trawl --output-path .build/docs --warnings-as-errors
 
 # trawl vs Playwright (same Chromium) and Crawlee's adaptive crawler, JavaScript pages on loopback.
 bench-browser: deps

@@ -4,14 +4,16 @@ import TrawlCore
 import TrawlRecordings
 
 /// The browser's requests in the same HAR as the static fetches: interceptors that write each
-/// response the browser received into a ``HARRecorder`` (scrubbed like the others), and answer
+/// response the browser received into a `HARRecorder` (scrubbed like the others), and answer
 /// each request from a replay — so a page that needs a browser replays offline.
 extension RequestInterceptor {
     /// Records every response the browser got from the network (documents, scripts, XHR/fetch,
     /// redirects; never the blocked resource types, which are not fetched). Bodies over the size
     /// cap are recorded empty, with a comment saying so.
-    /// - Parameter plainHTTP: the run spoke plain HTTP where URLs said https (a local mirror):
-    ///   record the https URLs the page was asked for, as the static transport does.
+    /// - Parameters:
+    ///   - recorder: where the browser's requests and responses are recorded.
+    ///   - plainHTTP: the run spoke plain HTTP where URLs said https (a local mirror): record the
+    ///     https URLs the page was asked for, as the static transport does.
     public static func recording(into recorder: HARRecorder, plainHTTP: Bool = false) -> RequestInterceptor {
         RequestInterceptor(observe: { request, response in
             var fetchRequest = FetchRequest(url: plainHTTP ? upgraded(request.url) : request.url)

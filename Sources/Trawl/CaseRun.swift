@@ -17,7 +17,7 @@ extension Trawl {
     /// Runs a case through the whole pipeline (provider → engine → payloads → parser chain)
     /// over its own recording, or live when `replay` is false (the smoke test).
     ///
-    /// A case that needs a browser (``RecordingCase/browser``) gets one — `auto` unless the
+    /// A case that needs a browser (its `browser` field) gets one — `auto` unless the
     /// configuration says `always` — replayed from its recording like every other request; any
     /// other replayed case never starts a browser. The browser is shut down when the run ends.
     public static func run(

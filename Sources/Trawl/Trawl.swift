@@ -46,7 +46,7 @@ public enum Trawl {
         /// How the browser runs; its `connectTo` and user agent default to the loader's.
         public var browserConfiguration = BrowserConfiguration()
         /// Asked first about every request the browser's pages make, before the replay's and the
-        /// recorder's own interceptors. Under an address policy (``LoaderConfiguration/addressPolicy``)
+        /// recorder's own interceptors. Under an address policy (`LoaderConfiguration.addressPolicy`)
         /// what none of them answers is fetched through the guard, never by the browser.
         public var browserInterceptors: [RequestInterceptor] = []
         /// The local index `!local` searches; `nil`: no `!local` engine.
