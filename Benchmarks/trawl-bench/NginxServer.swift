@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,7 +9,8 @@ import Glibc
 /// serving the corpus as `/p/N/NAME` (N only makes each URL distinct) and a quick 404 for
 /// anything else (pages' oEmbed follow-ups). Stopped, and its folder removed, by ``stop()``.
 /// A benchmark may add files of its own and `location` blocks that serve them (the browser
-/// benchmark's JavaScript pages).
+/// benchmark's JavaScript pages). A benchmark stopped by SIGINT or SIGTERM stops its servers
+/// too (nginx runs until told to stop, so one left behind would keep its port and folder).
 final class NginxServer {
     static let binary = "/usr/sbin/nginx"
 
@@ -83,8 +85,10 @@ final class NginxServer {
         let arguments = [Self.binary, "-c", conf.path, "-p", folder.path, "-e", folder.appendingPathComponent("error.log").path]
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        Self.stopsOnSignals()
         let spawned = posix_spawn(&pid, Self.binary, &actions, nil, argv, environ)
         guard spawned == 0 else { throw BenchmarkError("cannot start nginx: \(String(cString: strerror(spawned)))") }
+        Self.running.withLock { $0[pid] = folder }
         try waitUntilListening()
     }
 
@@ -102,11 +106,41 @@ final class NginxServer {
             }
             usleep(20_000)
         }
+        Self.running.withLock { _ = $0.removeValue(forKey: pid) }
         pid = 0
         try? FileManager.default.removeItem(at: folder)
     }
 
     deinit { stop() }
+
+    /// Servers started and not stopped yet: their master's pid and folder.
+    private static let running = Mutex<[pid_t: URL]>([:])
+    private static let signalSources = Mutex<[any DispatchSourceSignal]>([])
+
+    /// On the first server: SIGINT and SIGTERM stop every running server (a fast shutdown),
+    /// remove their folders and end the benchmark with the usual 128 + signal status.
+    private static func stopsOnSignals() {
+        signalSources.withLock { sources in
+            guard sources.isEmpty else { return }
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler {
+                    let servers = running.withLock { $0 }
+                    for (pid, folder) in servers {
+                        kill(pid, SIGTERM)
+                        var status: Int32 = 0
+                        waitpid(pid, &status, 0)
+                        try? FileManager.default.removeItem(at: folder)
+                    }
+                    FileHandle.standardError.write(Data("trawl-bench: stopped by signal \(number); \(servers.count) nginx stopped\n".utf8))
+                    exit(128 + number)
+                }
+                source.resume()
+                sources.append(source)
+            }
+        }
+    }
 
     private func waitUntilListening() throws {
         let deadline = Date().addingTimeInterval(10)

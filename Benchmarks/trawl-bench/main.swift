@@ -297,21 +297,32 @@ if mode == "all" || mode == "accuracy" { try await accuracy() }
 if mode == "all" || mode == "memory" { try await memory(.markup) }
 if mode == "memory-text" { try await memory(.text) }
 
+/// Runs a benchmark that can fail for the person running it (a missing tool or option): its
+/// error is printed and the benchmark exits 2, where an error thrown at top level would trap.
+func reporting(_ benchmark: () async throws -> Void) async {
+    do {
+        try await benchmark()
+    } catch {
+        FileHandle.standardError.write(Data("trawl-bench \(mode): \(error)\n".utf8))
+        exit(2)
+    }
+}
+
 // `trawl batch` end to end; these spawn the release `trawl` built beside this executable.
-if mode == "batch" { try BatchBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) }
+if mode == "batch" { await reporting { try BatchBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) } }
 if mode == "serve", let list = CommandLine.arguments.dropFirst(2).first {
     var options = BatchBenchmark.Options(CommandLine.arguments.dropFirst(3))
     if !CommandLine.arguments.contains("--server") { options.server = "loopback" }
     try BatchBenchmark.serve(options, list: list)
 }
-if mode == "batch-memory" { try BatchBenchmark.memory(.init(CommandLine.arguments.dropFirst(2))) }
+if mode == "batch-memory" { await reporting { try BatchBenchmark.memory(.init(CommandLine.arguments.dropFirst(2))) } }
 // Against Playwright and Crawlee for Python (Benchmarks/browser.sh installs them and passes --python).
-if mode == "browser" { try BrowserComparison.run(.init(CommandLine.arguments.dropFirst(2))) }
-if mode == "auto-static" { try AutoStaticBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) }
+if mode == "browser" { await reporting { try BrowserComparison.run(.init(CommandLine.arguments.dropFirst(2))) } }
+if mode == "auto-static" { await reporting { try AutoStaticBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) } }
 
 // The PostgreSQL queue: its own overhead (instant transport), and two workers end to end vs SQLite.
-if mode == "queue-overhead" { try await QueueBenchmark.overhead(.init(CommandLine.arguments.dropFirst(2))) }
-if mode == "queue" { try QueueBenchmark.endToEnd(.init(CommandLine.arguments.dropFirst(2))) }
+if mode == "queue-overhead" { await reporting { try await QueueBenchmark.overhead(.init(CommandLine.arguments.dropFirst(2))) } }
+if mode == "queue" { await reporting { try QueueBenchmark.endToEnd(.init(CommandLine.arguments.dropFirst(2))) } }
 
 /// `trawl-bench compare FILE…`: scans each file with the thinned feed and without; prints the
 /// files whose results differ (for narrowing down a case the tests found).

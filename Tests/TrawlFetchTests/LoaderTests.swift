@@ -185,10 +185,9 @@ struct LoaderHTTPTests {
 @Suite("Loader failures and other schemes")
 struct LoaderSchemeTests {
     @Test func connectionRefused() async throws {
-        // Bind and close to find a port nobody listens on.
-        let server = try LoopbackServer { _ in .hangUp }
-        let url = server.url("/")
-        server.shutdown()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let url = URL(string: "http://127.0.0.1:\(refusing.port)/")!
         await #expect { try await Loader().fetch(FetchRequest(url: url)) } throws: { ($0 as? FetchError)?.code == .connectionFailed }
     }
 

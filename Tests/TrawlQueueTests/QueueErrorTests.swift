@@ -31,7 +31,9 @@ struct QueueErrorTests {
     @Test("A server that is not there, or a database that does not exist, fails at once with queue-unreachable")
     func unreachable() async throws {
         let cluster = try PostgresCluster.shared()
-        let closed = try Self.unusedPort()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let closed = refusing.port
         for text in ["postgres://me:\(Self.secret)@127.0.0.1:\(closed)/x", "postgres://postgres@127.0.0.1:\(cluster.port)/no_such_database"] {
             let location = try QueueLocation(text)
             do {
@@ -43,23 +45,5 @@ struct QueueErrorTests {
                 #expect(!ErrorSentence.describe(error).contains(Self.secret))
             }
         }
-    }
-
-    /// A loopback port nobody listens on (the kernel's pick, closed again).
-    static func unusedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(bound == 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -117,9 +117,9 @@ struct LiveCaseTests {
     /// that refuses every connection and then against one where every server answers 503:
     /// each case skipped, unreachable or down, by error code and HTTP status.
     @Test func searchAndPageCasesAreSkippedWhenTheSitesAreUnreachableOrDown() async throws {
-        let closed = try LoopbackServer { _ in .status(200) }
-        let port = closed.port
-        closed.shutdown()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let port = refusing.port
         var options = SmokeOptions(search: Trawl.Search(giphyKey: "test-key", tenorKey: "test-key"))
         options.sites = ["giphy", "tenor"]
         options.retries = 0

@@ -47,9 +47,9 @@ struct SmokeCommandTests {
     /// A live run with the network made unreachable: every connection goes to a loopback port
     /// nobody listens on. Every case is skipped, the run exits 4, and all three reports say so.
     @Test func aLiveRunWithNoNetworkSkipsEveryCaseExitsFourAndWritesItsReports() throws {
-        let closed = try LoopbackServer { _ in .status(200) }
-        let port = closed.port
-        closed.shutdown()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let port = refusing.port
         let reports = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-smoke-offline-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: reports) }
         let live = try RecordedCase.all(in: Self.repository).filter { !$0.recordingCase.synthetic }

@@ -119,10 +119,10 @@ struct SmokeTests {
     @Test func refusedConnectionsAndServerErrorsAreSkipped() async throws {
         let folder = try recordings()
         defer { try? FileManager.default.removeItem(at: folder) }
-        // A port nobody listens on: every connection is refused.
-        let closed = try LoopbackServer { _ in .status(200) }
-        let port = closed.port
-        closed.shutdown()
+        // A port nobody listens on (held, so no other test's server can take it): every connection is refused.
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let port = refusing.port
         var refused = options(nil, port: port)
         refused.sites = ["tenor"]
         let down = try await SmokeRunner(options: refused).run(recordings: folder)
