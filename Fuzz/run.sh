@@ -5,8 +5,9 @@
 #   fuzz <target>: <executions> executions, <crashes> crashes
 # Exits 1 if any target crashed (a trap, an ASan report, a timeout or running out of memory).
 # Usage: Fuzz/run.sh [SECONDS] (default 60); FUZZ_TARGETS="query url" runs only those;
-# FUZZ_MAX_LEN=N caps every target's input length at N bytes instead of its own default (long
-# campaigns: html-scanner runs ~40 inputs/s at 256 KiB and ~3 000/s at 1 KiB).
+# FUZZ_MAX_LEN=N caps every target's input length at N bytes instead of its own default, and
+# FUZZ_RUNS=N ends each target after N executions if its time is not up first (long campaigns:
+# html-scanner runs ~40 inputs/s at 256 KiB and ~3 000/s at 1 KiB).
 # Everything it writes is under Fuzz/.build/ (ignored): seeds/, corpus/ (inputs libFuzzer found
 # new coverage with, kept between runs), artifacts/<target>/ (crashing inputs), logs/.
 set -euo pipefail
@@ -78,7 +79,7 @@ for target in $targets; do
         status=0
         # shellcheck disable=SC2046
         "$bin/fuzz-$target" "$work/corpus/$target" "$work/seeds/$target" $(options "$target") \
-            -max_total_time="$left" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+            -max_total_time="$left" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
             -artifact_prefix="$work/artifacts/$target/" >> "$log" 2>&1 || status=$?
         runs=$(grep -a '^stat::number_of_executed_units:' "$log" | tail -1 | awk '{print $2}')
         [ -n "$runs" ] || runs=$(grep -aoE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
