@@ -25,8 +25,8 @@ enum QueueBenchmark {
         var concurrency = 32
         var pages = 2000
         var rounds = 3
-        /// Runs of `queue-overhead` per worker count: `true` is the previous session's queue
-        /// (schema up to v4, no jobs claimed ahead), for a before/after in the same run (`--compare`).
+        /// Runs of `queue-overhead` per worker count: `true` claims no jobs ahead (the previous
+        /// session's claims), for a before/after in the same run (`--compare`).
         var baselines = [false]
 
         init(_ arguments: ArraySlice<String>) {
@@ -81,8 +81,7 @@ enum QueueBenchmark {
             for baseline in options.baselines {
                 let location = try QueueLocation(try cluster.createDatabase())
                 let clock = ContinuousClock()
-                let (push, work, finished, cpu) = try await QueueStore.withStore(location, logger: Logger(label: "bench"), migrate: !baseline, connections: workers * 2 + 2) { store in
-                    if baseline { try await store.migrate(upTo: "v4-lease-expiries") }
+                let (push, work, finished, cpu) = try await QueueStore.withStore(location, logger: Logger(label: "bench"), connections: workers * 2 + 2) { store in
                     let pushStart = clock.now
                     let intake = try await Intake(path: list.path, store: store, configuration: batch)
                     while try await !intake.next().finished {}
@@ -115,7 +114,7 @@ enum QueueBenchmark {
                 } else {
                     let workRate = Double(finished) / seconds(work)
                     let jobs = Double(max(1, finished))
-                    print((baseline ? "  before (v4 schema, no claim-ahead):" : "") + String(format: "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s; CPU per 1000 jobs: workers %.2f s, PostgreSQL %.2f s; per job: %.1f WAL records, %.0f WAL bytes, %.3f commits",
+                    print((baseline ? "  no claim-ahead:" : "") + String(format: "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s; CPU per 1000 jobs: workers %.2f s, PostgreSQL %.2f s; per job: %.1f WAL records, %.0f WAL bytes, %.3f commits",
                                  workers, options.urls, seconds(push), pushRate, finished, seconds(work), workRate,
                                  cpu.0 * 1000 / jobs, cpu.1 * 1000 / jobs, Double(cpu.2) / jobs, Double(cpu.3) / jobs, Double(cpu.4) / jobs))
                 }
