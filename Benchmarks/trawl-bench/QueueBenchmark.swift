@@ -25,6 +25,9 @@ enum QueueBenchmark {
         var concurrency = 32
         var pages = 2000
         var rounds = 3
+        /// Runs of `queue-overhead` per worker count: `true` claims no jobs ahead (the previous
+        /// session's claims), for a before/after in the same run (`--compare`).
+        var baselines = [false]
 
         init(_ arguments: ArraySlice<String>) {
             var rest = arguments
@@ -36,6 +39,7 @@ enum QueueBenchmark {
                 case "--concurrency": concurrency = rest.popFirst().flatMap(Int.init) ?? concurrency
                 case "--pages": pages = rest.popFirst().flatMap(Int.init) ?? pages
                 case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
+                case "--compare": baselines = [true, false]
                 default: continue
                 }
             }
@@ -74,40 +78,48 @@ enum QueueBenchmark {
         configured.intakeChunk = 5000
         let batch = configured
         for workers in options.workers {
-            let location = try QueueLocation(try cluster.createDatabase())
-            let clock = ContinuousClock()
-            let (push, work, finished, cpu) = try await QueueStore.withStore(location, logger: Logger(label: "bench"), connections: workers * 2 + 2) { store in
-                let pushStart = clock.now
-                let intake = try await Intake(path: list.path, store: store, configuration: batch)
-                while try await !intake.next().finished {}
-                let push = clock.now - pushStart
-                var worker = QueueWorker.Configuration(batch: batch)
-                worker.exitWhenEmpty = true
-                let configuration = worker
-                // CPU of this process (the workers) and of the server's backends over the work.
-                let before = (ownCPUSeconds(), serverCPUSeconds(cluster))
-                let workStart = clock.now
-                let finished = try await withThrowingTaskGroup(of: Int.self) { group in
-                    for _ in 0..<workers {
-                        group.addTask {
-                            try await QueueWorker(store: store, configuration: configuration, transport: InstantTransport()).run().finished
+            for baseline in options.baselines {
+                let location = try QueueLocation(try cluster.createDatabase())
+                let clock = ContinuousClock()
+                let (push, work, finished, cpu) = try await QueueStore.withStore(location, logger: Logger(label: "bench"), connections: workers * 2 + 2) { store in
+                    let pushStart = clock.now
+                    let intake = try await Intake(path: list.path, store: store, configuration: batch)
+                    while try await !intake.next().finished {}
+                    let push = clock.now - pushStart
+                    var worker = QueueWorker.Configuration(batch: batch)
+                    worker.exitWhenEmpty = true
+                    if baseline { worker.claimAhead = 0 }
+                    let configuration = worker
+                    // CPU of this process (the workers) and of the server's backends over the work.
+                    let before = (ownCPUSeconds(), serverCPUSeconds(cluster), try serverWrites(cluster, database: location.database))
+                    let workStart = clock.now
+                    let finished = try await withThrowingTaskGroup(of: Int.self) { group in
+                        for _ in 0..<workers {
+                            group.addTask {
+                                try await QueueWorker(store: store, configuration: configuration, transport: InstantTransport()).run().finished
+                            }
                         }
+                        return try await group.reduce(0, +)
                     }
-                    return try await group.reduce(0, +)
+                    let work = clock.now - workStart
+                    let cpu = (ownCPUSeconds() - before.0, serverCPUSeconds(cluster) - before.1)
+                    // Server statistics reach the shared counters within a second of a backend's work.
+                    try await Task.sleep(for: .milliseconds(1200))
+                    let writes = try serverWrites(cluster, database: location.database)
+                    return (push, work, finished, (cpu.0, cpu.1, writes.wal - before.2.wal, writes.walBytes - before.2.walBytes, writes.commits - before.2.commits))
                 }
-                let work = clock.now - workStart
-                return (push, work, finished, (ownCPUSeconds() - before.0, serverCPUSeconds(cluster) - before.1))
+                let pushRate = Double(options.urls) / seconds(push)
+                if workers == 0 {
+                    print(String(format: "  pushed %d URLs in %.1f s: %.0f URLs/s", options.urls, seconds(push), pushRate))
+                } else {
+                    let workRate = Double(finished) / seconds(work)
+                    let jobs = Double(max(1, finished))
+                    print((baseline ? "  no claim-ahead:" : "") + String(format: "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s; CPU per 1000 jobs: workers %.2f s, PostgreSQL %.2f s; per job: %.1f WAL records, %.0f WAL bytes, %.3f commits",
+                                 workers, options.urls, seconds(push), pushRate, finished, seconds(work), workRate,
+                                 cpu.0 * 1000 / jobs, cpu.1 * 1000 / jobs, Double(cpu.2) / jobs, Double(cpu.3) / jobs, Double(cpu.4) / jobs))
+                }
+                _ = try? cluster.psql("DROP DATABASE \"\(location.database)\"")
             }
-            let pushRate = Double(options.urls) / seconds(push)
-            if workers == 0 {
-                print(String(format: "  pushed %d URLs in %.1f s: %.0f URLs/s", options.urls, seconds(push), pushRate))
-            } else {
-                let workRate = Double(finished) / seconds(work)
-                print(String(format: "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s; CPU per 1000 jobs: workers %.2f s, PostgreSQL %.2f s",
-                             workers, options.urls, seconds(push), pushRate, finished, seconds(work), workRate,
-                             cpu.0 * 1000 / Double(max(1, finished)), cpu.1 * 1000 / Double(max(1, finished))))
-            }
-            _ = try? cluster.psql("DROP DATABASE \"\(location.database)\"")
         }
     }
 
@@ -166,6 +178,15 @@ enum QueueBenchmark {
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         print(String(format: "median: SQLite %.0f pages/s, two queue workers %.0f pages/s; ratio %.2f (range %.2f–%.2f over %d rounds) (goal >= 0.9)",
                      median(sqliteRates), median(queueRates), median(ratios), ratios.min()!, ratios.max()!, ratios.count))
+    }
+
+    /// WAL records and bytes written by the whole cluster, and the database's commits, so far.
+    static func serverWrites(_ cluster: PostgresCluster, database: String) throws -> (wal: Int64, walBytes: Int64, commits: Int64) {
+        let text = try cluster.psql(
+            "SELECT wal_records, wal_bytes, (SELECT xact_commit FROM pg_stat_database WHERE datname = '\(database)') FROM pg_stat_wal")
+        let fields = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map { Int64($0) ?? 0 }
+        guard fields.count == 3 else { return (0, 0, 0) }
+        return (fields[0], fields[1], fields[2])
     }
 
     /// User + system CPU seconds of this process so far.

@@ -10,7 +10,7 @@
 //     swift run -c release trawl-bench memory-text   # a 30 MB page that is one text node
 //     swift run -c release trawl-bench batch [--pages 2000] [--concurrency 32] [--rounds 5] [--scrapy PYTHON]
 //     swift run -c release trawl-bench batch-memory [--counts 10000,100000]
-//     swift run -c release trawl-bench queue-overhead [--urls 1000000] [--workers 1,4,16] [--hosts 1000]
+//     swift run -c release trawl-bench queue-overhead [--urls 1000000] [--workers 1,4,16] [--hosts 1000] [--compare]  # --compare: before/after
 //     swift run -c release trawl-bench queue [--pages 2000] [--concurrency 32] [--rounds 3]  # two queue workers vs SQLite
 //     swift run -c release trawl-bench browser --python PYTHON [--rounds 3] [--pages 20,48,80] [--crawlee-rounds 1] [--no-mixed]
 //     swift run -c release trawl-bench auto-static [--pages 2000] [--rounds 5]  # --browser never vs auto on static pages: CPU per page

@@ -11,6 +11,13 @@ import PostgresNIO
 /// in-flight counts, next allowed start and readiness updated. A host that gave nothing only
 /// because the limit was reached is left as it was (it keeps its place in the order).
 ///
+/// A host's requests in flight are its `in_flight` less the slots finishes gave back in
+/// `trawl_host_returned` (one row per host and worker, so a finish, which waits for the disk,
+/// never holds the host row). The claim reads those rows as of its snapshot — a finish
+/// committed since is not counted yet, which only makes the host look fuller — and folds the
+/// rows of the hosts it took from into `in_flight` (under their host rows' locks), subtracting
+/// exactly what it deleted.
+///
 /// The transaction's commit does not wait for its WAL flush (`synchronous_commit` off for this
 /// transaction only, set inside the statement: no extra round trip). A claim lost in a server
 /// crash returns its jobs to the queue, and a finish for one of them then matches no lease and
@@ -18,9 +25,11 @@ import PostgresNIO
 struct ClaimStatement: PostgresPreparedStatement {
     static let sql = """
         WITH h AS (
-            SELECT name, work_seq, LEAST($1::int4 - in_flight, $2::int4) AS room
-            FROM trawl_host, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-            WHERE ready_at <= $3::float8 AND next_allowed <= $3::float8 AND in_flight < $1::int4
+            SELECT name, work_seq, LEAST($1::int4 - GREATEST(0, in_flight - COALESCE(r.n, 0)), $2::int4) AS room
+            FROM trawl_host
+                LEFT JOIN LATERAL (SELECT SUM(n) AS n FROM trawl_host_returned WHERE host = trawl_host.name) AS r ON true,
+                (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+            WHERE ready_at <= $3::float8 AND next_allowed <= $3::float8 AND in_flight - COALESCE(r.n, 0) < $1::int4
             ORDER BY claimed_at, name
             LIMIT $4::int4
             FOR UPDATE OF trawl_host SKIP LOCKED
@@ -42,9 +51,16 @@ struct ClaimStatement: PostgresPreparedStatement {
             SELECT h.name, h.work_seq, COUNT(c.id) AS n, COALESCE(array_agg(c.id) FILTER (WHERE c.id IS NOT NULL), '{}') AS ids
             FROM h LEFT JOIN claimed c ON c.host = h.name
             GROUP BY h.name, h.work_seq
+        ), folded AS (
+            -- Slots finishes gave back, folded into the count of the hosts this claim took
+            -- from (their rows are locked here); rows a finish is writing now are left.
+            DELETE FROM trawl_host_returned r
+            WHERE r.ctid IN (SELECT x.ctid FROM trawl_host_returned x
+                             WHERE x.host IN (SELECT name FROM counted WHERE n > 0) FOR UPDATE SKIP LOCKED)
+            RETURNING r.host, r.n
         ), hosts AS (
             UPDATE trawl_host t SET
-                in_flight = t.in_flight + counted.n,
+                in_flight = t.in_flight + counted.n - COALESCE((SELECT SUM(d.n) FROM folded d WHERE d.host = counted.name), 0),
                 claimed_at = $3::float8,
                 next_allowed = CASE WHEN $8::float8 > 0 AND counted.n > 0 THEN $3::float8 + $8::float8 ELSE t.next_allowed END,
                 ready_at = CASE

@@ -5,7 +5,9 @@ import TrawlStore
 /// of finished attempts (one array per column) recorded in a single round trip, where it took
 /// five (`BEGIN`, the host-row lock, the update, the notification, `COMMIT`).
 ///
-/// Run alone, the statement is its own transaction. The host rows the group touches are
+/// Run alone, the statement is its own transaction. The jobs' slots go back in the worker's own
+/// `trawl_host_returned` rows, not in the host rows, so a finish holds no host row while its
+/// commit waits for the disk. Host rows a `Retry-After` hold or a retry changes are
 /// locked first, in name order, as every writer takes them (no deadlocks): `locked` is read
 /// whole by a scalar subquery of the job update's condition, which PostgreSQL evaluates once
 /// before the update writes anything. Only jobs still running under `owner`'s lease with the
@@ -20,8 +22,9 @@ struct FinishStatement: PostgresPreparedStatement {
                                  $6::float8[], $7::int4[], $8::int4[], $9::int4[], $10::float8[])
                 AS f(id, attempt, state, line, error, due, http, media, latency, hold)
         ), locked AS (
+            -- Only the hosts a Retry-After hold or a retry changes.
             SELECT t.name FROM trawl_host t
-            WHERE t.name IN (SELECT host FROM trawl_job WHERE id = ANY($1::int8[]))
+            WHERE t.name IN (SELECT host FROM trawl_job WHERE id IN (SELECT id FROM f WHERE f.hold > 0 OR f.state = 'retry-later'))
             ORDER BY t.name
             FOR UPDATE OF t
         ), kept AS (
@@ -39,13 +42,17 @@ struct FinishStatement: PostgresPreparedStatement {
         ), per_host AS (
             SELECT kept.host, COUNT(*) AS n, MAX(f.hold) AS hold, MIN(f.due) FILTER (WHERE f.state = 'retry-later') AS retry
             FROM kept JOIN f ON f.id = kept.id WHERE kept.host IS NOT NULL GROUP BY kept.host
+        ), returned AS (
+            -- The jobs' slots go back in this worker's own row per host (see ClaimStatement).
+            INSERT INTO trawl_host_returned (host, owner, n)
+            SELECT host, $11::text, n FROM per_host ORDER BY host
+            ON CONFLICT (host, owner) DO UPDATE SET n = trawl_host_returned.n + EXCLUDED.n
         ), hosts AS (
-            UPDATE trawl_host t SET in_flight = GREATEST(0, t.in_flight - p.n),
+            UPDATE trawl_host t SET
                 next_allowed = GREATEST(t.next_allowed, p.hold),
                 ready_at = CASE WHEN p.retry IS NULL THEN t.ready_at ELSE LEAST(t.ready_at, p.retry) END,
                 work_seq = t.work_seq + CASE WHEN p.retry IS NULL THEN 0 ELSE 1 END
-            FROM per_host p WHERE t.name = p.host
-            RETURNING t.in_flight + p.n AS before
+            FROM per_host p WHERE t.name = p.host AND (p.hold > t.next_allowed OR p.retry IS NOT NULL)
         ), worker AS (
             UPDATE trawl_worker SET finished = finished + (SELECT COUNT(*) FROM kept k JOIN f ON f.id = k.id WHERE f.state <> 'retry-later'),
                 seen_at = $12::float8
@@ -54,7 +61,11 @@ struct FinishStatement: PostgresPreparedStatement {
             -- A host that was full has room again, or a job waits to retry: idle workers may
             -- claim. Or this was the last work: workers told to exit when it is done may go.
             SELECT pg_notify('\(QueueStore.workChannel)', '') FROM (SELECT 1) AS once
-            WHERE EXISTS (SELECT 1 FROM hosts WHERE before >= $13::int4)
+            WHERE EXISTS (
+                    -- As this statement's snapshot saw it: a claim committed meanwhile may be
+                    -- missed, and an idle worker then looks again on its lease timer.
+                    SELECT 1 FROM per_host p JOIN trawl_host t ON t.name = p.host
+                    WHERE t.in_flight - COALESCE((SELECT SUM(r.n) FROM trawl_host_returned r WHERE r.host = p.host), 0) >= $13::int4)
                OR EXISTS (SELECT 1 FROM per_host WHERE retry IS NOT NULL)
                OR (EXISTS (SELECT 1 FROM kept)
                    AND NOT EXISTS (SELECT 1 FROM trawl_job WHERE state IN ('pending', 'retry-later'))

@@ -96,6 +96,35 @@ enum QueueSchema {
             // every worker that opens it ends failed after a few, instead of looping forever.
             "ALTER TABLE trawl_job ADD COLUMN lease_expiries INTEGER NOT NULL DEFAULT 0",
         ]),
+        Migration(name: "v5-fewer-writes", statements: [
+            // Every index entry is written again for each new row version, and a job gets
+            // three per attempt (claim, finish, its result). Renewal and `trawl queue status`
+            // find a worker's leases among the running jobs through `trawl_job_leased` (only
+            // running jobs: at most the fleet's slots), so the owner index goes.
+            "DROP INDEX IF EXISTS trawl_job_owner",
+            // A result's output number is written once, by the output writer: an index of the
+            // numbered results only, not a unique constraint that also indexes every NULL at
+            // insert. Numbers come from one sequence, under the writer's lock: unique anyway.
+            "ALTER TABLE trawl_result DROP CONSTRAINT IF EXISTS trawl_result_out_seq_key",
+            "CREATE INDEX trawl_result_numbered ON trawl_result (out_seq) WHERE out_seq IS NOT NULL",
+            // Host rows are rewritten by every claim and finish: room on their pages lets a
+            // finish's update (no indexed column changes) stay on the page (HOT), writing no
+            // index entry.
+            "ALTER TABLE trawl_host SET (fillfactor = 50)",
+            // A finish gives its jobs' slots back here, in its worker's own row per host,
+            // instead of in the host row: finishes commit durably, and a host row locked until
+            // the disk has flushed held up every other finish and claim on that host (one
+            // host, many workers: all of them). A host's requests in flight are its
+            // `in_flight` less these rows; claims fold them into `in_flight`.
+            """
+            CREATE TABLE trawl_host_returned (
+                host TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                n INTEGER NOT NULL,
+                PRIMARY KEY (host, owner)
+            )
+            """,
+        ]),
     ]
 
     /// The advisory lock migrations run under (any fixed number; this one spells "trawlq").

@@ -56,8 +56,9 @@ extension QueueStore {
                        COUNT(*) FILTER (WHERE j.state = 'running'),
                        COUNT(*) FILTER (WHERE j.state = 'done'),
                        COUNT(*) FILTER (WHERE j.state = 'failed'),
-                       COALESCE(MAX(h.in_flight), 0), COALESCE(MAX(h.next_allowed), 0)
+                       COALESCE(MAX(h.in_flight - COALESCE(r.n, 0)), 0)::int4, COALESCE(MAX(h.next_allowed), 0)
                 FROM trawl_job j LEFT JOIN trawl_host h ON h.name = j.host
+                    LEFT JOIN (SELECT host, SUM(n) AS n FROM trawl_host_returned GROUP BY host) r ON r.host = j.host
                 WHERE j.host IS NOT NULL
                 GROUP BY j.host
                 ORDER BY COUNT(*) FILTER (WHERE j.state NOT IN ('done', 'failed')) DESC, COUNT(*) DESC, j.host

@@ -70,7 +70,7 @@ extension QueueStore {
     }
 
     /// Records how leased attempts ended, in one statement (one round trip, one transaction):
-    /// each job's state change and its result together, its host's in-flight count down (and
+    /// each job's state change and its result together, its slot given back to its host (and
     /// a `Retry-After` hold applied for the whole fleet), idle workers notified when a full
     /// host has room, a retry waits or the queue is drained. An attempt whose lease is no
     /// longer `owner`'s (it expired and the job was handed out again) changes nothing: its
@@ -183,7 +183,9 @@ extension QueueStore {
         try await run("read the next wake-up") {
             let rows = try await client.query("""
                 SELECT LEAST(
-                    (SELECT MIN(GREATEST(ready_at, next_allowed)) FROM trawl_host WHERE ready_at < 'Infinity' AND in_flight < \(Int32(rules.perHost))),
+                    (SELECT MIN(GREATEST(h.ready_at, h.next_allowed)) FROM trawl_host h
+                     WHERE h.ready_at < 'Infinity'
+                         AND h.in_flight - COALESCE((SELECT SUM(r.n) FROM trawl_host_returned r WHERE r.host = h.name), 0) < \(Int32(rules.perHost))),
                     (SELECT MIN(lease_until) FROM trawl_job WHERE state = 'running'))
                 """, logger: logger)
             for try await at in rows.decode(Double?.self) { return at }

@@ -5,8 +5,8 @@ import TrawlBatch
 import TrawlCore
 import TrawlStore
 
-/// Works a shared queue's jobs: claims due jobs in small batches under the fleet's politeness,
-/// runs each through the full pipeline (``JobAttempt``, the same as `trawl batch`), renews
+/// Works a shared queue's jobs: claims due jobs in groups under the fleet's politeness (and
+/// holds a few claimed ahead, ``Configuration/claimAhead``), runs each through the full pipeline (``JobAttempt``, the same as `trawl batch`), renews
 /// its leases while they run, and commits each outcome with its job's state change. Idle, it
 /// waits for a notification (new work, a full host with room, leases returned) or the next
 /// time something falls due; it never polls in a loop.
@@ -35,6 +35,12 @@ public struct QueueWorker: Sendable {
         public var finishGroup: Int?
         /// The longest a finished attempt waits for others to share its commit.
         public var finishDelay: Duration = .milliseconds(2)
+        /// Jobs claimed beyond the free slots and held by the worker (default: half its
+        /// slots), so a slot that frees starts its next job at once and claims go in larger
+        /// groups. Held jobs count against their host's cap for the whole fleet, as running
+        /// ones do, and their leases are renewed with them. None with a per-host delay: a
+        /// held job would start later than its claim, closer to the host's next request.
+        public var claimAhead: Int?
 
         public init(batch: BatchConfiguration) {
             self.batch = batch
@@ -103,8 +109,12 @@ public struct QueueWorker: Sendable {
         let id = self.id
         let leaseSeconds = configuration.lease.seconds
         let concurrency = max(1, configuration.batch.concurrency)
-        // Claims go in groups of a quarter of the slots when busy: a claim is a transaction.
-        let claimGroup = max(1, concurrency / 4)
+        let ahead = rules.delay > 0 ? 0 : max(0, configuration.claimAhead ?? concurrency / 2)
+        // Jobs running or held: the most this worker leases at once.
+        let capacity = concurrency + ahead
+        // Claims go in groups (a claim is a transaction): of the jobs held ahead, or of a
+        // quarter of the slots without them.
+        let claimGroup = ahead > 0 ? ahead : max(1, concurrency / 4)
         let expiryLimit = configuration.expiryLimit
         let committer = QueueCommitter(
             store: store, owner: id, rules: rules, group: configuration.finishGroup ?? max(1, concurrency / 2), delay: configuration.finishDelay,
@@ -138,37 +148,47 @@ public struct QueueWorker: Sendable {
                     }
                 }
                 var inFlight = 0
+                // Claimed jobs not started yet (leased to this worker), taken from `nextHeld` on.
+                var held: [Job] = []
+                var nextHeld = 0
                 var timerAt: Double?
                 var iterator = signals.makeAsyncIterator()
                 while !Task.isCancelled {
-                    let free = concurrency - inFlight
+                    let room = capacity - inFlight - (held.count - nextHeld)
                     var foundNothing = false
-                    if free > 0, free >= claimGroup || inFlight == 0 {
+                    var claimed = 0
+                    if room > 0, room >= claimGroup || (inFlight == 0 && nextHeld == held.count) {
                         let now = clock.now
-                        let jobs = try await store.claim(limit: free, owner: id, rules: rules, now: now, leaseUntil: now + leaseSeconds)
+                        let jobs = try await store.claim(limit: room, owner: id, rules: rules, now: now, leaseUntil: now + leaseSeconds)
                         foundNothing = jobs.isEmpty
-                        for job in jobs {
-                            inFlight += 1
-                            group.addTask {
-                                let result = await attempt.run(job)
-                                // A cancelled attempt's outcome says nothing about the page.
-                                if Task.isCancelled {
-                                    sink.yield(.abandoned)
-                                    return
-                                }
-                                let hold = result.holdHost.map { clock.now + $0 }
-                                do {
-                                    let kept = try await committer.commit(
-                                        QueueFinish(jobID: job.id, attempt: job.attempts, outcome: result.outcome, holdUntil: hold))
-                                    sink.yield(.finished(job, result, kept: kept))
-                                } catch {
-                                    sink.yield(.failed(error))
-                                }
+                        claimed = jobs.count
+                        held.removeFirst(nextHeld)
+                        nextHeld = 0
+                        held.append(contentsOf: jobs)
+                    }
+                    while inFlight < concurrency, nextHeld < held.count {
+                        let job = held[nextHeld]
+                        nextHeld += 1
+                        inFlight += 1
+                        group.addTask {
+                            let result = await attempt.run(job)
+                            // A cancelled attempt's outcome says nothing about the page.
+                            if Task.isCancelled {
+                                sink.yield(.abandoned)
+                                return
+                            }
+                            let hold = result.holdHost.map { clock.now + $0 }
+                            do {
+                                let kept = try await committer.commit(
+                                    QueueFinish(jobID: job.id, attempt: job.attempts, outcome: result.outcome, holdUntil: hold))
+                                sink.yield(.finished(job, result, kept: kept))
+                            } catch {
+                                sink.yield(.failed(error))
                             }
                         }
-                        // A full claim may leave more to take at once.
-                        if !jobs.isEmpty, concurrency - inFlight >= claimGroup { continue }
                     }
+                    // A full claim may leave more to take at once.
+                    if claimed > 0, capacity - inFlight - (held.count - nextHeld) >= claimGroup { continue }
                     if inFlight == 0, foundNothing {
                         if configuration.exitWhenEmpty, !(try await store.hasUnfinishedWork()) { break }
                         observe(.idle)

@@ -22,23 +22,30 @@ struct CoalescedFinishTests {
         defer { fixture.server.shutdown() }
         try fixture.writeList((1...8).map { "http://a.test/g/\($0)" })
         let configuration = fixture.configuration(concurrency: 8, perHost: 8)
+        let database = String(fixture.url.split(separator: "/").last!)
         let kept = try await fixture.withStore { store in
             try await fixture.push(store, configuration: configuration)
             let now = Date().timeIntervalSince1970
             let jobs = try await store.claim(limit: 8, owner: "w", rules: Self.rules, now: now, leaseUntil: now + 600)
             #expect(jobs.count == 8)
+            let hostVersion = try fixture.cluster.psql("SELECT xmin::text FROM trawl_host", database: database)
             // An hour's delay: only the group being full can write it.
             let committer = QueueCommitter(store: store, owner: "w", rules: Self.rules, group: 8, delay: .seconds(3600), now: { Date().timeIntervalSince1970 })
             return try await withThrowingTaskGroup(of: Bool.self) { group in
                 for job in jobs { group.addTask { try await committer.commit(Self.done(job)) } }
-                return try await group.reduce(into: []) { $0.append($1) }
+                let kept = try await group.reduce(into: []) { $0.append($1) }
+                // The finish gave the slots back in its own row and left the host row alone:
+                // no host row is held while a finish waits for the disk.
+                #expect(try fixture.cluster.psql("SELECT xmin::text FROM trawl_host", database: database) == hostVersion)
+                #expect(try fixture.cluster.psql("SELECT owner || ' ' || n FROM trawl_host_returned", database: database)
+                    .trimmingCharacters(in: .whitespacesAndNewlines) == "w 8")
+                return kept
             }
         }
         #expect(kept == Array(repeating: true, count: 8))
-        let database = String(fixture.url.split(separator: "/").last!)
         let written = try fixture.cluster.psql("SELECT COUNT(*) || ' ' || COUNT(DISTINCT xmin::text) FROM trawl_result", database: database)
         #expect(written.trimmingCharacters(in: .whitespacesAndNewlines) == "8 1", "8 results written by one transaction")
-        let hosts = try fixture.cluster.psql("SELECT in_flight FROM trawl_host", database: database)
+        let hosts = try fixture.cluster.psql("SELECT h.in_flight - COALESCE((SELECT SUM(r.n) FROM trawl_host_returned r WHERE r.host = h.name), 0) FROM trawl_host h", database: database)
         #expect(hosts.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 

@@ -11,7 +11,7 @@ struct MigrationTests {
         let fixture = try QueueFixture(hosts: []) { _ in .status(404) }
         defer { fixture.server.shutdown() }
         let applied = try await fixture.withStore { store in try await store.appliedMigrations() }
-        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries"])
+        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes"])
         // Connecting again applies nothing.
         let again = try await fixture.withStore { store in try await store.migrate() }
         #expect(again.isEmpty)
@@ -19,7 +19,7 @@ struct MigrationTests {
             "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE tablename LIKE 'trawl_%'",
             database: String(fixture.url.split(separator: "/").last!))
         #expect(tables.trimmingCharacters(in: .whitespacesAndNewlines)
-            == "trawl_host,trawl_intake,trawl_job,trawl_migrations,trawl_output,trawl_result,trawl_worker")
+            == "trawl_host,trawl_host_returned,trawl_intake,trawl_job,trawl_migrations,trawl_output,trawl_result,trawl_worker")
     }
 
     @Test("A queue made by the previous schema (v1) is upgraded with its jobs, which are then worked")
@@ -46,11 +46,52 @@ struct MigrationTests {
             try await fixture.writeOutput(store)
             return (applied, report)
         }
-        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries"])
+        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes"])
         #expect(report.finished == 2)
         let results = try fixture.results()
         #expect(Set(results.map(\.input)) == ["http://a.test/old", "http://a.test/half"])
         #expect(results.allSatisfy { $0.status == "done" })
         #expect(results.first { $0.input.hasSuffix("/half") }?.attempts == 2, "the expired attempt stays counted")
+    }
+
+    @Test("A queue made by v4 is upgraded to v5: its output continues after the results already written, and its leases are renewed")
+    func fromV4() async throws {
+        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        defer { fixture.server.shutdown() }
+        let database = String(fixture.url.split(separator: "/").last!)
+        // v4 as it ran: a job whose result is already numbered and written out, one pending,
+        // one running under a worker that died (lease long expired).
+        let first = try await fixture.withStore(migrate: false) { store in try await store.migrate(upTo: "v4-lease-expiries") }
+        #expect(first == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries"])
+        try fixture.writeList(["http://a.test/written", "http://a.test/old", "http://a.test/half"])
+        try await fixture.withStore(migrate: false) { store in try await fixture.push(store, configuration: fixture.configuration()) }
+        try fixture.cluster.psql("""
+            UPDATE trawl_job SET state = 'done' WHERE key = 'http://a.test/written';
+            INSERT INTO trawl_result (job_id, out_seq, line, outcome, host, finished_at)
+                SELECT id, nextval('trawl_result_out_seq'), '{"input":"http://a.test/written","status":"done","attempts":1}', 'done', 'a.test', 0
+                FROM trawl_job WHERE key = 'http://a.test/written';
+            UPDATE trawl_job SET state = 'running', attempts = 1, lease_owner = 'old-worker', lease_until = 1 WHERE key = 'http://a.test/half';
+            UPDATE trawl_host SET in_flight = 1 WHERE name = 'a.test';
+            """, database: database)
+        try await fixture.withStore(migrate: false) { store in try await fixture.writeOutput(store) }
+        #expect(try fixture.results().map(\.input) == ["http://a.test/written"])
+
+        let (applied, report) = try await fixture.withStore { store in
+            let applied = try await store.appliedMigrations()
+            let report = try await QueueWorker(store: store, configuration: fixture.configuration()).run()
+            try await fixture.writeOutput(store)
+            return (applied, report)
+        }
+        #expect(applied.last == "v5-fewer-writes")
+        #expect(report.finished == 2)
+        let results = try fixture.results()
+        #expect(results.map(\.input).sorted() == ["http://a.test/half", "http://a.test/old", "http://a.test/written"])
+        #expect(results.first?.input == "http://a.test/written", "the result written before the upgrade keeps its place")
+        let indexes = try fixture.cluster.psql(
+            "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename IN ('trawl_job', 'trawl_result')", database: database)
+        #expect(!indexes.contains("trawl_job_owner"))
+        #expect(!indexes.contains("trawl_result_out_seq_key"))
+        #expect(indexes.contains("trawl_result_numbered"))
+        #expect(try fixture.cluster.psql("SELECT reloptions::text FROM pg_class WHERE relname = 'trawl_host'", database: database).contains("fillfactor=50"))
     }
 }
