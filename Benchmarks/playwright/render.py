@@ -40,7 +40,9 @@ def media_in_html(html, base):
 
 
 async def render(browser, url, timeout_ms):
-    context = await browser.new_context()
+    # The same viewport as trawl's tabs (the headless shell's 800×600 window): Playwright's own
+    # default, 1280×720, would lay out and paint more of each page than trawl does.
+    context = await browser.new_context(viewport={"width": 800, "height": 600})
     try:
         page = await context.new_page()
 

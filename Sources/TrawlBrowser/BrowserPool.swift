@@ -20,6 +20,8 @@ public actor BrowserPool {
     public nonisolated let configuration: BrowserConfiguration
     /// Consulted in order for every request a page makes that is not a blocked resource type.
     public nonisolated let interceptors: [RequestInterceptor]
+    /// What each tab's `Fetch` domain pauses, from the interceptors and the blocked types.
+    private nonisolated let paused: PausedRequests
     private var browser: Browser?
     private var launching: Task<Browser, any Error>?
     /// The next page's tab, being prepared (or ready) while pages run.
@@ -38,6 +40,7 @@ public actor BrowserPool {
     public init(configuration: BrowserConfiguration = BrowserConfiguration(), interceptors: [RequestInterceptor] = []) {
         self.configuration = configuration
         self.interceptors = interceptors
+        paused = PausedRequests(interceptors: interceptors, configuration: configuration)
     }
 
     /// The running browser's process id (also its process group), if one runs.
@@ -180,19 +183,19 @@ public actor BrowserPool {
             case .failure: break
             }
         }
-        return try await PreparedTab.open(on: browser, configuration: configuration, observesResponses: interceptors.observesResponses)
+        return try await PreparedTab.open(on: browser, configuration: configuration, paused: paused)
     }
 
     /// Starts preparing the next page's tab, unless one is ready or on its way.
     private func prepareSpare(on browser: Browser) {
         guard configuration.preparesNextTab, !isShutDown, spare == nil, self.browser === browser else { return }
         let configuration = configuration
-        let observesResponses = interceptors.observesResponses
+        let paused = paused
         spare = (
             browser,
             Task {
                 do {
-                    return .success(try await PreparedTab.open(on: browser, configuration: configuration, observesResponses: observesResponses))
+                    return .success(try await PreparedTab.open(on: browser, configuration: configuration, paused: paused))
                 } catch let error as BrowserError {
                     return .failure(error)
                 } catch {

@@ -23,15 +23,14 @@ extension PageLoad {
         let connection = connection
         let parent = sessionId
         let configuration = configuration
-        let observesResponses = interceptors.observesResponses
+        let paused = PausedRequests(interceptors: interceptors, configuration: configuration)
         let timeout = min(configuration.commandTimeout, remaining())
         Task {
             if intercepted {
                 await connection.openChildSession(child, parent: parent)
                 async let network = connection.send(
                     "Network.enable", PreparedTab.networkParameters(configuration), sessionId: child, timeout: timeout)
-                async let fetch = connection.send(
-                    "Fetch.enable", PreparedTab.fetchParameters(observesResponses: observesResponses), sessionId: child, timeout: timeout)
+                async let fetch = connection.send("Fetch.enable", paused.fetchParameters, sessionId: child, timeout: timeout)
                 // Frames inside the frame, workers a worker starts: attached to the same page.
                 async let nested = connection.send(
                     "Target.setAutoAttach", ["autoAttach": .bool(true), "waitForDebuggerOnStart": .bool(true), "flatten": .bool(true)],

@@ -1,7 +1,7 @@
 import TrawlCore
 
 /// A tab ready for one page: a browser context of its own (cookies and storage start empty), a
-/// blank target attached with a flattened session, `Network`, `Page` and `Fetch` enabled, and
+/// blank target attached with a flattened session, `Network`, `Page` and `Fetch` (see ``PausedRequests``) enabled, and
 /// out-of-process iframes attached as they appear (their requests are seen and paused too).
 ///
 /// Preparing one costs a renderer start (~0.1 s); the pool prepares the next page's tab while the
@@ -17,8 +17,8 @@ struct PreparedTab: Sendable {
 
     /// Opens a tab on `browser`. A browser that does not answer `Target.createBrowserContext` in
     /// time fails with ``BrowserError/Code/crashed``: it is the process, not a page, that hangs.
-    /// - Parameter observesResponses: pause responses too (an interceptor records them).
-    static func open(on browser: Browser, configuration: BrowserConfiguration, observesResponses: Bool = false) async throws -> PreparedTab {
+    /// - Parameter paused: the requests (and responses) its `Fetch` domain pauses.
+    static func open(on browser: Browser, configuration: BrowserConfiguration, paused: PausedRequests) async throws -> PreparedTab {
         let connection = browser.connection
         let timeout = configuration.commandTimeout
         let contextId: String
@@ -43,7 +43,7 @@ struct PreparedTab: Sendable {
             )["sessionId"]?.string
             guard let sessionId else { throw BrowserError.protocolError("Target.attachToTarget", "no session id") }
             await connection.openSession(sessionId, continuation: signals)
-            try await enableDomains(connection, sessionId: sessionId, configuration: configuration, observesResponses: observesResponses)
+            try await enableDomains(connection, sessionId: sessionId, configuration: configuration, paused: paused)
             return PreparedTab(
                 browser: browser, contextId: contextId, targetId: targetId, sessionId: sessionId, stream: stream, signals: signals)
         } catch {
@@ -69,13 +69,12 @@ struct PreparedTab: Sendable {
 
     /// Sent back to back: the session runs them in order, one round trip for all four.
     private static func enableDomains(
-        _ connection: CDPConnection, sessionId: String, configuration: BrowserConfiguration, observesResponses: Bool
+        _ connection: CDPConnection, sessionId: String, configuration: BrowserConfiguration, paused: PausedRequests
     ) async throws {
         let timeout = configuration.commandTimeout
         async let network = connection.send("Network.enable", networkParameters(configuration), sessionId: sessionId, timeout: timeout)
         async let page = connection.send("Page.enable", sessionId: sessionId, timeout: timeout)
-        async let fetch = connection.send(
-            "Fetch.enable", fetchParameters(observesResponses: observesResponses), sessionId: sessionId, timeout: timeout)
+        async let fetch = connection.send("Fetch.enable", paused.fetchParameters, sessionId: sessionId, timeout: timeout)
         // Out-of-process iframes (another site's frame runs in its own renderer) become targets
         // of their own: attached here, held until ``PageLoad`` enabled their domains, so none of
         // their requests goes by unseen.
@@ -89,13 +88,5 @@ struct PreparedTab: Sendable {
     static func networkParameters(_ configuration: BrowserConfiguration) -> [String: JSONValue] {
         ["maxResourceBufferSize": .number(Double(max(configuration.maxBodyBytes, 1 << 20))),
          "maxTotalBufferSize": .number(Double(max(configuration.maxBodyBytes * 4, 64 << 20)))]
-    }
-
-    /// `Fetch.enable`: every request paused before it is sent; with `observesResponses`, every
-    /// response too, before the page reads it.
-    static func fetchParameters(observesResponses: Bool) -> [String: JSONValue] {
-        var patterns: [JSONValue] = [.object(["urlPattern": .string("*"), "requestStage": .string("Request")])]
-        if observesResponses { patterns.append(.object(["urlPattern": .string("*"), "requestStage": .string("Response")])) }
-        return ["patterns": .array(patterns)]
     }
 }
