@@ -83,7 +83,7 @@ enum BrowserComparison {
 
         say("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadAverage()) at the start (other builds were running: compare trawl and its peer within a round, not across runs)")
         say("chromium: \(commandOutput([chromium, "--version"])) (\(chromium)), driven by both; nginx \(NginxServer.version) on 127.0.0.1:\(port)")
-        say("peers: \(commandOutput([python, "-c", "import importlib.metadata as m; say('Playwright', m.version('playwright'), '/ Crawlee', m.version('crawlee'), '(PyPI)')"]))")
+        say("peers: \(commandOutput([python, "-c", "import importlib.metadata as m; print('Playwright', m.version('playwright'), '/ Crawlee', m.version('crawlee'), '(PyPI)')"]))")
         say("pages: /js/N, a page whose script fetches /api/N.json and builds an <img> and a <video> from it; right = both media found")
         say("trawl: the release trawl (batch --browser always --concurrency N --per-host N; resolve URL for the first page)")
         say("playwright: Benchmarks/playwright/render.py (context per page, images/fonts/media/CSS blocked, XHR JSON + DOM after networkidle)")
