@@ -94,7 +94,11 @@ let package = Package(
         // The local index: FTS5 over everything extracted, fed through a durable update queue.
         .target(
             name: "TrawlIndex",
-            dependencies: ["TrawlCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "TrawlCore", .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for binding a group's rows in place (InPlaceStatement).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings),
         // Batch extraction: the scheduler, politeness, retries, the HTTP cache, progress.
         .target(

@@ -1,6 +1,7 @@
 // trawl-index-bench: the local index at scale. Builds an index of synthetic media (titles from a
-// word list generated here from a fixed seed), through the same queue-then-apply path the
-// IndexWriter uses, and times `!local` queries with facet counts and highlights.
+// word list generated here from a fixed seed), group by group the way the IndexWriter writes
+// them (each group prepared, then one transaction), and times `!local` queries with facet counts
+// and highlights.
 //
 //   swift run -c release trawl-index-bench [--rows 1000000] [--queries 300] [--path FILE] [--keep]
 //                                          [--through-queue] [--exact]
@@ -99,7 +100,8 @@ print("trawl-index-bench: \(arguments.rows) rows, \(arguments.pageSize) per page
 print("index: \(path)")
 print(arguments.exact ? "queries: every match counted and ranked (--exact)" : "queries: the \(MediaIndex.countLimit) newest matches counted and ranked")
 
-// Insert: queue a group of pages in one transaction, apply it in one more (the writer's flush).
+// Insert: each group of pages as a writer's flush stores it (with --through-queue: queued in one
+// transaction, applied in one more, as before issue 19's change).
 let pages = (arguments.rows + arguments.pageSize - 1) / arguments.pageSize
 var queued: [Extraction] = []
 var rows = 0

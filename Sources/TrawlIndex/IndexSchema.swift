@@ -6,8 +6,9 @@ import GRDB
 ///   its media (`ON DELETE CASCADE`).
 /// - `media`: one row per media of a page, with the columns filters and facets read and the whole
 ///   ``TrawlCore/Media`` as JSON, so `!local` answers with everything extraction knew.
-/// - `media_fts`: FTS5 over title, caption, tags, site, page URL, kind and size class, its content
-///   read from `media` and kept in step by triggers (a 3-letter prefix index).
+/// - `media_fts`: FTS5 over title, caption, tags, site and page URL, its content read from
+///   `media` and kept in step by triggers (a 3-letter prefix index). Kind and size class are
+///   not in it: they are facets, in `cell` (migration `v3-fts-without-facets`).
 /// - `cell`: each (site, kind, size class) seen, numbered; `media_cell`: each media's cell number,
 ///   kept in step by the same triggers: what facet counts and filters read per match.
 /// - `pending` and `pending_media`: the durable update queue, one row per page waiting to be
@@ -145,9 +146,51 @@ enum IndexSchema {
                 END;
                 """)
         }
+        // Issue 19, leaner inserts: kind and size class are facets, filtered (`kind:`, `size:`)
+        // and counted from `cell`; as FTS5 tokens they cost every media two more index entries
+        // (terms in a third of all rows: long doclists, each insert appending to them) and made a
+        // bare `gif`, `large` or `med*` match every media of that kind or size. The page URL stays
+        // (a slug names what the page shows; the issue lists it as searched).
+        migrator.registerMigration("v3-fts-without-facets") { db in
+            try db.execute(sql: """
+                DROP TRIGGER media_insert;
+                DROP TRIGGER media_delete;
+                DROP TRIGGER media_update;
+                DROP TABLE media_fts;
+                CREATE VIRTUAL TABLE media_fts USING fts5(
+                    title, caption, tags, site, pageURL,
+                    content = 'media', content_rowid = 'id',
+                    tokenize = 'unicode61 remove_diacritics 2',
+                    prefix = '3'
+                );
+                INSERT INTO media_fts(media_fts) VALUES ('rebuild');
+
+                CREATE TRIGGER media_insert AFTER INSERT ON media BEGIN
+                    INSERT INTO media_fts(rowid, title, caption, tags, site, pageURL)
+                    VALUES (new.id, new.title, new.caption, new.tags, new.site, new.pageURL);
+                    INSERT OR IGNORE INTO cell (site, kind, sizeClass) VALUES (new.site, new.kind, new.sizeClass);
+                    INSERT INTO media_cell (id, cell) VALUES (new.id, (SELECT id FROM cell
+                        WHERE site = new.site AND kind = new.kind AND sizeClass = new.sizeClass));
+                END;
+                CREATE TRIGGER media_delete AFTER DELETE ON media BEGIN
+                    INSERT INTO media_fts(media_fts, rowid, title, caption, tags, site, pageURL)
+                    VALUES ('delete', old.id, old.title, old.caption, old.tags, old.site, old.pageURL);
+                    DELETE FROM media_cell WHERE id = old.id;
+                END;
+                CREATE TRIGGER media_update AFTER UPDATE ON media BEGIN
+                    INSERT INTO media_fts(media_fts, rowid, title, caption, tags, site, pageURL)
+                    VALUES ('delete', old.id, old.title, old.caption, old.tags, old.site, old.pageURL);
+                    INSERT INTO media_fts(rowid, title, caption, tags, site, pageURL)
+                    VALUES (new.id, new.title, new.caption, new.tags, new.site, new.pageURL);
+                    INSERT OR IGNORE INTO cell (site, kind, sizeClass) VALUES (new.site, new.kind, new.sizeClass);
+                    UPDATE media_cell SET cell = (SELECT id FROM cell
+                        WHERE site = new.site AND kind = new.kind AND sizeClass = new.sizeClass) WHERE id = new.id;
+                END;
+                """)
+        }
         return migrator
     }
 
     /// BM25 weights per FTS column, in column order: a word in the title counts most.
-    static let bm25Weights = "10.0, 5.0, 5.0, 2.0, 1.0, 1.0, 1.0"
+    static let bm25Weights = "10.0, 5.0, 5.0, 2.0, 1.0"
 }

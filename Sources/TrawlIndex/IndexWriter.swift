@@ -131,12 +131,18 @@ public final class IndexWriter: ExtractionSink, Sendable {
             return
         }
         do {
-            // The group, in slices of `applyBatch` pages, each slice one transaction.
-            var start = 0
-            while start < group.count {
-                let end = min(start + options.applyBatch, group.count)
-                try await index.store(Array(group[start..<end]), now: now)
-                start = end
+            // The group, in slices of `applyBatch` pages, each slice one transaction; the next
+            // slice's rows are prepared (``PreparedGroup``) while SQLite writes this one.
+            let slices = stride(from: 0, to: group.count, by: max(options.applyBatch, 1)).map {
+                Array(group[$0..<min($0 + max(options.applyBatch, 1), group.count)])
+            }
+            var prepared = slices.first.map(PreparedGroup.init)
+            var next = 1
+            while let current = prepared {
+                async let following = next < slices.count ? PreparedGroup(slices[next]) : nil
+                try await index.store(current, now: now)
+                prepared = await following
+                next += 1
             }
         } catch {
             // Not stored: put back (under anything recorded since), to try with the next group.

@@ -106,14 +106,22 @@ extension MediaIndex {
                 .execute(arguments: [page, SiteName.of(url: page), now])
             pageID = db.lastInsertedRowID
         }
+        // Update the media the page has, then insert the others: not an upsert (`INSERT … ON
+        // CONFLICT DO UPDATE`), under whose conflict handling SQLite runs the UPDATE trigger's
+        // `INSERT OR IGNORE INTO cell`, which then fails on a cell that exists ("UNIQUE
+        // constraint failed: cell.site…", issue 19).
+        try db.cachedStatement(sql: """
+            UPDATE media SET kind = p.kind, sizeClass = p.sizeClass, site = p.site, pageURL = p.pageURL,
+                title = p.title, caption = p.caption, tags = p.tags, json = p.json
+            FROM pending_media p WHERE p.page = ? AND media.pageID = ? AND media.url = p.url
+            """).execute(arguments: [page, pageID])
         try db.cachedStatement(sql: """
             INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json)
-            SELECT ?, url, kind, sizeClass, site, pageURL, title, caption, tags, json
-            FROM pending_media WHERE page = ? ORDER BY position
-            ON CONFLICT(pageID, url) DO UPDATE SET kind = excluded.kind, sizeClass = excluded.sizeClass,
-                site = excluded.site, pageURL = excluded.pageURL, title = excluded.title,
-                caption = excluded.caption, tags = excluded.tags, json = excluded.json
-            """).execute(arguments: [pageID, page])
+            SELECT ?, p.url, p.kind, p.sizeClass, p.site, p.pageURL, p.title, p.caption, p.tags, p.json
+            FROM pending_media p
+            WHERE p.page = ? AND NOT EXISTS (SELECT 1 FROM media m WHERE m.pageID = ? AND m.url = p.url)
+            ORDER BY p.position
+            """).execute(arguments: [pageID, page, pageID])
     }
 }
 
@@ -145,9 +153,8 @@ struct IndexedDocument {
         }
         caption = media.caption
         tags = media.tags.flatMap { $0.isEmpty ? nil : $0.joined(separator: " ") }
-        var stored = media
-        stored.highlight = nil
-        if stored.page == nil { stored.page = pageURL }
-        record = Data(MediaRecord.encode(stored))
+        var bytes: [UInt8] = []
+        MediaRecord.encode(media, defaultPage: pageURL, into: &bytes)
+        record = Data(bytes)
     }
 }

@@ -7,80 +7,124 @@ import TrawlCore
 /// The transaction is what makes it safe: a process killed at any instant leaves a group either
 /// wholly in the index or not at all (then it was still in the writer's memory, as before it
 /// reached the on-disk queue), so no page is ever half-replaced and nothing is applied twice. Each
-/// row is written once (the queue wrote it twice, issue 19), with statements prepared once per
-/// connection and reused for every row.
+/// row is written once (the queue wrote it twice, issue 19). The rows are prepared before the
+/// transaction (``PreparedGroup``), and bound in place into statements prepared once per
+/// connection (``InPlaceStatement``).
 extension MediaIndex {
     /// Applies `updates` (already coalesced per page, in order) in one transaction.
     func store(_ updates: [PageUpdate], now: Double) async throws {
         guard !updates.isEmpty else { return }
-        try await write("indexing \(updates.count) page updates") { db in
+        try await store(PreparedGroup(updates), now: now)
+    }
+
+    /// Applies a prepared group in one transaction.
+    func store(_ group: PreparedGroup, now: Double) async throws {
+        guard !group.pages.isEmpty else { return }
+        try await write("indexing \(group.pages.count) page updates") { db in
             let statements = try StoreStatements(db)
-            for update in updates {
-                try Self.store(update, statements: statements, now: now)
+            try group.bytes.withUnsafeBufferPointer { buffer in
+                // Never empty: a prepared group starts with a byte of its own.
+                guard let base = buffer.baseAddress else { return }
+                for page in group.pages {
+                    try Self.store(page, of: group, base: base, statements: statements, now: now)
+                }
             }
         }
     }
 
-    private static func store(_ update: PageUpdate, statements: StoreStatements, now: Double) throws {
-        let existing = try Int64.fetchOne(statements.findPage, arguments: [update.page])
-        if update.media.isEmpty {
+    private static func store(
+        _ page: PreparedGroup.Page, of group: PreparedGroup, base: UnsafePointer<UInt8>, statements: StoreStatements, now: Double
+    ) throws {
+        try statements.findPage.bindText(1, page.url, in: base)
+        let existing = try statements.findPage.fetchInt64()
+        if page.rows.isEmpty {
             // A full list with nothing in it: the page goes, and its media with it (cascade).
-            if update.mode == .replace, let existing { try statements.deletePage.execute(arguments: [existing]) }
+            if page.mode == .replace, let existing {
+                try statements.deletePage.bind(1, existing)
+                try statements.deletePage.run()
+            }
             return
         }
-        // Parsed once per page (Foundation's URL parsing showed in the insert profile).
-        let site = SiteName.of(url: update.page)
         let pageID: Int64
+        // Whether the page may hold a media of the update already (then update it, else insert).
+        let mayHold: Bool
         if let existing {
             pageID = existing
-            try statements.touchPage.execute(arguments: [now, pageID])
-            if update.mode == .replace { try statements.clearPage.execute(arguments: [pageID]) }
-        } else {
-            try statements.insertPage.execute(arguments: [update.page, site, now])
-            pageID = statements.db.lastInsertedRowID
-        }
-        for item in update.media {
-            let document = IndexedDocument(item, pageURL: update.page, site: site)
-            // Update, else insert: not an upsert, whose conflict clause would override the
-            // triggers' `INSERT OR IGNORE INTO cell` and fail on a cell that exists.
-            try statements.updateMedia.execute(arguments: [
-                document.kind, document.sizeClass, document.site, document.pageURL,
-                document.title, document.caption, document.tags, document.record, pageID, item.url,
-            ])
-            if statements.db.changesCount == 0 {
-                try statements.insertMedia.execute(arguments: [
-                    pageID, item.url, document.kind, document.sizeClass, document.site, document.pageURL,
-                    document.title, document.caption, document.tags, document.record,
-                ])
+            try statements.touchPage.bind(1, now)
+            try statements.touchPage.bind(2, pageID)
+            try statements.touchPage.run()
+            if page.mode == .replace {
+                try statements.clearPage.bind(1, pageID)
+                try statements.clearPage.run()
             }
+            mayHold = page.mode == .merge || !page.distinctURLs
+        } else {
+            try statements.insertPage.bindText(1, page.url, in: base)
+            try statements.insertPage.bindText(2, page.site, in: base)
+            try statements.insertPage.bind(3, now)
+            try statements.insertPage.run()
+            pageID = statements.db.lastInsertedRowID
+            mayHold = !page.distinctURLs
+        }
+        for row in group.rows[page.rows] {
+            if mayHold {
+                // Update, else insert: not an upsert, whose conflict clause would override the
+                // triggers' `INSERT OR IGNORE INTO cell` and fail on a cell that exists.
+                let update = statements.updateMedia
+                try update.bindText(1, row.kind, in: base)
+                try update.bindText(2, row.sizeClass, in: base)
+                try update.bindText(3, page.site, in: base)
+                try update.bindText(4, page.url, in: base)
+                try update.bindText(5, row.title, in: base)
+                try update.bindText(6, row.caption, in: base)
+                try update.bindText(7, row.tags, in: base)
+                try update.bindBlob(8, row.record, in: base)
+                try update.bind(9, pageID)
+                try update.bindText(10, row.url, in: base)
+                try update.run()
+                if statements.db.changesCount > 0 { continue }
+            }
+            let insert = statements.insertMedia
+            try insert.bind(1, pageID)
+            try insert.bindText(2, row.url, in: base)
+            try insert.bindText(3, row.kind, in: base)
+            try insert.bindText(4, row.sizeClass, in: base)
+            try insert.bindText(5, page.site, in: base)
+            try insert.bindText(6, page.url, in: base)
+            try insert.bindText(7, row.title, in: base)
+            try insert.bindText(8, row.caption, in: base)
+            try insert.bindText(9, row.tags, in: base)
+            try insert.bindBlob(10, row.record, in: base)
+            try insert.run()
         }
     }
 }
 
-/// The statements ``MediaIndex/store(_:now:)`` runs per page and per media: prepared once per
-/// connection (GRDB's statement cache) and rebound for each row.
+/// The statements `MediaIndex.store` runs per page and per media:
+/// prepared once per connection (GRDB's statement cache owns them) and rebound for each row.
 private struct StoreStatements {
     let db: Database
-    let findPage: Statement
-    let deletePage: Statement
-    let touchPage: Statement
-    let insertPage: Statement
-    let clearPage: Statement
-    let updateMedia: Statement
-    let insertMedia: Statement
+    let findPage: InPlaceStatement
+    let deletePage: InPlaceStatement
+    let touchPage: InPlaceStatement
+    let insertPage: InPlaceStatement
+    let clearPage: InPlaceStatement
+    let updateMedia: InPlaceStatement
+    let insertMedia: InPlaceStatement
 
     init(_ db: Database) throws {
         self.db = db
-        findPage = try db.cachedStatement(sql: "SELECT id FROM page WHERE url = ?")
-        deletePage = try db.cachedStatement(sql: "DELETE FROM page WHERE id = ?")
-        touchPage = try db.cachedStatement(sql: "UPDATE page SET indexedAt = ? WHERE id = ?")
-        insertPage = try db.cachedStatement(sql: "INSERT INTO page (url, site, indexedAt) VALUES (?, ?, ?)")
-        clearPage = try db.cachedStatement(sql: "DELETE FROM media WHERE pageID = ?")
-        updateMedia = try db.cachedStatement(sql: """
+        func statement(_ sql: String) throws -> InPlaceStatement { InPlaceStatement(try db.cachedStatement(sql: sql), in: db) }
+        findPage = try statement("SELECT id FROM page WHERE url = ?")
+        deletePage = try statement("DELETE FROM page WHERE id = ?")
+        touchPage = try statement("UPDATE page SET indexedAt = ? WHERE id = ?")
+        insertPage = try statement("INSERT INTO page (url, site, indexedAt) VALUES (?, ?, ?)")
+        clearPage = try statement("DELETE FROM media WHERE pageID = ?")
+        updateMedia = try statement("""
             UPDATE media SET kind = ?, sizeClass = ?, site = ?, pageURL = ?, title = ?, caption = ?, tags = ?, json = ?
             WHERE pageID = ? AND url = ?
             """)
-        insertMedia = try db.cachedStatement(sql: """
+        insertMedia = try statement("""
             INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)

@@ -30,9 +30,22 @@ enum MediaRecord {
 
     /// The record of `media` (its highlight left out).
     static func encode(_ media: Media) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + media.url.utf8.count * 2 + (media.title?.utf8.count ?? 0) + media.renditions.count * 64)
+        encode(media, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the record of `media` (its highlight left out) to `bytes`, with `defaultPage` as
+    /// its page when it names none: the index's writer lays a whole group's records in one buffer
+    /// (``PreparedGroup``), so a record costs no allocation and no copy of the media.
+    static func encode(_ media: Media, defaultPage: String? = nil, into bytes: inout [UInt8]) {
+        // Swapped in and out: the buffer is never copied.
         var writer = Writer()
-        writer.bytes.reserveCapacity(64 + media.url.utf8.count * 2 + (media.title?.utf8.count ?? 0) + media.renditions.count * 64)
+        swap(&writer.bytes, &bytes)
+        defer { swap(&writer.bytes, &bytes) }
         writer.bytes.append(format)
+        let page = media.page ?? defaultPage
         var flags: Flags = []
         if media.width != nil { flags.insert(.width) }
         if media.height != nil { flags.insert(.height) }
@@ -41,7 +54,7 @@ enum MediaRecord {
         if media.caption != nil { flags.insert(.caption) }
         if media.tags != nil { flags.insert(.tags) }
         if media.still != nil { flags.insert(.still) }
-        if media.page != nil { flags.insert(.page) }
+        if page != nil { flags.insert(.page) }
         if media.provenance.payloadURL != nil { flags.insert(.payloadURL) }
         writer.varint(flags.rawValue)
         writer.string(media.url)
@@ -56,7 +69,7 @@ enum MediaRecord {
             for tag in tags { writer.string(tag) }
         }
         if let still = media.still { writer.string(still) }
-        if let page = media.page { writer.string(page) }
+        if let page { writer.string(page) }
         writer.varint(UInt64(media.renditions.count))
         for rendition in media.renditions {
             var flags: Flags = []
@@ -88,7 +101,6 @@ enum MediaRecord {
         case .domSnapshot: writer.varint(4)
         }
         if let payloadURL = media.provenance.payloadURL { writer.string(payloadURL) }
-        return writer.bytes
     }
 
     /// The media a stored record (binary, or the JSON of older indexes) holds.

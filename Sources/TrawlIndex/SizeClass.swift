@@ -10,7 +10,9 @@ public enum SizeClass: String, Sendable, Hashable, CaseIterable, Codable {
     case unknown
 
     public init(width: Int?, height: Int?) {
-        guard let side = [width, height].compactMap({ $0 }).filter({ $0 > 0 }).max() else {
+        // Without building an array: this runs for every media indexed.
+        let side = max(width ?? 0, height ?? 0)
+        guard side > 0 else {
             self = .unknown
             return
         }

@@ -210,4 +210,29 @@ struct IndexConsistencyTests {
         #expect(try await index.titles("cat") == ["new cat"])
         #expect(try await index.pendingCount() == 0)
     }
+
+    @Test("A queued update of a media already in the index applies when its cell exists (no UNIQUE error)")
+    func queuedUpdateOfIndexedMedia() async throws {
+        // The apply path once upserted (`INSERT … ON CONFLICT DO UPDATE`): SQLite then runs the
+        // UPDATE trigger's `INSERT OR IGNORE INTO cell` under the upsert's conflict handling, and
+        // a media whose (site, kind, size) cell already existed failed with "UNIQUE constraint
+        // failed: cell.site…", leaving the queue stuck on that page.
+        let path = temporaryIndexPath()
+        let page = "https://a.test/p"
+        do {
+            let first = try MediaIndex(path: path)
+            try await first.apply(extraction(page: page, [media("https://a.test/1.gif", title: "old cat"), media("https://a.test/2.gif", title: "dog")]), now: 1)
+            // An older Trawl queued a partial update of the same media, same kind and size, and died.
+            try await first.enqueue(PageUpdate.updates(for: extraction(page: page, [media("https://a.test/1.gif", title: "new cat")], complete: false)), now: 2)
+            try await first.enqueue(PageUpdate.updates(for: extraction(page: "https://a.test/q", [media("https://a.test/1.gif", title: "other cat")], complete: false)), now: 2)
+        }
+        let index = try MediaIndex(path: path)
+        #expect(try await index.applyPending(now: 3) == 2)
+        #expect(try await index.pendingCount() == 0)
+        #expect(Set(try await index.titles("cat")) == ["new cat", "other cat"])
+        #expect(try await index.titles("dog") == ["dog"])
+        #expect(try await index.stats().media == 3)
+        #expect(try await index.search("!local cat").facets.site == [.init(value: "a", count: 2)])
+        #expect(try await index.checkIntegrity())
+    }
 }

@@ -58,4 +58,53 @@ struct IndexSchemaTests {
         let cells = try await index.read("counting cells") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM media_cell") ?? -1 }
         #expect(cells == 0)
     }
+
+    @Test("A second-version index is upgraded in place: kind and size leave the full-text index, searches and highlights stay")
+    func upgradesVersionTwo() async throws {
+        let path = temporaryIndexPath()
+        try FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        do {
+            // The file as the second version left it: kind and size class were FTS5 columns.
+            let queue = try DatabaseQueue(path: path)
+            try IndexSchema.migrator.migrate(queue, upTo: "v2-lean-search")
+            try await queue.write { db in
+                try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (1, 'https://giphy.com/gifs/funny-animals', 'giphy', 5)")
+                for (id, kind, size, title) in [(1, "gif", "small", "Otter typing"), (2, "mp4", "large", "Otter sleeping"), (3, "webp", "small", "Heron")] {
+                    let stored = media("https://media.giphy.com/\(id)", title: title, page: "https://giphy.com/gifs/funny-animals")
+                    try db.execute(sql: """
+                        INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
+                        VALUES (?, 1, ?, ?, ?, 'giphy', 'https://giphy.com/gifs/funny-animals', ?, ?)
+                        """, arguments: [id, stored.url, kind, size, title, Data(MediaRecord.encode(stored))])
+                }
+                let columns = try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_info('media_fts')")
+                #expect(columns == 7)
+                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM media_fts WHERE media_fts MATCH 'mp4'") == 1)
+            }
+        }
+        let index = try MediaIndex(path: path)
+        let columns = try await index.read("reading the FTS columns") { db in
+            try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('media_fts')")
+        }
+        #expect(columns == ["title", "caption", "tags", "site", "pageURL"])
+        // Kind and size are filters and facets now, not words.
+        #expect(try await index.search("!local mp4").total == 0)
+        #expect(try await index.search("!local sma*").total == 0)
+        #expect(try await index.search("!local kind:mp4").media.map(\.title) == ["Otter sleeping"])
+        // Titles, sites and page URL words still match, ranked and highlighted, with facets.
+        let otters = try await index.search("!local otter")
+        #expect(otters.total == 2)
+        #expect(otters.facets.size == [.init(value: "large", count: 1), .init(value: "small", count: 1)])
+        #expect(otters.media.allSatisfy { $0.highlight?.contains("<mark>Otter</mark>") == true })
+        #expect(try await index.search("!local funny").total == 3)
+        #expect(try await index.search("!local giphy her*").media.map(\.title) == ["Heron"])
+        // The triggers were made anew: an update and a delete keep FTS5 and the cells in step.
+        try await index.apply(extraction(page: "https://giphy.com/gifs/funny-animals", [
+            media("https://media.giphy.com/2", title: "Otter swimming", kind: .mp4, width: 1280, height: 720),
+        ]))
+        #expect(try await index.titles("otter") == ["Otter swimming"])
+        #expect(try await index.search("!local heron").total == 0)
+        #expect(try await index.stats().facets.kind == [.init(value: "mp4", count: 1)])
+        #expect(try await index.checkIntegrity())
+    }
 }
