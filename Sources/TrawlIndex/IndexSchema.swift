@@ -8,7 +8,9 @@ import GRDB
 ///   ``TrawlCore/Media`` as JSON, so `!local` answers with everything extraction knew.
 /// - `media_fts`: FTS5 over title, caption, tags, site and page URL, its content read from
 ///   `media` and kept in step by triggers (a 3-letter prefix index). Kind and size class are
-///   not in it: they are facets, in `cell` (migration `v3-fts-without-facets`).
+///   not in it: they are facets, in `cell` (migration `v3-fts-without-facets`). New rows reach it
+///   at the end of their transaction, through `media_fts_pending` (migration
+///   `v4-fts-per-transaction`).
 /// - `cell`: each (site, kind, size class) seen, numbered; `media_cell`: each media's cell number,
 ///   kept in step by the same triggers: what facet counts and filters read per match.
 /// - `pending` and `pending_media`: the durable update queue, one row per page waiting to be
@@ -188,7 +190,62 @@ enum IndexSchema {
                 END;
                 """)
         }
+        // Issue 19, inserts 3x cheaper in SQLite: an AFTER INSERT trigger writing into FTS5 made
+        // FTS5 flush its in-memory term lists at every media row (the row's statement opens a
+        // savepoint, and FTS5 writes out what it holds at each one), so every row became a
+        // segment of its own and the merges that follow. Now the insert trigger only notes the new
+        // id in `media_fts_pending`, and the transaction's end (`MediaIndex.write`) moves every
+        // noted row into FTS5 with one statement. A row inserted and then updated or deleted in
+        // the same transaction is not in FTS5 yet: the triggers then leave FTS5 alone (the update
+        // is read at the flush; a delete only drops the note). Measured with Python's sqlite3 on
+        // 200 000 synthetic rows, 5 000 per transaction: 31.6 µs of CPU a row with the old
+        // trigger, 10.4 µs with the flush per transaction.
+        migrator.registerMigration("v4-fts-per-transaction") { db in
+            try db.execute(sql: """
+                CREATE TABLE media_fts_pending (id INTEGER PRIMARY KEY);
+                DROP TRIGGER media_insert;
+                DROP TRIGGER media_delete;
+                DROP TRIGGER media_update;
+                CREATE TRIGGER media_insert AFTER INSERT ON media BEGIN
+                    INSERT INTO media_fts_pending (id) VALUES (new.id);
+                    INSERT OR IGNORE INTO cell (site, kind, sizeClass) VALUES (new.site, new.kind, new.sizeClass);
+                    INSERT INTO media_cell (id, cell) VALUES (new.id, (SELECT id FROM cell
+                        WHERE site = new.site AND kind = new.kind AND sizeClass = new.sizeClass));
+                END;
+                CREATE TRIGGER media_delete AFTER DELETE ON media BEGIN
+                    INSERT INTO media_fts(media_fts, rowid, title, caption, tags, site, pageURL)
+                    SELECT 'delete', old.id, old.title, old.caption, old.tags, old.site, old.pageURL
+                    WHERE NOT EXISTS (SELECT 1 FROM media_fts_pending WHERE id = old.id);
+                    DELETE FROM media_fts_pending WHERE id = old.id;
+                    DELETE FROM media_cell WHERE id = old.id;
+                END;
+                CREATE TRIGGER media_update AFTER UPDATE ON media
+                WHEN NOT EXISTS (SELECT 1 FROM media_fts_pending WHERE id = old.id) BEGIN
+                    INSERT INTO media_fts(media_fts, rowid, title, caption, tags, site, pageURL)
+                    VALUES ('delete', old.id, old.title, old.caption, old.tags, old.site, old.pageURL);
+                    INSERT INTO media_fts(rowid, title, caption, tags, site, pageURL)
+                    VALUES (new.id, new.title, new.caption, new.tags, new.site, new.pageURL);
+                END;
+                CREATE TRIGGER media_update_cell AFTER UPDATE ON media BEGIN
+                    INSERT OR IGNORE INTO cell (site, kind, sizeClass) VALUES (new.site, new.kind, new.sizeClass);
+                    UPDATE media_cell SET cell = (SELECT id FROM cell
+                        WHERE site = new.site AND kind = new.kind AND sizeClass = new.sizeClass) WHERE id = new.id;
+                END;
+                """)
+        }
         return migrator
+    }
+
+    /// Moves the rows inserted in this transaction into FTS5, in one statement (so FTS5 writes
+    /// them out as one segment), and clears the notes. Run by every write transaction before it
+    /// commits (``MediaIndex``'s `write`), so a committed index never has a row FTS5 lacks.
+    static func indexPendingRows(_ db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO media_fts(rowid, title, caption, tags, site, pageURL)
+            SELECT m.id, m.title, m.caption, m.tags, m.site, m.pageURL
+            FROM media_fts_pending p JOIN media m ON m.id = p.id
+            """).execute()
+        try db.cachedStatement(sql: "DELETE FROM media_fts_pending").execute()
     }
 
     /// BM25 weights per FTS column, in column order: a word in the title counts most.

@@ -61,6 +61,8 @@ extension MediaIndex {
     public func rebuild() async throws {
         try await drainPending(now: Date().timeIntervalSince1970)
         try await write("rebuilding the full-text index") { db in
+            // `rebuild` reads every media row: none may stay noted for a second insert.
+            try db.execute(sql: "DELETE FROM media_fts_pending")
             try db.execute(sql: "INSERT INTO media_fts(media_fts) VALUES ('rebuild')")
             try db.execute(sql: "INSERT INTO media_fts(media_fts) VALUES ('optimize')")
         }
@@ -75,6 +77,8 @@ extension MediaIndex {
     public func checkIntegrity() async throws -> Bool {
         do {
             try await pool.write { db in
+                // Rows noted by a writer that did not move them (an older Trawl's) go in first.
+                try IndexSchema.indexPendingRows(db)
                 try db.execute(sql: "INSERT INTO media_fts(media_fts, rank) VALUES ('integrity-check', 1)")
             }
             return true

@@ -109,10 +109,16 @@ public final class MediaIndex: Sendable {
         }
     }
 
-    /// Runs `body` in a write transaction, turning SQLite's errors into ``IndexError``.
+    /// Runs `body` in a write transaction, turning SQLite's errors into ``IndexError``. Before
+    /// the transaction commits, the media rows it inserted go into the full-text index in one
+    /// statement (``IndexSchema/indexPendingRows(_:)``).
     func write<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await pool.write(body)
+            return try await pool.write { db in
+                let result = try body(db)
+                try IndexSchema.indexPendingRows(db)
+                return result
+            }
         } catch let error as IndexError {
             throw error
         } catch {
