@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import TrawlCore
 @testable import TrawlIndex
 
@@ -48,4 +49,17 @@ func sampleIndex() async throws -> MediaIndex {
         media("https://example.co.uk/4.webp", title: "Typewriter <sound> & cat", kind: .webp),
     ]))
     return index
+}
+
+/// An index file as an older version left it: migrated up to `migration` only, then `fill` run
+/// in one write (its rows written by that version's triggers). Returns the file's path.
+func indexFile(migratedUpTo migration: String, _ fill: @escaping @Sendable (Database) throws -> Void) async throws -> String {
+    let path = temporaryIndexPath()
+    try FileManager.default.createDirectory(
+        at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+    let queue = try DatabaseQueue(path: path)
+    try IndexSchema.migrator.migrate(queue, upTo: migration)
+    try await queue.write(fill)
+    try queue.close()
+    return path
 }

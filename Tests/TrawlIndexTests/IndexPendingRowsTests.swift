@@ -71,21 +71,14 @@ struct IndexPendingRowsTests {
 
     @Test("A third-version file is upgraded: its rows stay searchable, new rows go in at commit")
     func upgradesVersionThree() async throws {
-        let path = temporaryIndexPath()
-        try FileManager.default.createDirectory(
-            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-        do {
-            let queue = try DatabaseQueue(path: path)
-            try IndexSchema.migrator.migrate(queue, upTo: "v3-fts-without-facets")
-            try await queue.write { db in
-                try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (1, 'https://giphy.com/gifs/otters', 'giphy', 5)")
-                for (id, title) in [(1, "Otter typing"), (2, "Otter sleeping")] {
-                    let stored = media("https://media.giphy.com/\(id)", title: title, page: "https://giphy.com/gifs/otters")
-                    try db.execute(sql: """
-                        INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
-                        VALUES (?, 1, ?, 'gif', 'small', 'giphy', 'https://giphy.com/gifs/otters', ?, ?)
-                        """, arguments: [id, stored.url, title, Data(MediaRecord.encode(stored))])
-                }
+        let path = try await indexFile(migratedUpTo: "v3-fts-without-facets") { db in
+            try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (1, 'https://giphy.com/gifs/otters', 'giphy', 5)")
+            for (id, title) in [(1, "Otter typing"), (2, "Otter sleeping")] {
+                let stored = media("https://media.giphy.com/\(id)", title: title, page: "https://giphy.com/gifs/otters")
+                try db.execute(sql: """
+                    INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
+                    VALUES (?, 1, ?, 'gif', 'small', 'giphy', 'https://giphy.com/gifs/otters', ?, ?)
+                    """, arguments: [id, stored.url, title, Data(MediaRecord.encode(stored))])
             }
         }
         let index = try MediaIndex(path: path)

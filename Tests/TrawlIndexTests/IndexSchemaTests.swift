@@ -9,22 +9,15 @@ import TrawlCore
 struct IndexSchemaTests {
     @Test("A first-version index file is upgraded in place: its media keep their facets, matches and highlights")
     func upgradesVersionOne() async throws {
-        let path = temporaryIndexPath()
-        try FileManager.default.createDirectory(
-            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-        do {
-            // The file as the first version left it: its migration only, rows written by its triggers.
-            let queue = try DatabaseQueue(path: path)
-            try IndexSchema.migrator.migrate(queue, upTo: "v1-index")
-            try await queue.write { db in
-                try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (1, 'https://giphy.com/a', 'giphy', 5)")
-                for (id, kind, size, title) in [(1, "gif", "small", "Cat typing"), (2, "mp4", "large", "Cat sleeping"), (3, "gif", "small", "Dog")] {
-                    let stored = media("https://media.giphy.com/\(id)", title: title, page: "https://giphy.com/a")
-                    try db.execute(sql: """
-                        INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
-                        VALUES (?, 1, ?, ?, ?, 'giphy', 'https://giphy.com/a', ?, ?)
-                        """, arguments: [id, stored.url, kind, size, title, try JSONEncoder().encode(stored)])
-                }
+        // The file as the first version left it: its migration only, rows written by its triggers.
+        let path = try await indexFile(migratedUpTo: "v1-index") { db in
+            try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (1, 'https://giphy.com/a', 'giphy', 5)")
+            for (id, kind, size, title) in [(1, "gif", "small", "Cat typing"), (2, "mp4", "large", "Cat sleeping"), (3, "gif", "small", "Dog")] {
+                let stored = media("https://media.giphy.com/\(id)", title: title, page: "https://giphy.com/a")
+                try db.execute(sql: """
+                    INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
+                    VALUES (?, 1, ?, ?, ?, 'giphy', 'https://giphy.com/a', ?, ?)
+                    """, arguments: [id, stored.url, kind, size, title, try JSONEncoder().encode(stored)])
             }
         }
         let index = try MediaIndex(path: path)
@@ -61,26 +54,19 @@ struct IndexSchemaTests {
 
     @Test("A second-version index is upgraded in place: kind and size leave the full-text index, searches and highlights stay")
     func upgradesVersionTwo() async throws {
-        let path = temporaryIndexPath()
-        try FileManager.default.createDirectory(
-            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-        do {
-            // The file as the second version left it: kind and size class were FTS5 columns.
-            let queue = try DatabaseQueue(path: path)
-            try IndexSchema.migrator.migrate(queue, upTo: "v2-lean-search")
-            try await queue.write { db in
-                try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (1, 'https://giphy.com/gifs/funny-animals', 'giphy', 5)")
-                for (id, kind, size, title) in [(1, "gif", "small", "Otter typing"), (2, "mp4", "large", "Otter sleeping"), (3, "webp", "small", "Heron")] {
-                    let stored = media("https://media.giphy.com/\(id)", title: title, page: "https://giphy.com/gifs/funny-animals")
-                    try db.execute(sql: """
-                        INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
-                        VALUES (?, 1, ?, ?, ?, 'giphy', 'https://giphy.com/gifs/funny-animals', ?, ?)
-                        """, arguments: [id, stored.url, kind, size, title, Data(MediaRecord.encode(stored))])
-                }
-                let columns = try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_info('media_fts')")
-                #expect(columns == 7)
-                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM media_fts WHERE media_fts MATCH 'mp4'") == 1)
+        // The file as the second version left it: kind and size class were FTS5 columns.
+        let path = try await indexFile(migratedUpTo: "v2-lean-search") { db in
+            try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (1, 'https://giphy.com/gifs/funny-animals', 'giphy', 5)")
+            for (id, kind, size, title) in [(1, "gif", "small", "Otter typing"), (2, "mp4", "large", "Otter sleeping"), (3, "webp", "small", "Heron")] {
+                let stored = media("https://media.giphy.com/\(id)", title: title, page: "https://giphy.com/gifs/funny-animals")
+                try db.execute(sql: """
+                    INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
+                    VALUES (?, 1, ?, ?, ?, 'giphy', 'https://giphy.com/gifs/funny-animals', ?, ?)
+                    """, arguments: [id, stored.url, kind, size, title, Data(MediaRecord.encode(stored))])
             }
+            let columns = try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_info('media_fts')")
+            #expect(columns == 7)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM media_fts WHERE media_fts MATCH 'mp4'") == 1)
         }
         let index = try MediaIndex(path: path)
         let columns = try await index.read("reading the FTS columns") { db in
