@@ -142,25 +142,48 @@ enum QueueBenchmark {
         var ratios: [Double] = []
         var sqliteRates: [Double] = []
         var queueRates: [Double] = []
+        var sqliteCPU: [Double] = []
+        var queueCPU: [(batch: Double, worker: Double, server: Double)] = []
         for round in 0..<options.rounds {
             let out = folder.appendingPathComponent("sqlite-\(round).jsonl")
+            let sqliteBusy = MachineBusy()
             let sqlite = try BatchBenchmark.spawn([
                 BatchBenchmark.trawlBinary, "batch", list.path, "--out", out.path, "--store", folder.appendingPathComponent("s-\(round).sqlite").path,
                 "--concurrency", "\(options.concurrency)",
             ] + common)
             let sqliteLines = (try? String(contentsOf: out, encoding: .utf8))?.split(separator: "\n").count ?? 0
 
-            let url = try cluster.createDatabase()
+            let database = "e2e_\(round)_\(UInt32.random(in: 0...UInt32.max))"
+            let url = try cluster.createDatabase(database)
             let queueOut = folder.appendingPathComponent("queue-\(round).jsonl")
+            let sqliteShare = sqliteBusy.share()
+            let serverBefore = serverCPUSeconds(cluster)
+            let queueBusy = MachineBusy()
             let started = ContinuousClock.now
-            // The worker joins the batch: both work until the list is done.
-            let worker = try spawnDetached([BatchBenchmark.trawlBinary, "worker", "--queue", url, "--exit-when-empty", "--concurrency", "\(half)"] + common)
-            let batch = try BatchBenchmark.spawn([
+            let batchPID = try spawnDetached([
                 BatchBenchmark.trawlBinary, "batch", list.path, "--out", queueOut.path, "--queue", url, "--concurrency", "\(half)",
             ] + common)
+            // The worker joins once the list is in the queue, as a second machine would: with
+            // --exit-when-empty, a worker that finds no list and no job leaves at once (it did,
+            // in some rounds of earlier sessions, and the batch then worked alone).
+            for _ in 0..<500 {
+                let lists = (try? cluster.psql("SELECT count(*) FROM trawl_intake", database: database))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                if let lists, lists != "0", !lists.isEmpty { break }
+                usleep(10_000)
+            }
+            let worker = try spawnDetached([BatchBenchmark.trawlBinary, "worker", "--queue", url, "--exit-when-empty", "--concurrency", "\(half)"] + common)
+            var batchStatus: Int32 = 0
+            var batchUsage = rusage()
+            while wait4(batchPID, &batchStatus, 0, &batchUsage) < 0 && errno == EINTR {}
             let queueSeconds = seconds(ContinuousClock.now - started)
+            let batch = (status: (batchStatus >> 8) & 0xff, cpu: Self.cpuSeconds(batchUsage))
             var status: Int32 = 0
-            waitpid(worker, &status, 0)
+            var workerUsage = rusage()
+            while wait4(worker, &status, 0, &workerUsage) < 0 && errno == EINTR {}
+            let queueShare = queueBusy.share()
+            let serverCPU = serverCPUSeconds(cluster) - serverBefore
+            let workerCPU = Self.cpuSeconds(workerUsage)
             let queueLines = (try? String(contentsOf: queueOut, encoding: .utf8))?.split(separator: "\n").count ?? 0
             guard sqliteLines == options.pages, queueLines == options.pages, batch.status <= 1, sqlite.status <= 1 else {
                 print("  round \(round + 1): lines sqlite \(sqliteLines), queue \(queueLines) of \(options.pages) (exit \(sqlite.status), \(batch.status)); not counted")
@@ -171,13 +194,47 @@ enum QueueBenchmark {
             sqliteRates.append(sqliteRate)
             queueRates.append(queueRate)
             ratios.append(queueRate / sqliteRate)
+            sqliteCPU.append(sqlite.cpu)
+            queueCPU.append((batch.cpu, workerCPU, serverCPU))
+            let perPage = 1000 / Double(options.pages)
             print(String(format: "  round %d: SQLite trawl batch %.0f pages/s (%.2f s); two queue workers %.0f pages/s (%.2f s): %.2f",
                          round + 1, sqliteRate, sqlite.seconds, queueRate, queueSeconds, queueRate / sqliteRate))
+            print(String(format: "           CPU per page: SQLite run trawl %.2f ms, cores busy %.0f%%; queue run trawl batch %.2f + trawl worker %.2f + PostgreSQL %.2f = %.2f ms, cores busy %.0f%%",
+                         sqlite.cpu * perPage, sqliteShare * 100, batch.cpu * perPage, workerCPU * perPage, serverCPU * perPage,
+                         (batch.cpu + workerCPU + serverCPU) * perPage, queueShare * 100))
         }
         guard !ratios.isEmpty else { return }
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         print(String(format: "median: SQLite %.0f pages/s, two queue workers %.0f pages/s; ratio %.2f (range %.2f–%.2f over %d rounds) (goal >= 0.9)",
                      median(sqliteRates), median(queueRates), median(ratios), ratios.min()!, ratios.max()!, ratios.count))
+        let perPage = 1000 / Double(options.pages)
+        let queueTotals = queueCPU.map { $0.batch + $0.worker + $0.server }
+        print(String(format: "median CPU per page: SQLite run %.2f ms; queue run %.2f ms, of which PostgreSQL %.2f ms (the queue's extra CPU per page: %.2f ms)",
+                     median(sqliteCPU) * perPage, median(queueTotals) * perPage, median(queueCPU.map(\.server)) * perPage,
+                     (median(queueTotals) - median(sqliteCPU)) * perPage))
+    }
+
+    /// The share of the machine's cores busy (anything but idle, I/O wait and niced work) from its creation
+    /// to ``share()``, from /proc/stat: what says whether a run was bound by CPU or by waiting.
+    struct MachineBusy {
+        private let start = Self.ticks()
+
+        func share() -> Double {
+            let now = Self.ticks()
+            let busy = now.busy - start.busy
+            let all = busy + now.idle - start.idle
+            return all > 0 ? busy / all : 0
+        }
+
+        private static func ticks() -> (busy: Double, idle: Double) {
+            guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return (0, 0) }
+            // user nice system idle iowait irq softirq steal …; niced work (a fuzzer beside the
+            // benchmark) yields to the run, so it counts as room the run left unused.
+            let values = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+            guard values.count >= 8 else { return (0, 0) }
+            return (values[0] + values[2] + values[5] + values[6] + values[7], values[1] + values[3] + values[4])
+        }
     }
 
     /// WAL records and bytes written by the whole cluster, and the database's commits, so far.
@@ -189,6 +246,11 @@ enum QueueBenchmark {
         return (fields[0], fields[1], fields[2])
     }
 
+    /// User + system CPU seconds in a waited child's `rusage`.
+    static func cpuSeconds(_ usage: rusage) -> Double {
+        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
     /// User + system CPU seconds of this process so far.
     static func ownCPUSeconds() -> Double {
         var usage = rusage()
@@ -197,7 +259,8 @@ enum QueueBenchmark {
     }
 
     /// User + system CPU seconds of the cluster's server processes alive now (the postmaster
-    /// and its children: backends, WAL writer, checkpointer), from /proc.
+    /// and its children: backends, WAL writer, checkpointer), and of the children the
+    /// postmaster has reaped (backends of connections that closed), from /proc.
     static func serverCPUSeconds(_ cluster: PostgresCluster) -> Double {
         let pidFile = cluster.folder.appendingPathComponent("data/postmaster.pid")
         guard let text = try? String(contentsOf: pidFile, encoding: .utf8), let postmaster = text.split(separator: "\n").first.flatMap({ Int($0) }) else { return 0 }
@@ -209,10 +272,13 @@ enum QueueBenchmark {
             else { continue }
             // Fields after the command name: state, ppid, …; utime and stime are fields 14 and 15.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 13, let parent = Int(fields[1]), pid == postmaster || parent == postmaster,
+            guard fields.count > 14, let parent = Int(fields[1]), pid == postmaster || parent == postmaster,
                 let user = Double(fields[11]), let system = Double(fields[12])
             else { continue }
             total += (user + system) / ticks
+            if pid == postmaster, let reapedUser = Double(fields[13]), let reapedSystem = Double(fields[14]) {
+                total += (reapedUser + reapedSystem) / ticks
+            }
         }
         return total
     }
