@@ -47,6 +47,14 @@ public struct BrowserConfiguration: Sendable, Hashable {
     /// an out-of-process frame, a target of its own that the page attaches. Off by default (one
     /// renderer per page is lighter); pages are read the same either way.
     public var isolatesSites = false
+    /// After the network has been quiet this long (the load event fired, no request in flight),
+    /// the page is asked whether its scripts still have work that could bring more content: a
+    /// timer due within ``quietWindow``, an interval or an animation frame pending, a message
+    /// posted in the last 50 ms, the document still loading, an iframe (see ``ScriptActivity``).
+    /// When nothing is pending, the page is settled then, without waiting out the rest of
+    /// ``quietWindow``; otherwise it is asked again, and the whole window still applies. `nil`:
+    /// always wait the whole window. Scrolling (``scrollCount``) always waits the whole window.
+    public var idleProbeAfter: Duration? = .milliseconds(100)
     /// More Chromium switches, after Trawl's own (a later switch of the same name wins): for
     /// measuring a switch's effect before making it a default (`trawl-browser-bench --variant`).
     public var extraArguments: [String] = []

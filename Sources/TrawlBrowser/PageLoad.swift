@@ -33,6 +33,15 @@ struct PageLoad {
     private var lastActivity: ContinuousClock.Instant
     /// Network events seen (a scroll that brings none brought nothing).
     private var activityCount = 0
+    /// The page may settle on its scripts' word (``ScriptActivity``): not while scrolling.
+    private var mayProbe = true
+    private var probeInFlight = false
+    private var lastProbe: ContinuousClock.Instant?
+    /// The last probe found nothing pending and no network event came since.
+    private var scriptsIdle = false
+    private var settledEarly = false
+    /// Workers and out-of-process frames attached: their timers are not counted.
+    var attachedChildren = 0
     private var inFlight: [String: ContinuousClock.Instant] = [:]
     private var firstURLs: [String: String] = [:]
     private var candidates: [String: PayloadInfo] = [:]
@@ -84,6 +93,7 @@ struct PageLoad {
         var settled = try await waitUntilSettled(&iterator, notBefore: nil)
         guard navigated else { throw BrowserError.timedOut("Page.navigate", url: url.absoluteString) }
         var scrolls = 0
+        mayProbe = false
         if settled {
             while scrolls < configuration.scrollCount {
                 let before = try await evaluate("(() => { const h = document.documentElement.scrollHeight; window.scrollTo(0, h); return h; })()")
@@ -105,7 +115,7 @@ struct PageLoad {
         return RenderedPage(
             requestURL: url, finalURL: finalURL, status: status, headers: headers,
             html: Data((snapshot[1]?.string ?? "").utf8), responses: responses, blockedRequests: blocked,
-            scrolls: scrolls, settled: settled, frames: frames)
+            scrolls: scrolls, settled: settled, settledEarly: settledEarly, frames: frames)
     }
 
     func remaining() -> Duration { max(deadline - clock.now, .milliseconds(1)) }
@@ -170,6 +180,11 @@ struct PageLoad {
             try Task.checkCancellation()
             try handle(signal)
             if isSettled { return true }
+            if settlesOnScriptsWord {
+                settledEarly = true
+                return true
+            }
+            probeScriptsIfDue()
             if clock.now >= settleDeadline { return false }
         }
     }
@@ -184,10 +199,38 @@ struct PageLoad {
         return inFlight.values.allSatisfy { now - $0 >= configuration.stalledRequestAge }
     }
 
+    /// Quiet and loaded, nothing in flight, nothing attached whose scripts go uncounted.
+    private var isQuietEnoughToProbe: Bool {
+        guard mayProbe, let after = configuration.idleProbeAfter, navigated, loadFired, bodiesPending == 0,
+              inFlight.isEmpty, attachedChildren == 0 else { return false }
+        return clock.now - lastActivity >= after
+    }
+
+    /// Settled before the whole quiet window: the last probe found nothing pending.
+    private var settlesOnScriptsWord: Bool { scriptsIdle && isQuietEnoughToProbe }
+
+    /// Asks the page for its pending work once quiet enough, and again every
+    /// ``BrowserConfiguration/idleProbeAfter`` while it says it has some.
+    private mutating func probeScriptsIfDue() {
+        guard !probeInFlight, !scriptsIdle, isQuietEnoughToProbe, let after = configuration.idleProbeAfter else { return }
+        let now = clock.now
+        if let lastProbe, now - lastProbe < after { return }
+        lastProbe = now
+        probeInFlight = true
+        send(.idleProbe(activity: activityCount), "Runtime.evaluate", ["expression": .string(ScriptActivity.probe), "returnByValue": .bool(true)])
+    }
+
     private mutating func handle(_ signal: PageSignal) throws {
         switch signal {
         case .tick:
             return
+        case .reply(.idleProbe(let activity), let result):
+            probeInFlight = false
+            // Zero, and no network event since the probe was sent (a request a timer started
+            // just before the probe ran reaches Trawl before the probe's reply).
+            if case .success(let reply) = result, reply[path: "result", "value"]?.double == 0, activity == activityCount {
+                scriptsIdle = true
+            }
         case .closed(let error):
             throw BrowserError(error.code, url: url.absoluteString, message: error.message)
         case .refused(let error):
@@ -326,6 +369,7 @@ struct PageLoad {
     private mutating func noteActivity() {
         lastActivity = clock.now
         activityCount += 1
+        scriptsIdle = false
     }
 
     /// Only the web's own schemes: a page may not read `file:` or other local URLs.

@@ -18,4 +18,6 @@ enum PageSignal: Sendable {
 enum PageCommand: Sendable, Hashable {
     case navigate
     case responseBody(requestId: String)
+    /// ``ScriptActivity/probe``, sent when the network had been through `activity` events.
+    case idleProbe(activity: Int)
 }

@@ -67,7 +67,8 @@ struct PreparedTab: Sendable {
         _ = try? await connection.send("Target.disposeBrowserContext", ["browserContextId": .string(contextId)], timeout: timeout)
     }
 
-    /// Sent back to back: the session runs them in order, one round trip for all four.
+    /// Sent back to back: the session runs them in order, one round trip for all four (and the
+    /// script counting the page's pending work, when pages may settle early).
     private static func enableDomains(
         _ connection: CDPConnection, sessionId: String, configuration: BrowserConfiguration, paused: PausedRequests
     ) async throws {
@@ -81,7 +82,18 @@ struct PreparedTab: Sendable {
         async let attach = connection.send(
             "Target.setAutoAttach", ["autoAttach": .bool(true), "waitForDebuggerOnStart": .bool(true), "flatten": .bool(true)],
             sessionId: sessionId, timeout: timeout)
-        _ = try await (network, page, fetch, attach)
+        // In every frame, before the page's own scripts (see ``ScriptActivity``).
+        async let activity = installScriptActivity(connection, sessionId: sessionId, configuration: configuration)
+        _ = try await (network, page, fetch, attach, activity)
+    }
+
+    private static func installScriptActivity(
+        _ connection: CDPConnection, sessionId: String, configuration: BrowserConfiguration
+    ) async throws -> JSONValue? {
+        guard configuration.idleProbeAfter != nil else { return nil }
+        return try await connection.send(
+            "Page.addScriptToEvaluateOnNewDocument", ["source": .string(ScriptActivity.source(quietWindow: configuration.quietWindow))],
+            sessionId: sessionId, timeout: configuration.commandTimeout)
     }
 
     /// `Network.enable` with buffers big enough for the bodies a page keeps.

@@ -21,6 +21,9 @@ public struct RenderedPage: Sendable {
     public var scrolls: Int
     /// `false` when the page budget ran out before the network went quiet.
     public var settled: Bool
+    /// Settled before the whole quiet window: the page's scripts had nothing pending
+    /// (``BrowserConfiguration/idleProbeAfter``).
+    public var settledEarly = false
     /// The DOM of each iframe (same-origin ones read through the page, other sites' from their
     /// own renderer), origin ``PayloadOrigin/domSnapshot``, `url` the frame's.
     public var frames: [Payload] = []

@@ -12,7 +12,8 @@ struct BrowserSite {
 
     init(
         quietWindow: Duration = .milliseconds(300), pageBudget: Duration = .seconds(8), maxPages: Int = 4, scrollCount: Int = 0,
-        maxBodyBytes: Int = 16 << 20, stalledRequestAge: Duration = .milliseconds(1500), handler: @escaping LoopbackServer.Handler
+        maxBodyBytes: Int = 16 << 20, stalledRequestAge: Duration = .milliseconds(1500),
+        idleProbeAfter: Duration? = BrowserConfiguration().idleProbeAfter, handler: @escaping LoopbackServer.Handler
     ) throws {
         try requireBrowser()
         server = try LoopbackServer(keepsAlive: true, handler: handler)
@@ -20,6 +21,7 @@ struct BrowserSite {
             quietWindow: quietWindow, pageBudget: pageBudget, commandTimeout: .seconds(5), maxPages: maxPages,
             scrollCount: scrollCount, maxBodyBytes: maxBodyBytes, connectTo: ["::127.0.0.1:\(server.port)"])
         configuration.stalledRequestAge = stalledRequestAge
+        configuration.idleProbeAfter = idleProbeAfter
         pool = BrowserPool(configuration: configuration)
     }
 
