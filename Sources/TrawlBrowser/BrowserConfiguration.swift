@@ -54,7 +54,7 @@ public struct BrowserConfiguration: Sendable, Hashable {
     /// When nothing is pending, the page is settled then, without waiting out the rest of
     /// ``quietWindow``; otherwise it is asked again, and the whole window still applies. `nil`:
     /// always wait the whole window. Scrolling (``scrollCount``) always waits the whole window.
-    public var idleProbeAfter: Duration? = .milliseconds(100)
+    public var idleProbeAfter: Duration? = .milliseconds(50)
     /// More Chromium switches, after Trawl's own (a later switch of the same name wins): for
     /// measuring a switch's effect before making it a default (`trawl-browser-bench --variant`).
     public var extraArguments: [String] = []
