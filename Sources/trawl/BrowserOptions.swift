@@ -12,9 +12,18 @@ struct BrowserOptions: ParsableArguments {
     @Option(help: "Seconds a rendered page may take to settle, scripts included.")
     var pageBudget: Double = 15
 
+    @Option(help: "Milliseconds of network quiet after which a rendered page counts as settled.")
+    var quietWindow: Int = 400
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Settle a rendered page after 50 ms of network quiet when its scripts have nothing pending (timers, intervals, animation frames, iframes); without it, every page waits its whole --quiet-window.")
+    var earlySettle = true
+
     func validate() throws {
         if scroll < 0 { throw ValidationError("--scroll must not be negative") }
         if !(pageBudget > 0) { throw ValidationError("--page-budget must be a positive number of seconds") }
+        if quietWindow < 1 { throw ValidationError("--quiet-window must be at least 1 millisecond") }
     }
 
     /// The browser's configuration; `connectTo` and the user agent come from the loader's.
@@ -22,6 +31,8 @@ struct BrowserOptions: ParsableArguments {
         var configuration = BrowserConfiguration()
         configuration.scrollCount = scroll
         configuration.pageBudget = .milliseconds(Int(pageBudget * 1000))
+        configuration.quietWindow = .milliseconds(quietWindow)
+        if !earlySettle { configuration.idleProbeAfter = nil }
         return configuration
     }
 }

@@ -52,6 +52,17 @@ struct SharedOptionsTests {
     }
 
     @Test(arguments: usable)
+    func everyCommandThatRendersSharesTheSettleOptions(_ command: [String]) throws {
+        let text = try help(Array(command.prefix(command.first == "batch" ? 2 : 1)))
+        for line in ["--quiet-window <quiet-window>", "--early-settle/--no-early-settle", "without it, every page waits its whole --quiet-window."] {
+            #expect(text.contains(line), "\(command) --help lacks '\(line)'")
+        }
+        let zero = try trawl(command + ["--quiet-window", "0", "--no-early-settle"])
+        #expect(zero.status == 2, "\(command): \(zero.stderr)")
+        #expect(zero.stderr.contains("--quiet-window must be at least 1 millisecond"), "\(command): \(zero.stderr)")
+    }
+
+    @Test(arguments: usable)
     func aBadConnectToOrTimeoutIsAUsageErrorNamingIt(_ command: [String]) throws {
         let badRule = try trawl(command + ["--connect-to", "nowhere"])
         #expect(badRule.status == 2, "\(command): \(badRule.stderr)")
