@@ -64,8 +64,12 @@ enum BatchBenchmark {
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let elapsed = seconds(ContinuousClock.now - started)
-        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-        return ((status >> 8) & 0xff, elapsed, usage.ru_maxrss * 1024, cpu)
+        return ((status >> 8) & 0xff, elapsed, usage.ru_maxrss * 1024, cpuSeconds(usage))
+    }
+
+    /// User + system CPU seconds in an `rusage` (a waited child's, or this process's).
+    static func cpuSeconds(_ usage: rusage) -> Double {
+        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     /// A server over the corpus: `/p/N/NAME` serves page N modulo the corpus size.

@@ -177,13 +177,13 @@ enum QueueBenchmark {
             var batchUsage = rusage()
             while wait4(batchPID, &batchStatus, 0, &batchUsage) < 0 && errno == EINTR {}
             let queueSeconds = seconds(ContinuousClock.now - started)
-            let batch = (status: (batchStatus >> 8) & 0xff, cpu: Self.cpuSeconds(batchUsage))
+            let batch = (status: (batchStatus >> 8) & 0xff, cpu: BatchBenchmark.cpuSeconds(batchUsage))
             var status: Int32 = 0
             var workerUsage = rusage()
             while wait4(worker, &status, 0, &workerUsage) < 0 && errno == EINTR {}
             let queueShare = queueBusy.share()
             let serverCPU = serverCPUSeconds(cluster) - serverBefore
-            let workerCPU = Self.cpuSeconds(workerUsage)
+            let workerCPU = BatchBenchmark.cpuSeconds(workerUsage)
             let queueLines = (try? String(contentsOf: queueOut, encoding: .utf8))?.split(separator: "\n").count ?? 0
             guard sqliteLines == options.pages, queueLines == options.pages, batch.status <= 1, sqlite.status <= 1 else {
                 print("  round \(round + 1): lines sqlite \(sqliteLines), queue \(queueLines) of \(options.pages) (exit \(sqlite.status), \(batch.status)); not counted")
@@ -246,16 +246,11 @@ enum QueueBenchmark {
         return (fields[0], fields[1], fields[2])
     }
 
-    /// User + system CPU seconds in a waited child's `rusage`.
-    static func cpuSeconds(_ usage: rusage) -> Double {
-        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
-
     /// User + system CPU seconds of this process so far.
     static func ownCPUSeconds() -> Double {
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        return BatchBenchmark.cpuSeconds(usage)
     }
 
     /// User + system CPU seconds of the cluster's server processes alive now (the postmaster
