@@ -25,9 +25,12 @@ enum QueueBenchmark {
         var concurrency = 32
         var pages = 2000
         var rounds = 3
-        /// Runs of `queue-overhead` per worker count: `true` claims no jobs ahead (the previous
-        /// session's claims), for a before/after in the same run (`--compare`).
+        /// Runs of `queue-overhead` per worker count: `true` also holds half the slots' jobs
+        /// claimed ahead (the default before finishes took over their slots), for a
+        /// before/after in the same run (`--compare`).
         var baselines = [false]
+        /// Print the queue run's busiest statements (`pg_stat_statements`) after each round.
+        var statements = false
 
         init(_ arguments: ArraySlice<String>) {
             var rest = arguments
@@ -40,6 +43,7 @@ enum QueueBenchmark {
                 case "--pages": pages = rest.popFirst().flatMap(Int.init) ?? pages
                 case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
                 case "--compare": baselines = [true, false]
+                case "--statements": statements = true
                 default: continue
                 }
             }
@@ -88,7 +92,7 @@ enum QueueBenchmark {
                     let push = clock.now - pushStart
                     var worker = QueueWorker.Configuration(batch: batch)
                     worker.exitWhenEmpty = true
-                    if baseline { worker.claimAhead = 0 }
+                    if baseline { worker.claimAhead = options.concurrency / 2 }
                     let configuration = worker
                     // CPU of this process (the workers) and of the server's backends over the work.
                     let before = (ownCPUSeconds(), serverCPUSeconds(cluster), try serverWrites(cluster, database: location.database))
@@ -114,7 +118,7 @@ enum QueueBenchmark {
                 } else {
                     let workRate = Double(finished) / seconds(work)
                     let jobs = Double(max(1, finished))
-                    print((baseline ? "  no claim-ahead:" : "") + String(format: "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s; CPU per 1000 jobs: workers %.2f s, PostgreSQL %.2f s; per job: %.1f WAL records, %.0f WAL bytes, %.3f commits",
+                    print((baseline ? "  claiming half ahead:" : "") + String(format: "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s; CPU per 1000 jobs: workers %.2f s, PostgreSQL %.2f s; per job: %.1f WAL records, %.0f WAL bytes, %.3f commits",
                                  workers, options.urls, seconds(push), pushRate, finished, seconds(work), workRate,
                                  cpu.0 * 1000 / jobs, cpu.1 * 1000 / jobs, Double(cpu.2) / jobs, Double(cpu.3) / jobs, Double(cpu.4) / jobs))
                 }
@@ -127,7 +131,8 @@ enum QueueBenchmark {
         let files = try Corpus.genericPages()
         let nginx = try NginxServer(pages: files)
         defer { nginx.stop() }
-        let cluster = try PostgresCluster(durable: true)
+        let cluster = try PostgresCluster(
+            durable: true, settings: options.statements ? ["shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "all"] : [:])
         defer { cluster.stop() }
         let names = files.map(\.lastPathComponent)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-queue-e2e-\(UUID().uuidString)")
@@ -155,6 +160,10 @@ enum QueueBenchmark {
 
             let database = "e2e_\(round)_\(UInt32.random(in: 0...UInt32.max))"
             let url = try cluster.createDatabase(database)
+            if options.statements {
+                _ = try cluster.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", database: database)
+                _ = try cluster.psql("SELECT pg_stat_statements_reset()", database: database)
+            }
             let queueOut = folder.appendingPathComponent("queue-\(round).jsonl")
             let sqliteShare = sqliteBusy.share()
             let serverBefore = serverCPUSeconds(cluster)
@@ -188,6 +197,16 @@ enum QueueBenchmark {
             guard sqliteLines == options.pages, queueLines == options.pages, batch.status <= 1, sqlite.status <= 1 else {
                 print("  round \(round + 1): lines sqlite \(sqliteLines), queue \(queueLines) of \(options.pages) (exit \(sqlite.status), \(batch.status)); not counted")
                 continue
+            }
+            if options.statements {
+                // Calls, rows and total time of the statements that took the most, and the transactions.
+                let top = try cluster.psql("""
+                    SELECT calls, rows, round(total_exec_time::numeric, 1), left(regexp_replace(query, '\\s+', ' ', 'g'), 90)
+                    FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12
+                    """, database: database)
+                print(top.split(separator: "\n").map { "           pg: " + $0 }.joined(separator: "\n"))
+                let commits = try cluster.psql("SELECT xact_commit FROM pg_stat_database WHERE datname = '\(database)'")
+                print("           pg: \(commits.trimmingCharacters(in: .whitespacesAndNewlines)) transactions committed in the database")
             }
             let sqliteRate = Double(options.pages) / sqlite.seconds
             let queueRate = Double(options.pages) / queueSeconds

@@ -5,9 +5,15 @@ import TrawlStore
 /// of finished attempts (one array per column) recorded in a single round trip, where it took
 /// five (`BEGIN`, the host-row lock, the update, the notification, `COMMIT`).
 ///
-/// Run alone, the statement is its own transaction. The jobs' slots go back in the worker's own
-/// `trawl_host_returned` rows, not in the host rows, so a finish holds no host row while its
-/// commit waits for the disk. Host rows a `Retry-After` hold or a retry changes are
+/// Run alone, the statement is its own transaction. It also takes over the freed slots: up to
+/// `takeOver` due jobs of the finished jobs' hosts, one per freed slot, are leased to the same
+/// worker in the same transaction. A slot handed from a finished job to the next changes no
+/// host count, so a worker that keeps a busy host's slots touches neither the host row nor a
+/// second transaction per group (a separate claim, and the notification that woke every
+/// worker to make it). Not with a per-host delay (each start must move the host's next
+/// allowed time) nor on a host this group holds for a `Retry-After`. Slots not taken over go
+/// back in the worker's own `trawl_host_returned` rows, not in the host rows, so a finish holds
+/// no host row while its commit waits for the disk. Host rows a `Retry-After` hold or a retry changes are
 /// locked first, in name order, as every writer takes them (no deadlocks): `locked` is read
 /// whole by a scalar subquery of the job update's condition, which PostgreSQL evaluates once
 /// before the update writes anything. Only jobs still running under `owner`'s lease with the
@@ -42,10 +48,33 @@ struct FinishStatement: PostgresPreparedStatement {
         ), per_host AS (
             SELECT kept.host, COUNT(*) AS n, MAX(f.hold) AS hold, MIN(f.due) FILTER (WHERE f.state = 'retry-later') AS retry
             FROM kept JOIN f ON f.id = kept.id WHERE kept.host IS NOT NULL GROUP BY kept.host
+        ), eligible AS (
+            -- Hosts whose freed slots this worker takes over at once (`$14` jobs wanted, no
+            -- per-host delay): not held by a Retry-After, allowed to start now. The host row is
+            -- read, not locked: a taken-over slot changes no count.
+            SELECT p.host, p.n FROM per_host p JOIN trawl_host t ON t.name = p.host
+            WHERE $14::int4 > 0 AND $15::float8 = 0 AND p.hold = 0 AND t.next_allowed <= $12::float8
+        ), picked AS (
+            SELECT j.id, j.state AS was FROM eligible e CROSS JOIN LATERAL (
+                SELECT id, state FROM trawl_job
+                WHERE host = e.host AND state IN ('pending', 'retry-later') AND due_at <= $12::float8
+                ORDER BY due_at, id
+                LIMIT e.n
+                FOR UPDATE SKIP LOCKED
+            ) j
+            LIMIT $14::int4
+        ), claimed AS (
+            UPDATE trawl_job j SET state = 'running', attempts = j.attempts + 1, lease_owner = $11::text,
+                lease_until = $16::float8, updated_at = $12::float8
+            FROM picked WHERE j.id = picked.id
+            RETURNING j.id, j.key, j.input, j.url, j.host, picked.was, j.attempts, j.last_error, j.due_at, j.duplicates
+        ), surplus AS (
+            -- Freed slots not taken over, per host.
+            SELECT p.host, p.n - COALESCE((SELECT COUNT(*) FROM claimed c WHERE c.host = p.host), 0) AS n FROM per_host p
         ), returned AS (
-            -- The jobs' slots go back in this worker's own row per host (see ClaimStatement).
+            -- Slots not taken over go back in this worker's own row per host (see ClaimStatement).
             INSERT INTO trawl_host_returned (host, owner, n)
-            SELECT host, $11::text, n FROM per_host ORDER BY host
+            SELECT host, $11::text, n FROM surplus WHERE n > 0 ORDER BY host
             ON CONFLICT (host, owner) DO UPDATE SET n = trawl_host_returned.n + EXCLUDED.n
         ), hosts AS (
             UPDATE trawl_host t SET
@@ -64,17 +93,22 @@ struct FinishStatement: PostgresPreparedStatement {
             WHERE EXISTS (
                     -- As this statement's snapshot saw it: a claim committed meanwhile may be
                     -- missed, and an idle worker then looks again on its lease timer.
-                    SELECT 1 FROM per_host p JOIN trawl_host t ON t.name = p.host
-                    WHERE t.in_flight - COALESCE((SELECT SUM(r.n) FROM trawl_host_returned r WHERE r.host = p.host), 0) >= $13::int4)
+                    SELECT 1 FROM surplus p JOIN trawl_host t ON t.name = p.host
+                    WHERE p.n > 0 AND t.in_flight - COALESCE((SELECT SUM(r.n) FROM trawl_host_returned r WHERE r.host = p.host), 0) >= $13::int4)
                OR EXISTS (SELECT 1 FROM per_host WHERE retry IS NOT NULL)
                OR (EXISTS (SELECT 1 FROM kept)
                    AND NOT EXISTS (SELECT 1 FROM trawl_job WHERE state IN ('pending', 'retry-later'))
                    AND NOT EXISTS (SELECT 1 FROM trawl_job WHERE state = 'running' AND id <> ALL($1::int8[])))
         )
-        SELECT COALESCE((SELECT array_agg(id) FROM kept), '{}'::int8[]) AS kept, (SELECT COUNT(*) FROM wake) AS woken
+        SELECT COALESCE((SELECT array_agg(id) FROM kept), '{}'::int8[]), (SELECT COUNT(*) FROM wake),
+            NULL::int8, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::int4, NULL::text, NULL::float8, NULL::int4
+        UNION ALL
+        SELECT '{}'::int8[], 0, id, key, input, url, host, was, attempts, last_error, due_at, duplicates FROM claimed
         """
 
-    typealias Row = [Int64]
+    /// The first row: the jobs kept (the others' results were late) and whether workers were
+    /// woken; then one row per job taken over (the claim's columns, see ``ClaimStatement``).
+    typealias Row = ([Int64], Int64, Int64?, String?, String?, String?, String?, String?, Int32?, String?, Double?, Int32?)
 
     var ids: [Int64] = []
     var attempts: [Int32] = []
@@ -89,11 +123,18 @@ struct FinishStatement: PostgresPreparedStatement {
     let owner: String
     let now: Double
     let perHost: Int32
+    /// Jobs to take over in the freed slots (0: none).
+    let takeOver: Int32
+    let delay: Double
+    let leaseUntil: Double
 
-    init(owner: String, now: Double, perHost: Int32) {
+    init(owner: String, now: Double, rules: ClaimRules, takeOver: Int, leaseUntil: Double) {
         self.owner = owner
         self.now = now
-        self.perHost = perHost
+        perHost = Int32(rules.perHost)
+        self.takeOver = Int32(max(0, takeOver))
+        delay = rules.delay
+        self.leaseUntil = leaseUntil
     }
 
     /// Adds one attempt's row to each column (-1, 0 and '' stand for none).
@@ -122,7 +163,7 @@ struct FinishStatement: PostgresPreparedStatement {
     }
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 13)
+        var bindings = PostgresBindings(capacity: 16)
         bindings.append(ids)
         bindings.append(attempts)
         bindings.append(states)
@@ -136,10 +177,13 @@ struct FinishStatement: PostgresPreparedStatement {
         bindings.append(owner)
         bindings.append(now)
         bindings.append(perHost)
+        bindings.append(takeOver)
+        bindings.append(delay)
+        bindings.append(leaseUntil)
         return bindings
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        try row.decode(([Int64], Int64).self).0
+        try row.decode(Row.self)
     }
 }

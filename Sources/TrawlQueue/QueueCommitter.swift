@@ -1,3 +1,5 @@
+import TrawlStore
+
 /// Coalesces a worker's finished attempts: they wait until `group` of them are ready or the
 /// oldest has waited `delay` (and, in any case, until the previous group's statement has
 /// returned); then they go together in one ``FinishStatement`` (one round trip, one
@@ -7,6 +9,10 @@
 ///
 /// Waiting changes nothing about exactly-once: the statement checks each lease when it runs,
 /// so an outcome whose lease expired while it waited here is discarded like any late result.
+///
+/// With a ``LeaseBudget``, each group's statement also takes over the slots it frees: as many
+/// due jobs of the same hosts as the budget has room for are leased in the same transaction
+/// and handed to `deliver` (the worker holds them until a slot is free).
 actor QueueCommitter {
     private let store: QueueStore
     private let owner: String
@@ -23,14 +29,23 @@ actor QueueCommitter {
     private var timer: Task<Void, Never>?
     /// ``flush()`` was asked for: the next group goes without waiting.
     private var flushNow = false
+    private let budget: LeaseBudget?
+    private let leaseSeconds: Double
+    private let deliver: @Sendable ([Job]) -> Void
 
-    init(store: QueueStore, owner: String, rules: ClaimRules, group: Int, delay: Duration, now: @escaping @Sendable () -> Double) {
+    init(
+        store: QueueStore, owner: String, rules: ClaimRules, group: Int, delay: Duration, now: @escaping @Sendable () -> Double,
+        budget: LeaseBudget? = nil, leaseSeconds: Double = 30, deliver: @escaping @Sendable ([Job]) -> Void = { _ in }
+    ) {
         self.store = store
         self.owner = owner
         self.rules = rules
         self.group = max(1, group)
         self.delay = delay
         self.now = now
+        self.budget = budget
+        self.leaseSeconds = leaseSeconds
+        self.deliver = deliver
     }
 
     /// Returns once `finish` is committed: `true` if it counted, `false` if its lease had
@@ -67,10 +82,17 @@ actor QueueCommitter {
             let batch = waiting
             waiting.removeAll()
             flushNow = false
+            // The finished jobs leave the budget; as many slots are reserved for their successors.
+            let takeOver = budget?.exchange(finished: batch.count) ?? 0
             do {
-                let discarded = try await store.finish(batch.map(\.finish), owner: owner, rules: rules, now: now())
-                for item in batch { item.continuation.resume(returning: !discarded.contains(item.finish.jobID)) }
+                let time = now()
+                let result = try await store.finish(
+                    batch.map(\.finish), owner: owner, rules: rules, now: time, takeOver: takeOver, leaseUntil: time + leaseSeconds)
+                budget?.release(takeOver - result.next.count)
+                if !result.next.isEmpty { deliver(result.next) }
+                for item in batch { item.continuation.resume(returning: !result.discarded.contains(item.finish.jobID)) }
             } catch {
+                budget?.release(takeOver)
                 for item in batch { item.continuation.resume(throwing: error) }
             }
         }

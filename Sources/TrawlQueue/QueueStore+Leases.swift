@@ -78,15 +78,42 @@ extension QueueStore {
     /// - Returns: the jobs whose results were discarded.
     @discardableResult
     public func finish(_ finishes: [QueueFinish], owner: String, rules: ClaimRules, now: Double) async throws -> Set<Int64> {
-        guard !finishes.isEmpty else { return [] }
-        var statement = FinishStatement(owner: owner, now: now, perHost: Int32(rules.perHost))
+        try await finish(finishes, owner: owner, rules: rules, now: now, takeOver: 0, leaseUntil: now).discarded
+    }
+
+    /// What ``finish(_:owner:rules:now:takeOver:leaseUntil:)`` did.
+    public struct FinishResult: Sendable {
+        /// The jobs whose results were discarded (their lease had expired).
+        public var discarded: Set<Int64>
+        /// Jobs leased to the worker in the slots the finished ones freed.
+        public var next: [Job]
+    }
+
+    /// Records how leased attempts ended, as ``finish(_:owner:rules:now:)`` does, and in the
+    /// same transaction leases up to `takeOver` due jobs of the same hosts to `owner` until
+    /// `leaseUntil`, one per freed slot (none with a per-host delay, nor on a host held for a
+    /// `Retry-After`). The slots not taken over go back to their hosts.
+    public func finish(
+        _ finishes: [QueueFinish], owner: String, rules: ClaimRules, now: Double, takeOver: Int, leaseUntil: Double
+    ) async throws -> FinishResult {
+        guard !finishes.isEmpty else { return FinishResult(discarded: [], next: []) }
+        var statement = FinishStatement(owner: owner, now: now, rules: rules, takeOver: takeOver, leaseUntil: leaseUntil)
         for finish in finishes.sorted(by: { $0.jobID < $1.jobID }) { statement.append(finish) }
         let prepared = statement
         return try await run("record finished jobs") {
             // Prepared once per connection; its commit waits for the disk (see FinishStatement).
             var kept: Set<Int64> = []
-            for try await keptIDs in try await client.execute(prepared, logger: logger) { kept.formUnion(keptIDs) }
-            return Set(prepared.ids).subtracting(kept)
+            var next: [Job] = []
+            for try await row in try await client.execute(prepared, logger: logger) {
+                kept.formUnion(row.0)
+                guard let id = row.2, let key = row.3, let input = row.4, let was = row.7, let attempts = row.8, let due = row.10,
+                    let duplicates = row.11
+                else { continue }
+                next.append(Job(
+                    id: id, key: key, input: input, url: row.5, host: row.6, state: JobState(rawValue: was) ?? .pending,
+                    attempts: Int(attempts), lastError: row.9, nextAttemptAt: due, duplicates: Int(duplicates)))
+            }
+            return FinishResult(discarded: Set(prepared.ids).subtracting(kept), next: next)
         }
     }
 

@@ -5,11 +5,13 @@ import TrawlBatch
 import TrawlCore
 import TrawlStore
 
-/// Works a shared queue's jobs: claims due jobs in groups under the fleet's politeness (and
-/// holds a few claimed ahead, ``Configuration/claimAhead``), runs each through the full pipeline (``JobAttempt``, the same as `trawl batch`), renews
-/// its leases while they run, and commits each outcome with its job's state change. Idle, it
-/// waits for a notification (new work, a full host with room, leases returned) or the next
-/// time something falls due; it never polls in a loop.
+/// Works a shared queue's jobs: claims due jobs in groups under the fleet's politeness, runs
+/// each through the full pipeline (``JobAttempt``, the same as `trawl batch`), renews its
+/// leases while they run, and commits the outcomes in groups, each with its job's state change.
+/// A group's commit also takes over the slots it frees: the next jobs of the same hosts come
+/// back leased in the same transaction, so a busy worker claims separately only for room it
+/// has not filled. Idle, it waits for a notification (new work, a full host with room, leases
+/// returned) or the next time something falls due; it never polls in a loop.
 ///
 /// ```swift
 /// try await QueueStore.withStore(location, logger: logger) { store in
@@ -35,12 +37,13 @@ public struct QueueWorker: Sendable {
         public var finishGroup: Int?
         /// The longest a finished attempt waits for others to share its commit.
         public var finishDelay: Duration = .milliseconds(2)
-        /// Jobs claimed beyond the free slots and held by the worker (default: half its
-        /// slots), so a slot that frees starts its next job at once and claims go in larger
-        /// groups. Held jobs count against their host's cap for the whole fleet, as running
-        /// ones do, and their leases are renewed with them. None with a per-host delay: a
-        /// held job would start later than its claim, closer to the host's next request.
-        public var claimAhead: Int?
+        /// Jobs claimed beyond the free slots and held by the worker (default none), so a slot
+        /// that frees starts its next job without waiting for its group's commit. Held jobs
+        /// count against their host's cap for the whole fleet, as running ones do (on a host
+        /// whose cap the fleet's slots fill, a worker holding jobs keeps others' slots empty),
+        /// and their leases are renewed with them. None with a per-host delay: a held job
+        /// would start later than its claim, closer to the host's next request.
+        public var claimAhead = 0
 
         public init(batch: BatchConfiguration) {
             self.batch = batch
@@ -93,7 +96,11 @@ public struct QueueWorker: Sendable {
     }
 
     private enum Signal: Sendable {
+        /// An attempt ended; its slot is free, its outcome on its way to the queue.
+        case ended
         case finished(Job, JobAttempt.Report, kept: Bool)
+        /// Jobs leased in the slots a finish freed.
+        case tookOver([Job])
         case abandoned
         case wake
         case failed(any Error)
@@ -109,22 +116,22 @@ public struct QueueWorker: Sendable {
         let id = self.id
         let leaseSeconds = configuration.lease.seconds
         let concurrency = max(1, configuration.batch.concurrency)
-        let ahead = rules.delay > 0 ? 0 : max(0, configuration.claimAhead ?? concurrency / 2)
-        // Jobs running or held: the most this worker leases at once.
-        let capacity = concurrency + ahead
+        let ahead = rules.delay > 0 ? 0 : max(0, configuration.claimAhead)
+        // Jobs running, held or finishing: the most this worker leases at once.
+        let budget = LeaseBudget(capacity: concurrency + ahead)
         // Claims go in groups (a claim is a transaction): of the jobs held ahead, or of a
         // quarter of the slots without them.
         let claimGroup = ahead > 0 ? ahead : max(1, concurrency / 4)
         let expiryLimit = configuration.expiryLimit
+        let notifications = store.signal.subscribe()
+        let (signals, sink) = AsyncStream.makeStream(of: Signal.self)
         let committer = QueueCommitter(
             store: store, owner: id, rules: rules, group: configuration.finishGroup ?? max(1, concurrency / 2), delay: configuration.finishDelay,
-            now: { clock.now })
-        let notifications = store.signal.subscribe()
+            now: { clock.now }, budget: budget, leaseSeconds: leaseSeconds, deliver: { sink.yield(.tookOver($0)) })
         try await store.register(worker: id, machine: ProcessInfo.processInfo.hostName, pid: Int(getpid()), concurrency: concurrency, now: clock.now)
         try await store.reap(now: clock.now, expiryLimit: expiryLimit)
 
         var report = Report()
-        let (signals, sink) = AsyncStream.makeStream(of: Signal.self)
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // Notifications from other processes (and this one's pushes) wake the loop.
@@ -147,20 +154,35 @@ public struct QueueWorker: Sendable {
                         sink.yield(.wake)
                     }
                 }
+                // Attempts running; attempts ended whose outcome is not committed yet.
                 var inFlight = 0
+                var committing = 0
                 // Claimed jobs not started yet (leased to this worker), taken from `nextHeld` on.
                 var held: [Job] = []
                 var nextHeld = 0
                 var timerAt: Double?
+                // Whether a claim may find something. A claim that found nothing found every
+                // host full or idle; claiming again before anything changed would only cost a
+                // transaction (one worker kept out of a full host claimed after each of its own
+                // finishes), so the next claim waits for a sign of change: a notification (work
+                // pushed, slots given back, leases returned), a due time, or the lease timer.
+                var claimable = true
                 var iterator = signals.makeAsyncIterator()
                 while !Task.isCancelled {
-                    let room = capacity - inFlight - (held.count - nextHeld)
-                    var foundNothing = false
                     var claimed = 0
-                    if room > 0, room >= claimGroup || (inFlight == 0 && nextHeld == held.count) {
+                    let idle = inFlight == 0 && committing == 0 && nextHeld == held.count
+                    if claimable, budget.free >= claimGroup || (idle && budget.free > 0) {
+                        let room = budget.reserve(upTo: budget.capacity)
                         let now = clock.now
-                        let jobs = try await store.claim(limit: room, owner: id, rules: rules, now: now, leaseUntil: now + leaseSeconds)
-                        foundNothing = jobs.isEmpty
+                        let jobs: [Job]
+                        do {
+                            jobs = try await store.claim(limit: room, owner: id, rules: rules, now: now, leaseUntil: now + leaseSeconds)
+                        } catch {
+                            budget.release(room)
+                            throw error
+                        }
+                        budget.release(room - jobs.count)
+                        claimable = !jobs.isEmpty
                         claimed = jobs.count
                         held.removeFirst(nextHeld)
                         nextHeld = 0
@@ -177,6 +199,9 @@ public struct QueueWorker: Sendable {
                                 sink.yield(.abandoned)
                                 return
                             }
+                            // The slot is free now: the next held job starts while this
+                            // outcome waits to share a commit with others.
+                            sink.yield(.ended)
                             let hold = result.holdHost.map { clock.now + $0 }
                             do {
                                 let kept = try await committer.commit(
@@ -188,8 +213,8 @@ public struct QueueWorker: Sendable {
                         }
                     }
                     // A full claim may leave more to take at once.
-                    if claimed > 0, capacity - inFlight - (held.count - nextHeld) >= claimGroup { continue }
-                    if inFlight == 0, foundNothing {
+                    if claimed > 0, budget.free >= claimGroup { continue }
+                    if inFlight == 0, committing == 0, nextHeld == held.count, !claimable {
                         if configuration.exitWhenEmpty, !(try await store.hasUnfinishedWork()) { break }
                         observe(.idle)
                         if let wake = try await store.nextWake(rules: rules) {
@@ -207,8 +232,11 @@ public struct QueueWorker: Sendable {
                     }
                     guard let signal = await iterator.next() else { break }
                     switch signal {
-                    case .finished(let job, let result, let kept):
+                    case .ended:
                         inFlight -= 1
+                        committing += 1
+                    case .finished(let job, let result, let kept):
+                        committing -= 1
                         if !kept {
                             report.discarded += 1
                             logger.info("late result discarded: its lease had expired", metadata: ["job.id": "\(job.id)"])
@@ -218,9 +246,15 @@ public struct QueueWorker: Sendable {
                             report.retried += 1
                         }
                         observe(.finished(job, result.outcome, kept: kept))
+                    case .tookOver(let jobs):
+                        held.removeFirst(nextHeld)
+                        nextHeld = 0
+                        held.append(contentsOf: jobs)
                     case .abandoned:
                         inFlight -= 1
+                        budget.release(1)
                     case .wake:
+                        claimable = true
                         if let at = timerAt, at <= clock.now { timerAt = nil }
                     case .failed(let error):
                         throw error

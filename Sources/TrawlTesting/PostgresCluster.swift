@@ -56,7 +56,9 @@ public final class PostgresCluster: Sendable {
     ///     benchmark should; tests turn them off (a test never pulls the power).
     ///   - tls: serve TLS only (`ssl=on`, a certificate for `localhost` and 127.0.0.1 made by
     ///     `openssl` now; connections without TLS are rejected by `pg_hba.conf`).
-    public init(durable: Bool = false, tls: Bool = false) throws {
+    ///   - settings: more server settings (`-c name=value`), e.g. a benchmark's
+    ///     `shared_preload_libraries=pg_stat_statements`.
+    public init(durable: Bool = false, tls: Bool = false, settings: [String: String] = [:]) throws {
         guard let binaries = Self.findBinaries() else {
             throw ClusterError("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/pg_ctl): run `make deps`")
         }
@@ -111,6 +113,7 @@ public final class PostgresCluster: Sendable {
             let candidate = try Self.freePort()
             var options = "-p \(candidate) -k \(folder.path) -c listen_addresses=127.0.0.1 -c max_connections=300"
             if !durable { options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
+            for (name, value) in settings.sorted(by: { $0.key < $1.key }) { options += " -c \(name)=\(value)" }
             if tls { options += " -c ssl=on -c ssl_cert_file=\(folder.path)/server.crt -c ssl_key_file=\(folder.path)/server.key" }
             do {
                 try Self.run(
