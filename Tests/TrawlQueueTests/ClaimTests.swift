@@ -66,4 +66,78 @@ struct ClaimTests {
         #expect(afterFold == "4 0", "the claim folded the returned rows: 4 + 4 claimed - 4 returned")
         #expect(third == 0, "the cap holds after the fold")
     }
+
+    @Test("A finish takes over the slots it frees: the next jobs of the same host come leased in its transaction, the host's count unchanged, the cap kept")
+    func finishTakesOverFreedSlots() async throws {
+        let fixture = try QueueFixture(hosts: ["a.test", "b.test"]) { request in QueueFixture.page(request.path) }
+        defer { fixture.server.shutdown() }
+        try fixture.writeList((1...10).map { "http://a.test/p/\($0)" } + (1...4).map { "http://b.test/p/\($0)" })
+        let configuration = fixture.configuration(concurrency: 8, perHost: 3)
+        let rules = ClaimRules(perHost: 3, delay: 0)
+        let database = String(fixture.url.split(separator: "/").last!)
+        @Sendable func counts(_ host: String) throws -> String {
+            try fixture.cluster.psql(
+                "SELECT in_flight || ' ' || COALESCE((SELECT SUM(n) FROM trawl_host_returned WHERE host = '\(host)'), 0) FROM trawl_host WHERE name = '\(host)'",
+                database: database
+            ).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        @Sendable func done(_ job: Job) -> QueueFinish {
+            QueueFinish(jobID: job.id, attempt: job.attempts, outcome: .done(JobResult(line: "{\"input\":\"\(job.input)\"}", httpStatus: 200)), holdUntil: nil)
+        }
+        let (first, next, countsAfter, capped, late, afterLate) = try await fixture.withStore { store in
+            try await fixture.push(store, configuration: configuration)
+            let now = Date().timeIntervalSince1970
+            let first = try await store.claim(limit: 8, owner: "v", rules: rules, now: now, leaseUntil: now + 60)
+            let fromA = first.filter { $0.host == "a.test" }
+            // Two of a.test's three finish and ask for up to five: only their two slots are
+            // taken over, from a.test only (b.test's slots are not theirs to fill).
+            let result = try await store.finish(Array(fromA.prefix(2)).map(done), owner: "v", rules: rules, now: now + 1, takeOver: 5, leaseUntil: now + 60)
+            let countsAfter = (try counts("a.test"), try counts("b.test"))
+            // Another worker still finds a.test full.
+            let capped = try await store.claim(limit: 8, owner: "w", rules: rules, now: now + 2, leaseUntil: now + 60)
+            // A late result (its lease expired and was reaped) frees nothing to take over.
+            try await store.reap(now: now + 120)
+            let late = try await store.finish(result.next.map(done), owner: "v", rules: rules, now: now + 121, takeOver: 5, leaseUntil: now + 180)
+            return (first, result, countsAfter, capped, late, try counts("a.test"))
+        }
+        #expect(first.filter { $0.host == "a.test" }.count == 3 && first.filter { $0.host == "b.test" }.count == 3, "the cap of 3 per host")
+        #expect(next.discarded.isEmpty)
+        #expect(next.next.count == 2, "one job per freed slot, not five: \(next.next.map(\.input))")
+        #expect(next.next.allSatisfy { $0.host == "a.test" && $0.state == .pending && $0.attempts == 1 })
+        #expect(Set(next.next.map(\.id)).isDisjoint(with: first.map(\.id)))
+        #expect(countsAfter.0 == "3 0", "a.test: the slots changed hands, nothing given back: \(countsAfter.0)")
+        #expect(countsAfter.1 == "3 0", "b.test untouched: \(countsAfter.1)")
+        #expect(capped.filter { $0.host == "a.test" }.isEmpty, "the cap held for the other worker")
+        #expect(late.discarded.count == 2 && late.next.isEmpty, "late results are discarded and take nothing over")
+        #expect(afterLate == "0 0", "the reaper returned the three expired leases' slots; the discarded finish gave none twice: \(afterLate)")
+    }
+
+    @Test("No take-over with a per-host delay or on a host the group holds for a Retry-After: the slots go back to the host")
+    func noTakeOverUnderDelayOrHold() async throws {
+        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        defer { fixture.server.shutdown() }
+        try fixture.writeList((1...10).map { "http://a.test/p/\($0)" })
+        let configuration = fixture.configuration(concurrency: 8, perHost: 4)
+        let database = String(fixture.url.split(separator: "/").last!)
+        let (delayed, held, inFlight) = try await fixture.withStore { store in
+            try await fixture.push(store, configuration: configuration)
+            let now = Date().timeIntervalSince1970
+            let delayRules = ClaimRules(perHost: 4, delay: 0.5)
+            let one = try await store.claim(limit: 1, owner: "v", rules: delayRules, now: now, leaseUntil: now + 60)
+            let finishes = one.map { QueueFinish(jobID: $0.id, attempt: $0.attempts, outcome: .done(JobResult(line: "{}", httpStatus: 200)), holdUntil: nil) }
+            let delayed = try await store.finish(finishes, owner: "v", rules: delayRules, now: now + 1, takeOver: 4, leaseUntil: now + 60)
+            let rules = ClaimRules(perHost: 4, delay: 0)
+            let two = try await store.claim(limit: 2, owner: "v", rules: rules, now: now + 2, leaseUntil: now + 60)
+            let holding = two.map {
+                QueueFinish(jobID: $0.id, attempt: $0.attempts, outcome: .done(JobResult(line: "{}", httpStatus: 200)), holdUntil: now + 30)
+            }
+            let held = try await store.finish(holding, owner: "v", rules: rules, now: now + 3, takeOver: 4, leaseUntil: now + 60)
+            let returned = try fixture.cluster.psql(
+                "SELECT in_flight - COALESCE((SELECT SUM(n) FROM trawl_host_returned), 0) FROM trawl_host", database: database)
+            return (delayed.next.count, held.next.count, returned.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        #expect(delayed == 0, "with a per-host delay every start goes through the host row")
+        #expect(held == 0, "a host held for a Retry-After starts nothing")
+        #expect(inFlight == "0", "every freed slot went back to the host: \(inFlight) in flight")
+    }
 }
