@@ -12,8 +12,8 @@ import PostgresNIO
 /// because the limit was reached is left as it was (it keeps its place in the order).
 ///
 /// A host's requests in flight are its `in_flight` less the slots finishes gave back in
-/// `trawl_host_returned` (one row per host and worker, so a finish, which waits for the disk,
-/// never holds the host row). The claim reads those rows as of its snapshot — a finish
+/// `trawl_host_returned` (one row per host and worker, so a finish never holds the host row
+/// and finishes on one host never wait for each other). The claim reads those rows as of its snapshot — a finish
 /// committed since is not counted yet, which only makes the host look fuller — and folds the
 /// rows of the hosts it took from into `in_flight` (under their host rows' locks), subtracting
 /// exactly what it deleted.
@@ -21,7 +21,8 @@ import PostgresNIO
 /// The transaction's commit does not wait for its WAL flush (`synchronous_commit` off for this
 /// transaction only, set inside the statement: no extra round trip). A claim lost in a server
 /// crash returns its jobs to the queue, and a finish for one of them then matches no lease and
-/// is discarded; a finish does wait, and its flush carries every claim before it.
+/// is discarded; finishes do not wait either (see ``FinishStatement``), and the output mark's
+/// commit, which does, flushes every claim and finish before it.
 struct ClaimStatement: PostgresPreparedStatement {
     static let sql = """
         WITH h AS (

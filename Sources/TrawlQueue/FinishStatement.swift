@@ -12,21 +12,29 @@ import TrawlStore
 /// second transaction per group (a separate claim, and the notification that woke every
 /// worker to make it). Not with a per-host delay (each start must move the host's next
 /// allowed time) nor on a host this group holds for a `Retry-After`. Slots not taken over go
-/// back in the worker's own `trawl_host_returned` rows, not in the host rows, so a finish holds
-/// no host row while its commit waits for the disk. Host rows a `Retry-After` hold or a retry changes are
+/// back in the worker's own `trawl_host_returned` rows, not in the host rows, so finishes on
+/// one host never wait for each other. Host rows a `Retry-After` hold or a retry changes are
 /// locked first, in name order, as every writer takes them (no deadlocks): `locked` is read
 /// whole by a scalar subquery of the job update's condition, which PostgreSQL evaluates once
 /// before the update writes anything. Only jobs still running under `owner`'s lease with the
 /// same attempt are changed; a late result (its lease expired, the job handed out again)
-/// matches no row and is discarded. The commit waits for the disk (`synchronous_commit` as
-/// the server says): a result acknowledged to a worker survives a crash, and its flush
-/// carries every asynchronous claim before it.
+/// matches no row and is discarded.
+///
+/// The commit does not wait for the disk (`synchronous_commit` off for this transaction, as
+/// for claims): a flush per group was most of a finish's cost. What a server crash can lose
+/// is the last moment's finishes, and losing them costs work, never an output line: their
+/// jobs come back as this worker's running jobs (or pending, if their claim went too), which
+/// it no longer renews (``WorkerLeases``), so their leases expire and they are worked again.
+/// The output never holds a lost result: the output mark is written with a waiting commit,
+/// whose flush carries every result committed before it, and the file is cut back to the
+/// mark after a crash.
 struct FinishStatement: PostgresPreparedStatement {
     static let sql = """
         WITH f AS (
-            SELECT * FROM unnest($1::int8[], $2::int4[], $3::text[], $4::text[], $5::text[],
-                                 $6::float8[], $7::int4[], $8::int4[], $9::int4[], $10::float8[])
-                AS f(id, attempt, state, line, error, due, http, media, latency, hold)
+            SELECT f.* FROM unnest($1::int8[], $2::int4[], $3::text[], $4::text[], $5::text[],
+                                   $6::float8[], $7::int4[], $8::int4[], $9::int4[], $10::float8[])
+                AS f(id, attempt, state, line, error, due, http, media, latency, hold),
+                (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
         ), locked AS (
             -- Only the hosts a Retry-After hold or a retry changes.
             SELECT t.name FROM trawl_host t

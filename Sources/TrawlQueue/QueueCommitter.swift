@@ -10,8 +10,8 @@ import TrawlStore
 /// Waiting changes nothing about exactly-once: the statement checks each lease when it runs,
 /// so an outcome whose lease expired while it waited here is discarded like any late result.
 ///
-/// With a ``LeaseBudget``, each group's statement also takes over the slots it frees: as many
-/// due jobs of the same hosts as the budget has room for are leased in the same transaction
+/// With ``WorkerLeases``, each group's statement also takes over the slots it frees: as many
+/// due jobs of the same hosts as the worker has room for are leased in the same transaction
 /// and handed to `deliver` (the worker holds them until a slot is free).
 actor QueueCommitter {
     private let store: QueueStore
@@ -29,13 +29,13 @@ actor QueueCommitter {
     private var timer: Task<Void, Never>?
     /// ``flush()`` was asked for: the next group goes without waiting.
     private var flushNow = false
-    private let budget: LeaseBudget?
+    private let leases: WorkerLeases?
     private let leaseSeconds: Double
     private let deliver: @Sendable ([Job]) -> Void
 
     init(
         store: QueueStore, owner: String, rules: ClaimRules, group: Int, delay: Duration, now: @escaping @Sendable () -> Double,
-        budget: LeaseBudget? = nil, leaseSeconds: Double = 30, deliver: @escaping @Sendable ([Job]) -> Void = { _ in }
+        leases: WorkerLeases? = nil, leaseSeconds: Double = 30, deliver: @escaping @Sendable ([Job]) -> Void = { _ in }
     ) {
         self.store = store
         self.owner = owner
@@ -43,7 +43,7 @@ actor QueueCommitter {
         self.group = max(1, group)
         self.delay = delay
         self.now = now
-        self.budget = budget
+        self.leases = leases
         self.leaseSeconds = leaseSeconds
         self.deliver = deliver
     }
@@ -82,17 +82,17 @@ actor QueueCommitter {
             let batch = waiting
             waiting.removeAll()
             flushNow = false
-            // The finished jobs leave the budget; as many slots are reserved for their successors.
-            let takeOver = budget?.exchange(finished: batch.count) ?? 0
+            // The finished jobs leave the worker's leases; as many slots are reserved for their successors.
+            let takeOver = leases?.exchange(finished: batch.map(\.finish.jobID)) ?? 0
             do {
                 let time = now()
                 let result = try await store.finish(
                     batch.map(\.finish), owner: owner, rules: rules, now: time, takeOver: takeOver, leaseUntil: time + leaseSeconds)
-                budget?.release(takeOver - result.next.count)
+                leases?.fill(takeOver, with: result.next.map(\.id))
                 if !result.next.isEmpty { deliver(result.next) }
                 for item in batch { item.continuation.resume(returning: !result.discarded.contains(item.finish.jobID)) }
             } catch {
-                budget?.release(takeOver)
+                leases?.fill(takeOver, with: [])
                 for item in batch { item.continuation.resume(throwing: error) }
             }
         }

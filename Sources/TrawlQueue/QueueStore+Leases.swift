@@ -101,7 +101,7 @@ extension QueueStore {
         for finish in finishes.sorted(by: { $0.jobID < $1.jobID }) { statement.append(finish) }
         let prepared = statement
         return try await run("record finished jobs") {
-            // Prepared once per connection; its commit waits for the disk (see FinishStatement).
+            // Prepared once per connection; its commit does not wait for the disk (see FinishStatement).
             var kept: Set<Int64> = []
             var next: [Job] = []
             for try await row in try await client.execute(prepared, logger: logger) {
@@ -117,10 +117,15 @@ extension QueueStore {
         }
     }
 
-    /// Extends the leases `owner` holds to `until`; says the worker is alive.
-    public func renew(owner: String, until: Double, now: Double) async throws {
+    /// Extends the leases `owner` holds on `jobs` to `until`; says the worker is alive. Only
+    /// the jobs listed: one the queue shows as `owner`'s that the worker no longer runs (its
+    /// finish, committed without waiting for the disk, was lost in a server crash) is left to
+    /// expire, and is then worked again.
+    public func renew(owner: String, jobs: [Int64], until: Double, now: Double) async throws {
         try await run("renew leases") {
-            try await client.query("UPDATE trawl_job SET lease_until = \(until) WHERE state = 'running' AND lease_owner = \(owner)", logger: logger)
+            try await client.query("""
+                UPDATE trawl_job SET lease_until = \(until) WHERE state = 'running' AND lease_owner = \(owner) AND id = ANY(\(jobs)::int8[])
+                """, logger: logger)
             try await client.query("UPDATE trawl_worker SET seen_at = \(now) WHERE id = \(owner)", logger: logger)
         }
     }

@@ -118,7 +118,7 @@ public struct QueueWorker: Sendable {
         let concurrency = max(1, configuration.batch.concurrency)
         let ahead = rules.delay > 0 ? 0 : max(0, configuration.claimAhead)
         // Jobs running, held or finishing: the most this worker leases at once.
-        let budget = LeaseBudget(capacity: concurrency + ahead)
+        let leases = WorkerLeases(capacity: concurrency + ahead)
         // Claims go in groups (a claim is a transaction): of the jobs held ahead, or of a
         // quarter of the slots without them.
         let claimGroup = ahead > 0 ? ahead : max(1, concurrency / 4)
@@ -127,7 +127,7 @@ public struct QueueWorker: Sendable {
         let (signals, sink) = AsyncStream.makeStream(of: Signal.self)
         let committer = QueueCommitter(
             store: store, owner: id, rules: rules, group: configuration.finishGroup ?? max(1, concurrency / 2), delay: configuration.finishDelay,
-            now: { clock.now }, budget: budget, leaseSeconds: leaseSeconds, deliver: { sink.yield(.tookOver($0)) })
+            now: { clock.now }, leases: leases, leaseSeconds: leaseSeconds, deliver: { sink.yield(.tookOver($0)) })
         try await store.register(worker: id, machine: ProcessInfo.processInfo.hostName, pid: Int(getpid()), concurrency: concurrency, now: clock.now)
         try await store.reap(now: clock.now, expiryLimit: expiryLimit)
 
@@ -145,7 +145,7 @@ public struct QueueWorker: Sendable {
                         try? await Task.sleep(for: .seconds(leaseSeconds / 3))
                         if Task.isCancelled { return }
                         do {
-                            try await store.renew(owner: id, until: clock.now + leaseSeconds, now: clock.now)
+                            try await store.renew(owner: id, jobs: leases.jobs, until: clock.now + leaseSeconds, now: clock.now)
                             try await store.reap(now: clock.now, expiryLimit: expiryLimit)
                         } catch {
                             sink.yield(.failed(error))
@@ -171,17 +171,17 @@ public struct QueueWorker: Sendable {
                 while !Task.isCancelled {
                     var claimed = 0
                     let idle = inFlight == 0 && committing == 0 && nextHeld == held.count
-                    if claimable, budget.free >= claimGroup || (idle && budget.free > 0) {
-                        let room = budget.reserve(upTo: budget.capacity)
+                    if claimable, leases.free >= claimGroup || (idle && leases.free > 0) {
+                        let room = leases.reserve(upTo: leases.capacity)
                         let now = clock.now
                         let jobs: [Job]
                         do {
                             jobs = try await store.claim(limit: room, owner: id, rules: rules, now: now, leaseUntil: now + leaseSeconds)
                         } catch {
-                            budget.release(room)
+                            leases.fill(room, with: [])
                             throw error
                         }
-                        budget.release(room - jobs.count)
+                        leases.fill(room, with: jobs.map(\.id))
                         claimable = !jobs.isEmpty
                         claimed = jobs.count
                         held.removeFirst(nextHeld)
@@ -196,6 +196,7 @@ public struct QueueWorker: Sendable {
                             let result = await attempt.run(job)
                             // A cancelled attempt's outcome says nothing about the page.
                             if Task.isCancelled {
+                                leases.remove(job.id)
                                 sink.yield(.abandoned)
                                 return
                             }
@@ -213,7 +214,7 @@ public struct QueueWorker: Sendable {
                         }
                     }
                     // A full claim may leave more to take at once.
-                    if claimed > 0, budget.free >= claimGroup { continue }
+                    if claimed > 0, leases.free >= claimGroup { continue }
                     if inFlight == 0, committing == 0, nextHeld == held.count, !claimable {
                         if configuration.exitWhenEmpty, !(try await store.hasUnfinishedWork()) { break }
                         observe(.idle)
@@ -252,7 +253,6 @@ public struct QueueWorker: Sendable {
                         held.append(contentsOf: jobs)
                     case .abandoned:
                         inFlight -= 1
-                        budget.release(1)
                     case .wake:
                         claimable = true
                         if let at = timerAt, at <= clock.now { timerAt = nil }

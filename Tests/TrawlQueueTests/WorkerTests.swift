@@ -134,4 +134,53 @@ struct WorkerTests {
         #expect(results.first?.media?.map(\.url) == [QueueFixture.gif(for: "/slow")], "the result is the second worker's")
         #expect(results.first?.attempts == 2)
     }
+
+    @Test("A worker renews only the leases it holds: a job the queue shows as its own but that it does not run (a finish lost in a server crash) expires and is worked again")
+    func renewsOnlyHeldLeases() async throws {
+        let release = Shared(false)
+        let slowArrived = Shared(false)
+        let fixture = try QueueFixture(hosts: ["a.test"]) { request in
+            if request.path == "/slow" {
+                slowArrived.withLock { $0 = true }
+                while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
+            }
+            return QueueFixture.page(request.path)
+        }
+        defer { fixture.server.shutdown() }
+        try fixture.writeList(["http://a.test/slow", "http://a.test/ghost"])
+        let database = String(fixture.url.split(separator: "/").last!)
+        var configuration = fixture.configuration(concurrency: 2, perHost: 2)
+        configuration.exitWhenEmpty = false
+        configuration.lease = .milliseconds(600)
+        let worker = configuration
+        @Sendable func job(_ path: String) throws -> String {
+            try fixture.cluster.psql(
+                "SELECT state || ' ' || attempts FROM trawl_job WHERE key = 'http://a.test/\(path)'", database: database
+            ).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let (ghost, slow) = try await fixture.withStore { store in
+            try await fixture.push(store, configuration: worker)
+            // What a server crash leaves when it loses a finish that did not wait for the disk:
+            // the job is running under the worker's name, its slot counted, but the worker
+            // has moved on.
+            try fixture.cluster.psql("""
+                UPDATE trawl_job SET state = 'running', attempts = 1, lease_owner = 'w',
+                    lease_until = extract(epoch FROM now()) + 0.6 WHERE key = 'http://a.test/ghost';
+                UPDATE trawl_host SET in_flight = 1 WHERE name = 'a.test';
+                """, database: database)
+            let run = Task { try await QueueWorker(store: store, configuration: worker, id: "w").run() }
+            try await waitUntil { slowArrived.withLock { $0 } }
+            // The ghost's lease runs out (the worker does not renew it), the worker's own
+            // reaper returns it and the worker takes it again, while /slow still hangs.
+            try await waitUntil(within: .seconds(30)) { (try? job("ghost")) == "done 2" }
+            // /slow's lease, renewed every 0.2 s, never ran out: still its first attempt.
+            let slow = try job("slow")
+            release.withLock { $0 = true }
+            run.cancel()
+            _ = try await run.value
+            return (try job("ghost"), slow)
+        }
+        #expect(ghost == "done 2", "the unheld lease expired and the job was worked again: \(ghost)")
+        #expect(slow == "running 1", "the held lease was renewed: \(slow)")
+    }
 }
