@@ -125,6 +125,13 @@ enum QueueSchema {
             )
             """,
         ]),
+        Migration(name: "v6-no-result-key-check", statements: [
+            // The reference from a result to its job was checked by a trigger that read and
+            // locked the job row again (a WAL record) for every result, inside the very
+            // statement that had just updated that row: a seventh of a finish's time. Results
+            // are only written by the finish and the reaper, for jobs they have just changed.
+            "ALTER TABLE trawl_result DROP CONSTRAINT IF EXISTS trawl_result_job_id_fkey",
+        ]),
     ]
 
     /// The advisory lock migrations run under (any fixed number; this one spells "trawlq").

@@ -11,7 +11,7 @@ struct MigrationTests {
         let fixture = try QueueFixture(hosts: []) { _ in .status(404) }
         defer { fixture.server.shutdown() }
         let applied = try await fixture.withStore { store in try await store.appliedMigrations() }
-        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes"])
+        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes", "v6-no-result-key-check"])
         // Connecting again applies nothing.
         let again = try await fixture.withStore { store in try await store.migrate() }
         #expect(again.isEmpty)
@@ -46,7 +46,7 @@ struct MigrationTests {
             try await fixture.writeOutput(store)
             return (applied, report)
         }
-        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes"])
+        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes", "v6-no-result-key-check"])
         #expect(report.finished == 2)
         let results = try fixture.results()
         #expect(Set(results.map(\.input)) == ["http://a.test/old", "http://a.test/half"])
@@ -54,7 +54,7 @@ struct MigrationTests {
         #expect(results.first { $0.input.hasSuffix("/half") }?.attempts == 2, "the expired attempt stays counted")
     }
 
-    @Test("A queue made by v4 is upgraded to v5: its output continues after the results already written, and its leases are renewed")
+    @Test("A queue made by v4 is upgraded to v5 and v6: its output continues after the results already written, and its leases are renewed")
     func fromV4() async throws {
         let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
@@ -82,7 +82,7 @@ struct MigrationTests {
             try await fixture.writeOutput(store)
             return (applied, report)
         }
-        #expect(applied.last == "v5-fewer-writes")
+        #expect(applied.suffix(2) == ["v5-fewer-writes", "v6-no-result-key-check"])
         #expect(report.finished == 2)
         let results = try fixture.results()
         #expect(results.map(\.input).sorted() == ["http://a.test/half", "http://a.test/old", "http://a.test/written"])
@@ -93,5 +93,8 @@ struct MigrationTests {
         #expect(!indexes.contains("trawl_result_out_seq_key"))
         #expect(indexes.contains("trawl_result_numbered"))
         #expect(try fixture.cluster.psql("SELECT reloptions::text FROM pg_class WHERE relname = 'trawl_host'", database: database).contains("fillfactor=50"))
+        #expect(try fixture.cluster.psql(
+            "SELECT COUNT(*) FROM pg_constraint WHERE conrelid = 'trawl_result'::regclass AND contype = 'f'", database: database
+        ).hasPrefix("0"), "v6: no foreign key checked per result")
     }
 }
