@@ -118,9 +118,10 @@ enum QueueBenchmark {
                 } else {
                     let workRate = Double(finished) / seconds(work)
                     let jobs = Double(max(1, finished))
-                    print((baseline ? "  claiming half ahead:" : "") + String(format: "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s; CPU per 1000 jobs: workers %.2f s, PostgreSQL %.2f s; per job: %.1f WAL records, %.0f WAL bytes, %.3f commits",
+                    print((baseline ? "  claiming half ahead:" : "") + String(format: "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s; CPU per 1000 jobs: workers %.2f s, PostgreSQL %.2f s; per job: %.1f WAL records, %.0f WAL bytes, %.3f commits; this process's peak RSS so far %.0f MB",
                                  workers, options.urls, seconds(push), pushRate, finished, seconds(work), workRate,
-                                 cpu.0 * 1000 / jobs, cpu.1 * 1000 / jobs, Double(cpu.2) / jobs, Double(cpu.3) / jobs, Double(cpu.4) / jobs))
+                                 cpu.0 * 1000 / jobs, cpu.1 * 1000 / jobs, Double(cpu.2) / jobs, Double(cpu.3) / jobs, Double(cpu.4) / jobs,
+                                 peakResidentMegabytes()))
                 }
                 _ = try? cluster.psql("DROP DATABASE \"\(location.database)\"")
             }
@@ -263,6 +264,13 @@ enum QueueBenchmark {
         let fields = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map { Int64($0) ?? 0 }
         guard fields.count == 3 else { return (0, 0, 0) }
         return (fields[0], fields[1], fields[2])
+    }
+
+    /// This process's peak resident set so far, in MB (Linux reports `ru_maxrss` in KiB).
+    static func peakResidentMegabytes() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_maxrss) / 1024
     }
 
     /// User + system CPU seconds of this process so far.
