@@ -34,21 +34,8 @@ struct ClaimStatement: PostgresPreparedStatement {
             ORDER BY claimed_at, name
             LIMIT $4::int4
             FOR UPDATE OF trawl_host SKIP LOCKED
-        ), picked AS (
-            SELECT j.id, j.state AS was FROM h CROSS JOIN LATERAL (
-                SELECT id, state FROM trawl_job
-                WHERE host = h.name AND state IN ('pending', 'retry-later') AND due_at <= $3::float8
-                ORDER BY due_at, id
-                LIMIT h.room
-                FOR UPDATE SKIP LOCKED
-            ) j
-            LIMIT $5::int4
-        ), claimed AS (
-            UPDATE trawl_job j SET state = 'running', attempts = j.attempts + 1, lease_owner = $6::text,
-                lease_until = $7::float8, updated_at = $3::float8
-            FROM picked WHERE j.id = picked.id
-            RETURNING j.id, j.key, j.input, j.url, j.host, picked.was, j.attempts, j.last_error, j.due_at, j.duplicates
-        ), counted AS (
+        ), \(LeaseSQL.pickAndLease(
+            hosts: "h", host: "h.name", room: "h.room", now: "$3::float8", limit: "$5::int4", owner: "$6::text", leaseUntil: "$7::float8")), counted AS (
             SELECT h.name, h.work_seq, COUNT(c.id) AS n, COALESCE(array_agg(c.id) FILTER (WHERE c.id IS NOT NULL), '{}') AS ids
             FROM h LEFT JOIN claimed c ON c.host = h.name
             GROUP BY h.name, h.work_seq
@@ -76,10 +63,10 @@ struct ClaimStatement: PostgresPreparedStatement {
                     SELECT 1 FROM trawl_job d
                     WHERE d.host = counted.name AND d.state IN ('pending', 'retry-later') AND d.due_at <= $3::float8))
         )
-        SELECT id, key, input, url, host, was, attempts, last_error, due_at, duplicates FROM claimed
+        SELECT \(LeaseSQL.columns) FROM claimed
         """
 
-    typealias Row = (Int64, String, String, String?, String?, String, Int32, String?, Double, Int32)
+    typealias Row = LeaseSQL.Row
 
     var perHost: Int32
     var perClaim: Int32

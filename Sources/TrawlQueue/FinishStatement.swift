@@ -62,21 +62,8 @@ struct FinishStatement: PostgresPreparedStatement {
             -- read, not locked: a taken-over slot changes no count.
             SELECT p.host, p.n FROM per_host p JOIN trawl_host t ON t.name = p.host
             WHERE $14::int4 > 0 AND $15::float8 = 0 AND p.hold = 0 AND t.next_allowed <= $12::float8
-        ), picked AS (
-            SELECT j.id, j.state AS was FROM eligible e CROSS JOIN LATERAL (
-                SELECT id, state FROM trawl_job
-                WHERE host = e.host AND state IN ('pending', 'retry-later') AND due_at <= $12::float8
-                ORDER BY due_at, id
-                LIMIT e.n
-                FOR UPDATE SKIP LOCKED
-            ) j
-            LIMIT $14::int4
-        ), claimed AS (
-            UPDATE trawl_job j SET state = 'running', attempts = j.attempts + 1, lease_owner = $11::text,
-                lease_until = $16::float8, updated_at = $12::float8
-            FROM picked WHERE j.id = picked.id
-            RETURNING j.id, j.key, j.input, j.url, j.host, picked.was, j.attempts, j.last_error, j.due_at, j.duplicates
-        ), surplus AS (
+        ), \(LeaseSQL.pickAndLease(
+            hosts: "eligible e", host: "e.host", room: "e.n", now: "$12::float8", limit: "$14::int4", owner: "$11::text", leaseUntil: "$16::float8")), surplus AS (
             -- Freed slots not taken over, per host.
             SELECT p.host, p.n - COALESCE((SELECT COUNT(*) FROM claimed c WHERE c.host = p.host), 0) AS n FROM per_host p
         ), returned AS (
@@ -111,7 +98,7 @@ struct FinishStatement: PostgresPreparedStatement {
         SELECT COALESCE((SELECT array_agg(id) FROM kept), '{}'::int8[]), (SELECT COUNT(*) FROM wake),
             NULL::int8, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::int4, NULL::text, NULL::float8, NULL::int4
         UNION ALL
-        SELECT '{}'::int8[], 0, id, key, input, url, host, was, attempts, last_error, due_at, duplicates FROM claimed
+        SELECT '{}'::int8[], 0, \(LeaseSQL.columns) FROM claimed
         """
 
     /// The first row: the jobs kept (the others' results were late) and whether workers were

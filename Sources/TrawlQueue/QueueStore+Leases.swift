@@ -60,11 +60,7 @@ extension QueueStore {
                     owner: owner, leaseUntil: leaseUntil, delay: rules.delay),
                 logger: logger)
             var jobs: [Job] = []
-            for try await (id, key, input, url, host, was, attempts, lastError, due, duplicates) in rows {
-                jobs.append(Job(
-                    id: id, key: key, input: input, url: url, host: host, state: JobState(rawValue: was) ?? .pending,
-                    attempts: Int(attempts), lastError: lastError, nextAttemptAt: due, duplicates: Int(duplicates)))
-            }
+            for try await row in rows { jobs.append(Job(leased: row)) }
             return jobs
         }
     }
@@ -106,12 +102,11 @@ extension QueueStore {
             var next: [Job] = []
             for try await row in try await client.execute(prepared, logger: logger) {
                 kept.formUnion(row.0)
+                // The first row carries the verdicts; the others, the jobs taken over.
                 guard let id = row.2, let key = row.3, let input = row.4, let was = row.7, let attempts = row.8, let due = row.10,
                     let duplicates = row.11
                 else { continue }
-                next.append(Job(
-                    id: id, key: key, input: input, url: row.5, host: row.6, state: JobState(rawValue: was) ?? .pending,
-                    attempts: Int(attempts), lastError: row.9, nextAttemptAt: due, duplicates: Int(duplicates)))
+                next.append(Job(leased: (id, key, input, row.5, row.6, was, attempts, row.9, due, duplicates)))
             }
             return FinishResult(discarded: Set(prepared.ids).subtracting(kept), next: next)
         }
