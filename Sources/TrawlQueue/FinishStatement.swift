@@ -45,7 +45,11 @@ struct FinishStatement: PostgresPreparedStatement {
             UPDATE trawl_job j SET state = f.state, last_error = NULLIF(f.error, ''),
                 due_at = CASE WHEN f.state = 'retry-later' THEN f.due ELSE j.due_at END,
                 lease_owner = NULL, lease_until = NULL, updated_at = $12::float8
-            FROM f WHERE j.id = f.id AND j.state = 'running' AND j.lease_owner = $11::text AND j.attempts = f.attempt
+            -- Still `owner`'s lease, same attempt: a job has a lease owner exactly while it runs
+            -- (only a claim sets one, every way out of `running` clears it), so `state` is not
+            -- named here. Named, it let the planner read every entry of `trawl_job_leased` (all
+            -- running jobs, and versions not yet vacuumed) instead of the jobs by primary key.
+            FROM f WHERE j.id = ANY($1::int8[]) AND j.id = f.id AND j.lease_owner = $11::text AND j.attempts = f.attempt
                 AND (SELECT COUNT(*) FROM locked) >= 0
             RETURNING j.id, j.host
         ), results AS (
@@ -56,10 +60,11 @@ struct FinishStatement: PostgresPreparedStatement {
         ), per_host AS (
             SELECT kept.host, COUNT(*) AS n, MAX(f.hold) AS hold, MIN(f.due) FILTER (WHERE f.state = 'retry-later') AS retry
             FROM kept JOIN f ON f.id = kept.id WHERE kept.host IS NOT NULL GROUP BY kept.host
-        ), eligible AS (
+        ), eligible AS MATERIALIZED (
             -- Hosts whose freed slots this worker takes over at once (`$14` jobs wanted, no
             -- per-host delay): not held by a Retry-After, allowed to start now. The host row is
-            -- read, not locked: a taken-over slot changes no count.
+            -- read, not locked: a taken-over slot changes no count. Materialized: inlined,
+            -- the planner read the host row once per job picked, after the pick.
             SELECT p.host, p.n FROM per_host p JOIN trawl_host t ON t.name = p.host
             WHERE $14::int4 > 0 AND $15::float8 = 0 AND p.hold = 0 AND t.next_allowed <= $12::float8
         ), \(LeaseSQL.pickAndLease(
@@ -91,7 +96,9 @@ struct FinishStatement: PostgresPreparedStatement {
                     SELECT 1 FROM surplus p JOIN trawl_host t ON t.name = p.host
                     WHERE p.n > 0 AND t.in_flight - COALESCE((SELECT SUM(r.n) FROM trawl_host_returned r WHERE r.host = p.host), 0) >= $13::int4)
                OR EXISTS (SELECT 1 FROM per_host WHERE retry IS NOT NULL)
-               OR (EXISTS (SELECT 1 FROM kept)
+               -- (A group that took jobs over is not the last work: checked first, it spares
+               -- the scans below, which walk the claimable index's not yet vacuumed entries.)
+               OR (EXISTS (SELECT 1 FROM kept) AND NOT EXISTS (SELECT 1 FROM claimed)
                    AND NOT EXISTS (SELECT 1 FROM trawl_job WHERE state IN ('pending', 'retry-later'))
                    AND NOT EXISTS (SELECT 1 FROM trawl_job WHERE state = 'running' AND id <> ALL($1::int8[])))
         )
