@@ -49,11 +49,16 @@ public final class OutputFile {
     deinit { close(descriptor) }
 
     /// Appends every result the store has that the file lacks; returns how many.
+    /// - Parameter whileBusy: stop after a read that came back short of a full chunk, rather
+    ///   than read until nothing is left: while workers keep finishing, each read finds a few
+    ///   new results, and each of those chunks costs a sync of the file and a durable commit of
+    ///   the mark. The next call takes what came meanwhile.
     @discardableResult
-    public func catchUp() async throws -> Int {
+    public func catchUp(whileBusy: Bool = false) async throws -> Int {
         var written = 0
+        let limit = 1024
         while true {
-            let rows = try await store.results(after: mark.seq, limit: 1024)
+            let rows = try await store.results(after: mark.seq, limit: limit)
             guard let last = rows.last else { break }
             var chunk = Data()
             for row in rows {
@@ -74,6 +79,7 @@ public final class OutputFile {
             mark = OutputMark(seq: last.seq, bytes: mark.bytes + Int64(chunk.count))
             try await store.setOutputMark(mark, for: path)
             written += rows.count
+            if whileBusy, rows.count < limit { break }
         }
         return written
     }

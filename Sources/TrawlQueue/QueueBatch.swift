@@ -153,7 +153,7 @@ public struct QueueBatch: Sendable {
                     case .failed(let error):
                         throw error
                     case .tick:
-                        try await outputFile?.catchUp()
+                        try await outputFile?.catchUp(whileBusy: true)
                         var current = snapshot.withLock { $0 }
                         current.elapsed = Date().timeIntervalSince1970 - started
                         progress?.update(current)
