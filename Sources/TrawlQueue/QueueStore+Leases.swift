@@ -220,6 +220,13 @@ extension QueueStore {
         }
     }
 
+    /// Wakes every idle worker (they look at the queue again).
+    public func wakeWorkers() async throws {
+        try await run("notify the workers") {
+            try await client.query("SELECT pg_notify(\(Self.workChannel), '')", logger: logger)
+        }
+    }
+
     /// Whether the queue has work left: jobs not final, or a URL list not read to its end.
     public func hasUnfinishedWork() async throws -> Bool {
         try await run("read whether work is left") {

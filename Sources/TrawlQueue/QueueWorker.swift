@@ -222,7 +222,16 @@ public struct QueueWorker: Sendable {
                     // A full claim may leave more to take at once.
                     if claimed > 0, leases.free >= claimGroup { continue }
                     if inFlight == 0, committing == 0, nextHeld == held.count, !claimable {
-                        if configuration.exitWhenEmpty, !(try await store.hasUnfinishedWork()) { break }
+                        if configuration.exitWhenEmpty, !(try await store.hasUnfinishedWork()) {
+                            // Workers waiting for the last finish may have missed it: a finish
+                            // notifies when its snapshot shows no other job running, and two
+                            // last finishes committing at once each saw the other's jobs still
+                            // running. This look came after this worker's own last commit, so
+                            // the last worker to look sees everything done and wakes the rest
+                            // (they waited for the lease timer: 10 s at the default lease).
+                            try await store.wakeWorkers()
+                            break
+                        }
                         observe(.idle)
                         if let wake = try await store.nextWake(rules: rules) {
                             // Due now but not claimable (another worker holds the host's row for

@@ -183,4 +183,47 @@ struct WorkerTests {
         #expect(ghost == "done 2", "the unheld lease expired and the job was worked again: \(ghost)")
         #expect(slow == "running 1", "the held lease was renewed: \(slow)")
     }
+
+    @Test("A worker that finds the queue drained wakes the others waiting for the last finish (a finish can miss the drain when another commits at once)")
+    func drainedQueueWakesWaitingWorkers() async throws {
+        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        defer { fixture.server.shutdown() }
+        try fixture.writeList(["http://a.test/ghost"])
+        let database = String(fixture.url.split(separator: "/").last!)
+        var configuration = fixture.configuration()
+        configuration.exitWhenEmpty = true
+        configuration.lease = .seconds(3600)
+        let waiting = configuration
+        let idle = Shared(0)
+        let firstLeft = Shared(false)
+        try await fixture.withStore { store in
+            try await fixture.push(store, configuration: waiting)
+            // Another worker's last job, running.
+            try fixture.cluster.psql("""
+                UPDATE trawl_job SET state = 'running', attempts = 1, lease_owner = 'other',
+                    lease_until = extract(epoch FROM now()) + 3600;
+                UPDATE trawl_host SET in_flight = 1;
+                """, database: database)
+            let first = Task {
+                defer { firstLeft.withLock { $0 = true } }
+                return try await QueueWorker(store: store, configuration: waiting, id: "first").run { event in
+                    if case .idle = event { idle.withLock { $0 += 1 } }
+                }
+            }
+            // It finds work unfinished (the other's job) and waits: its timer is an hour away.
+            try await waitUntil { idle.withLock { $0 } >= 1 }
+            // That job ends without a notification, as a finish whose snapshot still saw
+            // another's job running does.
+            try fixture.cluster.psql("""
+                UPDATE trawl_job SET state = 'done', lease_owner = NULL, lease_until = NULL;
+                UPDATE trawl_host SET in_flight = 0;
+                """, database: database)
+            // The next worker to look finds nothing left, leaves, and wakes the first, which
+            // looks again and leaves too.
+            _ = try await QueueWorker(store: store, configuration: waiting, id: "second").run()
+            try await waitUntil(within: .seconds(30)) { firstLeft.withLock { $0 } }
+            _ = try await first.value
+        }
+        #expect(firstLeft.withLock { $0 })
+    }
 }
