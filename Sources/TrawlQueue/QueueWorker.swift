@@ -171,12 +171,17 @@ public struct QueueWorker: Sendable {
                 // host full or idle; claiming again before anything changed would only cost a
                 // transaction (one worker kept out of a full host claimed after each of its own
                 // finishes), so the next claim waits for a sign of change: a notification (work
-                // pushed, slots given back, leases returned), a due time, or the lease timer.
+                // pushed, slots given back, leases returned), a due time, the lease timer — or,
+                // while this worker's own attempts keep it looping, a tenth of a second: a claim
+                // also finds nothing when another worker's claim holds the only host's row, and
+                // that ends without a notification.
                 var claimable = true
+                var emptyClaimAt = -Double.infinity
                 var iterator = signals.makeAsyncIterator()
                 while !Task.isCancelled {
                     var claimed = 0
                     let idle = inFlight == 0 && committing == 0 && nextHeld == held.count
+                    if !claimable, clock.now - emptyClaimAt >= 0.1 { claimable = true }
                     if claimable, leases.free >= claimGroup || (idle && leases.free > 0) {
                         let room = leases.reserve(upTo: leases.capacity)
                         let now = clock.now
@@ -189,6 +194,7 @@ public struct QueueWorker: Sendable {
                         }
                         leases.fill(room, with: jobs.map(\.id))
                         claimable = !jobs.isEmpty
+                        if jobs.isEmpty { emptyClaimAt = now }
                         claimed = jobs.count
                         held.removeFirst(nextHeld)
                         nextHeld = 0
