@@ -57,36 +57,3 @@ struct BatchFixture {
         .html("<html><head><title>\(path)</title><meta property=\"og:image\" content=\"https://media.test/\(path.replacingOccurrences(of: "/", with: "_")).gif\"></head><body></body></html>")
     }
 }
-
-/// Counts requests in flight per host, as the server sees them.
-final class ConcurrencyMeter: Sendable {
-    private let state = Mutex<(now: [String: Int], peak: [String: Int])>(([:], [:]))
-
-    func enter(_ host: String) {
-        state.withLock {
-            $0.now[host, default: 0] += 1
-            $0.peak[host] = max($0.peak[host] ?? 0, $0.now[host]!)
-        }
-    }
-
-    func leave(_ host: String) { state.withLock { $0.now[host, default: 0] -= 1 } }
-
-    var peaks: [String: Int] { state.withLock { $0.peak } }
-
-    /// Requests in flight now, per host.
-    var now: [String: Int] { state.withLock { $0.now } }
-}
-
-/// Waits (polling, up to `limit` of real time) until `condition` holds: tests await events, not
-/// durations.
-func waitUntil(within limit: Duration = .seconds(120), _ condition: () -> Bool) async throws {
-    let clock = ContinuousClock()
-    let end = clock.now + limit
-    while !condition() {
-        guard clock.now < end else {
-            Issue.record("the awaited condition did not come true within \(limit)")
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(2))
-    }
-}
