@@ -166,8 +166,14 @@ public struct QueueWorker: Sendable {
                 // Claimed jobs not started yet (leased to this worker), taken from `nextHeld` on.
                 var held: [Job] = []
                 var nextHeld = 0
+                func hold(_ jobs: [Job]) {
+                    held.removeFirst(nextHeld)
+                    nextHeld = 0
+                    held.append(contentsOf: jobs)
+                }
                 var timerAt: Double?
-                // Whether a claim may find something. A claim that found nothing found every
+                // When the last claim found nothing (nil: it found something, or something has
+                // changed since). A claim that found nothing found every
                 // host full or idle; claiming again before anything changed would only cost a
                 // transaction (one worker kept out of a full host claimed after each of its own
                 // finishes), so the next claim waits for a sign of change: a notification (work
@@ -175,13 +181,12 @@ public struct QueueWorker: Sendable {
                 // while this worker's own attempts keep it looping, a tenth of a second: a claim
                 // also finds nothing when another worker's claim holds the only host's row, and
                 // that ends without a notification.
-                var claimable = true
-                var emptyClaimAt = -Double.infinity
+                var emptyClaimAt: Double?
                 var iterator = signals.makeAsyncIterator()
                 while !Task.isCancelled {
                     var claimed = 0
                     let idle = inFlight == 0 && committing == 0 && nextHeld == held.count
-                    if !claimable, clock.now - emptyClaimAt >= 0.1 { claimable = true }
+                    let claimable = emptyClaimAt.map { clock.now - $0 >= 0.1 } ?? true
                     if claimable, leases.free >= claimGroup || (idle && leases.free > 0) {
                         let room = leases.reserve(upTo: leases.capacity)
                         let now = clock.now
@@ -193,12 +198,9 @@ public struct QueueWorker: Sendable {
                             throw error
                         }
                         leases.fill(room, with: jobs.map(\.id))
-                        claimable = !jobs.isEmpty
-                        if jobs.isEmpty { emptyClaimAt = now }
+                        emptyClaimAt = jobs.isEmpty ? now : nil
                         claimed = jobs.count
-                        held.removeFirst(nextHeld)
-                        nextHeld = 0
-                        held.append(contentsOf: jobs)
+                        hold(jobs)
                     }
                     while inFlight < concurrency, nextHeld < held.count {
                         let job = held[nextHeld]
@@ -227,7 +229,7 @@ public struct QueueWorker: Sendable {
                     }
                     // A full claim may leave more to take at once.
                     if claimed > 0, leases.free >= claimGroup { continue }
-                    if inFlight == 0, committing == 0, nextHeld == held.count, !claimable {
+                    if inFlight == 0, committing == 0, nextHeld == held.count, emptyClaimAt != nil {
                         if configuration.exitWhenEmpty, !(try await store.hasUnfinishedWork()) {
                             // Workers waiting for the last finish may have missed it: a finish
                             // notifies when its snapshot shows no other job running, and two
@@ -269,13 +271,11 @@ public struct QueueWorker: Sendable {
                         }
                         observe(.finished(job, result.outcome, kept: kept))
                     case .tookOver(let jobs):
-                        held.removeFirst(nextHeld)
-                        nextHeld = 0
-                        held.append(contentsOf: jobs)
+                        hold(jobs)
                     case .abandoned:
                         inFlight -= 1
                     case .wake:
-                        claimable = true
+                        emptyClaimAt = nil
                         if let at = timerAt, at <= clock.now { timerAt = nil }
                     case .failed(let error):
                         throw error
