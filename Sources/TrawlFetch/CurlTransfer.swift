@@ -76,7 +76,7 @@ final class CurlTransfer {
         try easy.set(CURLOPT_SSL_VERIFYHOST, config.verifyTLS ? 2 : 0)
         if config.cookies {
             try easy.set(CURLOPT_COOKIEFILE, "")
-            if let share { try easy.setShare(share) }
+            if config.sharesCookies, let share { try easy.setShare(share) }
         }
         if !config.connectTo.isEmpty { try easy.setConnectTo(config.connectTo) }
         if config.addressPolicy.isGuarding { try installAddressGuard() }

@@ -17,6 +17,11 @@ public struct LoaderConfiguration: Sendable, Hashable {
     public var http2: Bool
     /// Keep cookies across this loader's requests, in memory.
     public var cookies: Bool
+    /// With ``cookies``: one jar for every transfer of the loader (a site's consent cookie
+    /// serves the next page). Off, each transfer keeps the cookies of its own redirects only:
+    /// for a server whose transfers belong to different clients, none of whom may see what a
+    /// site set for another.
+    public var sharesCookies = true
     /// Verify TLS certificates.
     public var verifyTLS: Bool
     /// `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` entries, as curl's `--connect-to`.

@@ -13,32 +13,50 @@ import TrawlStore
 /// `ID.jsonl` (the results, as `trawl batch --out` writes them). `trawl batch run --store
 /// ID.sqlite --out ID.jsonl` can finish one by hand; a server started on the same folder goes
 /// on with every batch left unfinished.
+///
+/// Batches cost descriptors, memory and disk, so the manager bounds them: at most
+/// ``BatchLimits/maxRunning`` run at once (``BatchLimits/maxRunningPerClient`` per client), at
+/// most ``BatchLimits/maxStored`` are kept (``BatchLimits/maxStoredPerClient`` per client), a
+/// finished batch is deleted ``BatchLimits/timeToLive`` after it finished, and any batch can be
+/// deleted by its id. A batch's job store is open only while it runs or is being read.
 actor BatchManager {
     let directory: URL
     let configuration: BatchConfiguration
     let search: Trawl.Search
     let metrics: ServerMetrics
     let logger: Logger
+    let limits: BatchLimits
     private var runs: [String: Task<Void, Never>] = [:]
     /// Batches whose run ended with an error of its own (the store could not be written…).
     private var failures: [String: String] = [:]
-    /// Read-only handles on stores, for progress and results.
+    /// The stores of running batches, for progress and results while they run (a finished
+    /// batch's store is opened for each read and closed after it).
     private var stores: [String: JobStore] = [:]
+    /// Who posted each batch this process knows of (batches found in the folder at start have
+    /// no owner: they count towards the server's caps, not a client's).
+    private var owners: [String: String] = [:]
     private var shuttingDown = false
 
     /// The folder is made when the first batch is posted.
-    init(directory: URL, configuration: BatchConfiguration, search: Trawl.Search, metrics: ServerMetrics, logger: Logger) {
+    init(
+        directory: URL, configuration: BatchConfiguration, search: Trawl.Search, metrics: ServerMetrics, logger: Logger,
+        limits: BatchLimits = BatchLimits()
+    ) {
         self.directory = directory
         self.configuration = configuration
         self.search = search
         self.metrics = metrics
         self.logger = logger
+        self.limits = limits
     }
 
-    /// Starts a batch over `urls` (one URL per line, as in a `trawl batch` list).
+    /// Starts a batch over `urls` (one URL per line, as in a `trawl batch` list) for `client`.
     /// - Returns: the new batch's id.
-    func create(list: String) throws -> String {
+    /// - Throws: `429 too-many-batches` when the client is at its cap of running or kept
+    ///   batches, `503 server-busy` when the server is at its own.
+    func create(list: String, client: String = "local") throws -> String {
         guard !shuttingDown else { throw APIError(.serviceUnavailable, code: "shutting-down", message: "the server is stopping") }
+        try admit(client)
         let id = Self.newID()
         let listPath = path(id, "urls")
         do {
@@ -47,9 +65,42 @@ actor BatchManager {
         } catch {
             throw APIError(.internalServerError, code: "unwritable-output", message: "cannot keep the batch's list: \(ErrorSentence.reason(error))")
         }
-        try start(id)
+        do {
+            try start(id)
+        } catch {
+            removeFiles(id)
+            throw error
+        }
+        owners[id] = client
         metrics.recordBatchCreated()
         return id
+    }
+
+    /// Refuses a new batch from `client` when it, or the server, is at a cap.
+    private func admit(_ client: String) throws {
+        let mine = owners.filter { $0.value == client }.map(\.key)
+        if mine.count(where: { runs[$0] != nil }) >= limits.maxRunningPerClient {
+            throw APIError(
+                .tooManyRequests, code: "too-many-batches",
+                message: "this client has \(limits.maxRunningPerClient) batches running; wait for one to finish or delete one (DELETE /v1/batches/ID)",
+                headers: [.retryAfter: "30"])
+        }
+        if mine.count >= limits.maxStoredPerClient {
+            throw APIError(
+                .tooManyRequests, code: "too-many-batches",
+                message: "this client keeps \(limits.maxStoredPerClient) batches; delete one it no longer needs (DELETE /v1/batches/ID)",
+                headers: [.retryAfter: "60"])
+        }
+        if runs.count >= limits.maxRunning {
+            throw APIError(
+                .serviceUnavailable, code: "server-busy",
+                message: "\(limits.maxRunning) batches are running on this server; try again later", headers: [.retryAfter: "30"])
+        }
+        if storedIDs().count >= limits.maxStored {
+            throw APIError(
+                .serviceUnavailable, code: "server-busy",
+                message: "this server keeps \(limits.maxStored) batches, its most; try again once older ones expire", headers: [.retryAfter: "300"])
+        }
     }
 
     /// Starts (or resumes) the run of batch `id`.
@@ -79,8 +130,10 @@ actor BatchManager {
         }
     }
 
+    /// The run of `id` is over: its store is closed (the runner's went with its task).
     private func ended(_ id: String, failure: String?) {
         runs[id] = nil
+        stores[id] = nil
         if let failure { failures[id] = failure }
     }
 
@@ -88,11 +141,9 @@ actor BatchManager {
     /// - Returns: the ids resumed.
     @discardableResult
     func resumeUnfinished() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         var resumed: [String] = []
-        for name in names.sorted() where name.hasSuffix(".sqlite") {
-            let id = String(name.dropLast(".sqlite".count))
-            guard Self.isValidID(id), runs[id] == nil, let existing = try? store(id), let progress = try? existing.progress(),
+        for id in storedIDs().sorted() {
+            guard runs[id] == nil, let progress = try? withStore(id, { try $0.progress() }),
                 progress.unfinished > 0 || !progress.intakeComplete
             else { continue }
             do {
@@ -106,12 +157,12 @@ actor BatchManager {
     }
 
     func status(_ id: String) throws -> BatchStatus {
-        let store = try store(id)
-        let progress: StoreProgress
-        do {
-            progress = try store.progress()
-        } catch {
-            throw APIError(.internalServerError, code: ErrorSummary(error).code, message: ErrorSentence.describe(error))
+        let progress = try withStore(id) { store in
+            do {
+                return try store.progress()
+            } catch {
+                throw APIError(.internalServerError, code: ErrorSummary(error).code, message: ErrorSentence.describe(error))
+            }
         }
         let state: String
         if let failure = failures[id] {
@@ -131,12 +182,59 @@ actor BatchManager {
 
     /// Result lines after `seq` (each result once, in the order they were committed).
     func results(_ id: String, after seq: Int64, limit: Int) throws -> [(seq: Int64, line: String)] {
-        let store = try store(id)
-        do {
-            return try store.results(after: seq, limit: limit)
-        } catch {
-            throw APIError(.internalServerError, code: ErrorSummary(error).code, message: ErrorSentence.describe(error))
+        try withStore(id) { store in
+            do {
+                return try store.results(after: seq, limit: limit)
+            } catch {
+                throw APIError(.internalServerError, code: ErrorSummary(error).code, message: ErrorSentence.describe(error))
+            }
         }
+    }
+
+    /// Deletes batch `id`: stops its run if it is running, then removes its files.
+    /// - Throws: `404 not-found` for an unknown id.
+    func delete(_ id: String) async throws {
+        guard Self.isValidID(id), runs[id] != nil || FileManager.default.fileExists(atPath: path(id, "sqlite")) else {
+            throw Self.unknown(id)
+        }
+        if let run = runs[id] {
+            run.cancel()
+            await run.value
+        }
+        forget(id)
+        removeFiles(id)
+        metrics.recordBatchDeleted()
+    }
+
+    /// Deletes the batches that finished (or failed) longer than ``BatchLimits/timeToLive`` ago,
+    /// judged by when their results file was last written.
+    /// - Returns: the ids deleted.
+    @discardableResult
+    func expire(now: Date = Date()) -> [String] {
+        guard let timeToLive = limits.timeToLive else { return [] }
+        let seconds = Double(timeToLive.components.seconds) + Double(timeToLive.components.attoseconds) / 1e18
+        var expired: [String] = []
+        for id in storedIDs() where runs[id] == nil {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path(id, "jsonl"))
+            let written = (attributes?[.modificationDate] as? Date) ?? .distantPast
+            guard now.timeIntervalSince(written) >= seconds, failures[id] != nil || isFinished(id) else { continue }
+            forget(id)
+            removeFiles(id)
+            metrics.recordBatchDeleted()
+            expired.append(id)
+        }
+        return expired
+    }
+
+    private func isFinished(_ id: String) -> Bool {
+        guard let progress = try? withStore(id, { try $0.progress() }) else { return false }
+        return progress.unfinished == 0 && progress.intakeComplete
+    }
+
+    private func forget(_ id: String) {
+        stores[id] = nil
+        failures[id] = nil
+        owners[id] = nil
     }
 
     /// Stops every run (work in flight goes back to its store, as Ctrl-C does for `trawl
@@ -150,17 +248,36 @@ actor BatchManager {
 
     // MARK: Files
 
-    private func store(_ id: String) throws -> JobStore {
+    /// Runs `body` with the store of batch `id`: the running batch's, or one opened for this
+    /// read and closed after it.
+    private func withStore<Value>(_ id: String, _ body: (JobStore) throws -> Value) throws -> Value {
         guard Self.isValidID(id) else { throw Self.unknown(id) }
-        if let store = stores[id] { return store }
+        if let store = stores[id] { return try body(store) }
         let file = path(id, "sqlite")
         guard FileManager.default.fileExists(atPath: file) else { throw Self.unknown(id) }
+        let store: JobStore
         do {
-            let store = try JobStore(path: file)
-            stores[id] = store
-            return store
+            store = try JobStore(path: file)
         } catch {
             throw APIError(.internalServerError, code: ErrorSummary(error).code, message: ErrorSentence.describe(error))
+        }
+        return try body(store)
+    }
+
+    /// The ids of the batches in the folder.
+    private func storedIDs() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.compactMap { name in
+            guard name.hasSuffix(".sqlite") else { return nil }
+            let id = String(name.dropLast(".sqlite".count))
+            return Self.isValidID(id) ? id : nil
+        }
+    }
+
+    /// Removes every file of batch `id` (its store's journal files too).
+    private func removeFiles(_ id: String) {
+        for ext in ["urls", "jsonl", "sqlite", "sqlite-wal", "sqlite-shm", "sqlite.lock"] {
+            try? FileManager.default.removeItem(atPath: path(id, ext))
         }
     }
 

@@ -3,10 +3,12 @@ import Hummingbird
 import NIOCore
 import TrawlCore
 
-/// `POST /v1/batches`, `GET /v1/batches/{id}`, `GET /v1/batches/{id}/results`.
+/// `POST /v1/batches`, `GET /v1/batches/{id}`, `GET /v1/batches/{id}/results`,
+/// `DELETE /v1/batches/{id}`.
 ///
-/// The list is posted as text (one URL per line, `#` comments and blank lines skipped, as a
-/// `trawl batch` file) or as JSON `{"urls": [...]}`. Results are JSON lines, one per input URL,
+/// The list is posted as text (`text/plain` or `text/uri-list`: one URL per line, `#` comments
+/// and blank lines skipped, as a `trawl batch` file) or as JSON `{"urls": [...]}`
+/// (`application/json`); any other body type is `415 unsupported-media-type`. Results are JSON lines, one per input URL,
 /// exactly as `trawl batch --out` writes them, each once and in the order they finished;
 /// `after=N` skips the first N (resume a read), `follow=true` keeps the answer open until the
 /// batch is finished.
@@ -24,8 +26,12 @@ struct BatchRoutes: Sendable {
         var urls: [String]
     }
 
-    func add(to router: Router<ServerRequestContext>) {
-        router.post("/v1/batches") { request, _ in try await create(request) }
+    func add(to router: some RouterMethods<ServerRequestContext>) {
+        router.post("/v1/batches") { request, context in try await create(request, client: context.clientKey) }
+        router.delete("/v1/batches/{id}") { _, context in
+            try await requireManager().delete(context.parameters.get("id") ?? "")
+            return Response(status: .noContent)
+        }
         router.get("/v1/batches/{id}") { _, context in try await status(context.parameters.get("id") ?? "") }
         router.get("/v1/batches/{id}/results") { request, context in try await results(request, id: context.parameters.get("id") ?? "") }
     }
@@ -39,8 +45,30 @@ struct BatchRoutes: Sendable {
         return manager
     }
 
-    func create(_ request: Request) async throws -> Response {
+    /// The body types a list may be posted as.
+    enum ListType {
+        case json
+        case text
+
+        /// The type of a body with `Content-Type: value`; a body without one is text. Form,
+        /// multipart and XML bodies are refused: a list is not a form, and `curl --data-binary`
+        /// without `-H` labels it form-encoded, so the message says how to send it.
+        init(contentType value: String?) throws {
+            let type = value.map { $0.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased() } ?? "text/plain"
+            switch type {
+            case "application/json": self = .json
+            case "text/plain", "text/uri-list", "": self = .text
+            default:
+                throw APIError(
+                    .unsupportedMediaType, code: "unsupported-media-type",
+                    message: "a batch's list is text/plain or text/uri-list (one URL per line) or application/json ({\"urls\": [...]}), not '\(ResolveParameters.shown(type))' (with curl: -H 'Content-Type: text/plain' --data-binary @urls.txt)")
+            }
+        }
+    }
+
+    func create(_ request: Request, client: String) async throws -> Response {
         let manager = try requireManager()
+        let type = try ListType(contentType: request.headers[.contentType])
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: maxBodyBytes)
@@ -49,7 +77,7 @@ struct BatchRoutes: Sendable {
         }
         let text = String(decoding: body.readableBytesView, as: UTF8.self)
         let list: String
-        if request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true {
+        if type == .json {
             do {
                 list = try JSONDecoder().decode(JSONList.self, from: Data(body.readableBytesView)).urls.joined(separator: "\n")
             } catch {
@@ -63,7 +91,7 @@ struct BatchRoutes: Sendable {
             return !trimmed.isEmpty && !trimmed.hasPrefix("#")
         }
         guard hasURL else { throw APIError.usage("empty-batch", "the list has no URL (one URL per line)") }
-        let id = try await manager.create(list: list.hasSuffix("\n") ? list : list + "\n")
+        let id = try await manager.create(list: list.hasSuffix("\n") ? list : list + "\n", client: client)
         let created = Created(id: id, status: "/v1/batches/\(id)", results: "/v1/batches/\(id)/results")
         return Response(
             status: .accepted, headers: [.contentType: "application/json; charset=utf-8", .location: created.status],
@@ -79,7 +107,7 @@ struct BatchRoutes: Sendable {
 
     func results(_ request: Request, id: String) async throws -> Response {
         let manager = try requireManager()
-        let parameters = request.uri.queryParameters
+        let parameters = FormQuery(request)
         var after: Int64 = 0
         if let text = parameters.get("after") {
             guard let value = Int64(text), value >= 0 else {

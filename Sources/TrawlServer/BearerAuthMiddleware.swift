@@ -1,19 +1,29 @@
 import Hummingbird
 
-/// With a token configured, `/v1/…` and `/metrics` need `Authorization: Bearer TOKEN`;
-/// anything else is `401 unauthorized`. The page, its assets and `/healthz` stay open (a load
-/// balancer's health check has no token; the page asks for one when the API says 401).
-struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
+/// `Authorization: Bearer TOKEN` on the routes it is attached to; anything else is
+/// `401 unauthorized`.
+///
+/// It is attached to route groups (the API, `/metrics`), so it guards the routes the router
+/// matched, whatever spelling of the path reached them. Each refused attempt is charged to the
+/// client's rate-limit bucket when a ``limiter`` is given: guessing is as slow as the rate, and
+/// a client over it is answered `429` before its guess is even compared.
+struct BearerAuthMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
     let token: String
+    /// Charged once per refused attempt; `nil` where the rate limit already counts every request.
+    var limiter: RateLimiter?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard ServerRoutes.isProtected(request.uri.path), request.method != .options else { return try await next(request, context) }
+        guard request.method != .options else { return try await next(request, context) }
         let given = request.headers[.authorization].flatMap { value -> Substring? in
             let parts = value.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
             return parts[1]
         }
         guard let given, Self.constantTimeEqual(Array(given.utf8), Array(token.utf8)) else {
+            if let limiter, case .limited(let retryAfter) = limiter.admit(context.clientKey) {
+                throw RateLimitMiddleware.limited(retryAfter: retryAfter)
+            }
             throw APIError(
                 .unauthorized, code: "unauthorized",
                 message: given == nil ? "this server needs 'Authorization: Bearer TOKEN'" : "the bearer token is not this server's",

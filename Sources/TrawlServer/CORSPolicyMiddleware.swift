@@ -14,7 +14,7 @@ struct CORSPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             var headers = HTTPFields()
             headers[.accessControlAllowOrigin] = allowed
-            headers[.accessControlAllowMethods] = "GET, POST, OPTIONS"
+            headers[.accessControlAllowMethods] = "GET, HEAD, POST, DELETE, OPTIONS"
             headers[.accessControlAllowHeaders] = "Authorization, Content-Type, Accept"
             headers[.accessControlMaxAge] = "600"
             if allowed != "*" { headers[.vary] = "Origin" }

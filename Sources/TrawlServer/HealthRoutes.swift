@@ -13,12 +13,17 @@ struct HealthRoutes: Sendable {
 
     static let healthBody = JSONBody.encode(Health(status: "ok", version: TrawlVersion.string))
 
-    func add(to router: Router<ServerRequestContext>) {
+    /// `GET /healthz`: open to anyone (a load balancer's check has no token).
+    func addHealth(to router: some RouterMethods<ServerRequestContext>) {
         router.get("/healthz") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: Self.healthBody)))
         }
+    }
+
+    /// `GET /metrics`: added to the group that checks the token.
+    func addMetrics(to router: some RouterMethods<ServerRequestContext>) {
         router.get("/metrics") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],

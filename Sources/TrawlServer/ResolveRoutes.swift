@@ -18,14 +18,14 @@ struct ResolveRoutes: Sendable {
     let run: ResolveRun
     let maxLimit: Int
 
-    func add(to router: Router<ServerRequestContext>) {
-        router.get("/v1/resolve") { request, _ in try await resolve(request) }
+    func add(to router: some RouterMethods<ServerRequestContext>) {
+        router.get("/v1/resolve") { request, context in try await resolve(request, client: context.clientKey) }
     }
 
-    func resolve(_ request: Request) async throws -> Response {
-        let parameters = try ResolveParameters(request.uri.queryParameters, maxLimit: maxLimit)
+    func resolve(_ request: Request, client: String = "local") async throws -> Response {
+        let parameters = try ResolveParameters(FormQuery(request), maxLimit: maxLimit)
         let format = StreamFormat(accept: request.headers[.accept])
-        let sets = run.results(for: parameters)
+        let sets = run.results(for: parameters, client: client)
         var headers: HTTPFields = [.contentType: format.contentType, .cacheControl: "no-store"]
         switch format {
         case .json:

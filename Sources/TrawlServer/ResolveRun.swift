@@ -11,7 +11,7 @@ struct ResolveRun: Sendable {
     let metrics: ServerMetrics
     let timeout: Duration
 
-    func results(for parameters: ResolveParameters) -> AsyncThrowingStream<ResultSet, any Error> {
+    func results(for parameters: ResolveParameters, client: String = "local") -> AsyncThrowingStream<ResultSet, any Error> {
         let provider = self.provider
         let slots = self.slots
         let metrics = self.metrics
@@ -20,7 +20,7 @@ struct ResolveRun: Sendable {
             let started = ContinuousClock.now
             do {
                 try await RequestDeadline.run(timeout) {
-                    try await slots.withSlot(metrics: metrics) {
+                    try await slots.withSlot(client: client, metrics: metrics) {
                         metrics.resolvesInFlight.increment()
                         defer { metrics.resolvesInFlight.decrement() }
                         var count = 0

@@ -28,6 +28,8 @@ public struct ServerConfiguration: Sendable {
     /// (`ID.sqlite`, `ID.urls`, `ID.jsonl`). `nil`: batches are refused. A server that replays
     /// recordings runs its batches on them too.
     public var batchDirectory: URL?
+    /// How many batches run and are kept, and for how long.
+    public var batchLimits = BatchLimits()
     /// Request limits, authentication and CORS.
     public var limits = ServerLimits()
 

@@ -81,6 +81,11 @@ public final class ServerMetrics: Sendable {
         counter("trawl_batches_created_total", []).increment()
     }
 
+    /// A batch deleted, by its client or because it expired.
+    func recordBatchDeleted() {
+        counter("trawl_batches_deleted_total", []).increment()
+    }
+
     private func counter(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Counter {
         let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
         return counters.withLock { counters in

@@ -1,18 +1,19 @@
 import Hummingbird
 import NIOCore
 
-/// The context every request of `trawl serve` carries: Hummingbird's core storage and the
-/// client's address (what the rate limit counts by).
+/// The context every request of `trawl serve` carries: Hummingbird's core storage, the
+/// connected peer, and the client the server counts the request against.
 public struct ServerRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// The connected client; `nil` in router-level tests, which have no socket.
+    /// The connected peer; `nil` in router-level tests, which have no socket.
     public let remoteAddress: SocketAddress?
+    /// Who the rate limit and the per-client caps count this request against: the peer's IP
+    /// address, or the client a trusted proxy forwarded it for (``ClientAddressMiddleware``).
+    var clientKey: String
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        clientKey = remoteAddress?.ipAddress ?? "local"
     }
-
-    /// Who the rate limit counts a request against: the client's IP address.
-    var clientKey: String { remoteAddress?.ipAddress ?? "local" }
 }

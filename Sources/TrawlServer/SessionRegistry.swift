@@ -12,6 +12,8 @@ import TrawlCore
 actor SessionRegistry {
     private struct Entry {
         let session: SearchSession
+        /// The client that opened it (``ServerLimits/maxSessionsPerClient``).
+        let client: String
         var lastUsed: ContinuousClock.Instant
     }
 
@@ -30,10 +32,18 @@ actor SessionRegistry {
     /// - Parameters:
     ///   - debounce: how long it waits for the typing to stop (the server's default when `nil`).
     ///   - limit: media per page asked of the engines.
+    ///   - client: who opens it.
     /// - Returns: its id.
-    /// - Throws: `503 too-many-sessions` when ``ServerLimits/maxSessions`` are open and none is idle.
-    func open(debounce: Duration?, limit: Int?) throws -> String {
+    /// - Throws: `429 too-many-sessions` when `client` has ``ServerLimits/maxSessionsPerClient``
+    ///   open; `503 too-many-sessions` when ``ServerLimits/maxSessions`` are open and none is idle.
+    func open(debounce: Duration?, limit: Int?, client: String = "local") throws -> String {
         sweep()
+        guard entries.values.count(where: { $0.client == client }) < limits.maxSessionsPerClient else {
+            throw APIError(
+                .tooManyRequests, code: "too-many-sessions",
+                message: "this client has \(limits.maxSessionsPerClient) search sessions open; close one (DELETE /v1/sessions/ID)",
+                headers: [.retryAfter: "10"])
+        }
         guard entries.count < limits.maxSessions else {
             throw APIError(
                 .serviceUnavailable, code: "too-many-sessions",
@@ -42,7 +52,7 @@ actor SessionRegistry {
         }
         let id = Self.newID()
         let options = SearchSession.Options(debounce: debounce ?? limits.sessionDebounce, limit: limit)
-        entries[id] = Entry(session: SearchSession(provider: provider, options: options), lastUsed: .now)
+        entries[id] = Entry(session: SearchSession(provider: provider, options: options), client: client, lastUsed: .now)
         metrics.sessionsOpen.set(entries.count)
         return id
     }

@@ -40,8 +40,8 @@ struct SessionRoutes: Sendable {
         var sequence: Int
     }
 
-    func add(to router: Router<ServerRequestContext>) {
-        router.post("/v1/sessions") { request, _ in try await open(request) }
+    func add(to router: some RouterMethods<ServerRequestContext>) {
+        router.post("/v1/sessions") { request, context in try await open(request, client: context.clientKey) }
         router.post("/v1/sessions/{id}/query") { request, context in try await query(request, id: context.parameters.get("id") ?? "") }
         router.post("/v1/sessions/{id}/more") { _, context in try await more(id: context.parameters.get("id") ?? "") }
         router.get("/v1/sessions/{id}") { _, context in
@@ -56,8 +56,8 @@ struct SessionRoutes: Sendable {
         }
     }
 
-    func open(_ request: Request) async throws -> Response {
-        let parameters = request.uri.queryParameters
+    func open(_ request: Request, client: String) async throws -> Response {
+        let parameters = FormQuery(request)
         var debounce: Duration?
         if let text = parameters.get("debounce") {
             guard let milliseconds = Int(text), (0...2000).contains(milliseconds) else {
@@ -72,13 +72,13 @@ struct SessionRoutes: Sendable {
             }
             limit = value
         }
-        let id = try await registry.open(debounce: debounce, limit: limit)
+        let id = try await registry.open(debounce: debounce, limit: limit, client: client)
         let opened = Opened(id: id, events: "/v1/sessions/\(id)/events")
         return Self.json(opened, status: .created, extra: [.location: "/v1/sessions/\(id)"])
     }
 
     func query(_ request: Request, id: String) async throws -> Response {
-        let parameters = request.uri.queryParameters
+        let parameters = FormQuery(request)
         let text = (parameters.get("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if !text.isEmpty { try ResolveParameters.check(text) }
         let now = ["1", "true", "yes"].contains(parameters.get("now")?.lowercased() ?? "")
@@ -94,7 +94,7 @@ struct SessionRoutes: Sendable {
     }
 
     func events(_ request: Request, id: String) async throws -> Response {
-        let start = try SessionEventCursor(after: request.uri.queryParameters.get("after"))
+        let start = try SessionEventCursor(after: FormQuery(request).get("after"))
         let format: StreamFormat = StreamFormat(accept: request.headers[.accept]) == .ndjson ? .ndjson : .eventStream
         let session = try await registry.watch(id)
         let frames = Self.frames(of: session, keepAlive: keepAlive)

@@ -29,13 +29,17 @@ public struct TrawlServer: Sendable {
 
     /// Builds the environment resolves, sessions and batches run in (its transport and renderer
     /// counted for `/metrics`; one browser for all of them) and the batch manager.
-    /// - Throws: when the batch folder cannot be made.
+    /// - Throws: ``ServerConfigurationError`` for a bind others can reach with no token (see
+    ///   ``ServerConfiguration/checkSafety()``).
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "trawl.serve")) throws {
+        try configuration.checkSafety()
         self.configuration = configuration
         self.logger = logger
         let metrics = ServerMetrics()
         self.metrics = metrics
-        var environment = Trawl.makeEnvironment(configuration.trawl, logger: logger)
+        var trawl = configuration.trawl
+        trawl.sink = trawl.sink.map { ServedPagesSink(base: $0) }
+        var environment = Trawl.makeEnvironment(trawl, logger: logger)
         environment.transport = CountingTransport(base: environment.transport, metrics: metrics)
         if let renderer = environment.renderer { environment.renderer = CountingRenderer(base: renderer, metrics: metrics) }
         var search = configuration.trawl.search
@@ -55,35 +59,56 @@ public struct TrawlServer: Sendable {
             batch.browserConfiguration = configuration.trawl.browserConfiguration
             // A replaying server's batches replay too; what resolves find, batches index too.
             batch.replay = configuration.trawl.replay
-            batch.sink = configuration.trawl.sink
+            batch.sink = trawl.sink
             // One Chromium for the whole server, started by the first page that needs it.
             batch.renderer = environment.renderer
             batches = BatchManager(
-                directory: directory, configuration: batch, search: configuration.trawl.search, metrics: metrics, logger: logger)
+                directory: directory, configuration: batch, search: configuration.trawl.search, metrics: metrics, logger: logger,
+                limits: configuration.batchLimits)
         } else {
             batches = nil
         }
     }
 
-    /// Every route, behind the middleware (outermost first): metrics, CORS, JSON errors, URL
-    /// length, bearer token, rate limit.
+    /// Every route, behind its middleware.
+    ///
+    /// Every request (outermost first): the client's address (trusted proxies), metrics, CORS,
+    /// JSON errors, the `Host` check, the canonical path, the URL length. Then by route: the
+    /// page and `/healthz` are open; `/metrics` needs the token (a wrong one is charged to the
+    /// rate limit); `/v1/…` is rate-limited, then needs the token, then refuses writes from
+    /// other sites' pages. The checks are attached to the routes the router matched, never to
+    /// a spelling of a path.
     public func makeRouter() -> Router<ServerRequestContext> {
         let limits = configuration.limits
-        let router = Router(context: ServerRequestContext.self)
+        let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: ClientAddressMiddleware(trustedProxies: limits.trustedProxies))
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         if !limits.corsOrigins.isEmpty { router.add(middleware: CORSPolicyMiddleware(origins: limits.corsOrigins)) }
         router.add(middleware: ErrorMiddleware())
+        router.add(middleware: HostCheckMiddleware(bindHost: configuration.host, publicHosts: limits.publicHosts))
+        router.add(middleware: CanonicalPathMiddleware())
         router.add(middleware: URLLengthMiddleware(maxLength: limits.maxURLLength))
-        if let token = limits.token { router.add(middleware: BearerAuthMiddleware(token: token)) }
-        if let rate = limits.rate { router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(rate: rate, burst: limits.burst))) }
 
+        let limiter = limits.rate.map { RateLimiter(rate: $0, burst: limits.burst) }
+        let health = HealthRoutes(metrics: metrics)
         WebPage.add(to: router)
-        HealthRoutes(metrics: metrics).add(to: router)
+        health.addHealth(to: router)
+
+        let monitoring = router.group()
+        if let token = limits.token { monitoring.add(middleware: BearerAuthMiddleware(token: token, limiter: limiter)) }
+        health.addMetrics(to: monitoring)
+
+        let api = router.group()
+        if let limiter { api.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+        if let token = limits.token { api.add(middleware: BearerAuthMiddleware(token: token)) }
+        api.add(middleware: CrossSiteWriteMiddleware(corsOrigins: limits.corsOrigins))
         let run = ResolveRun(
-            provider: provider, slots: ResolveSlots(limit: limits.maxConcurrentResolves), metrics: metrics, timeout: limits.requestTimeout)
-        ResolveRoutes(run: run, maxLimit: limits.maxResolveLimit).add(to: router)
-        SessionRoutes(registry: sessions, maxLimit: limits.maxResolveLimit).add(to: router)
-        BatchRoutes(manager: batches, maxBodyBytes: limits.maxBodyBytes).add(to: router)
+            provider: provider, slots: ResolveSlots(limit: limits.maxConcurrentResolves, perClientLimit: limits.maxConcurrentResolvesPerClient), metrics: metrics, timeout: limits.requestTimeout)
+        ResolveRoutes(run: run, maxLimit: limits.maxResolveLimit).add(to: api)
+        SessionRoutes(registry: sessions, maxLimit: limits.maxResolveLimit).add(to: api)
+        BatchRoutes(manager: batches, maxBodyBytes: limits.maxBodyBytes).add(to: api)
+
+        ServerRoutes.addMethodAnswers(to: router)
         return router
     }
 
@@ -95,8 +120,14 @@ public struct TrawlServer: Sendable {
         onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) -> some ApplicationProtocol {
         let host = configuration.host
+        let connections = ConnectionLimiter(perClient: configuration.limits.maxConnectionsPerClient, trustedProxies: configuration.limits.trustedProxies)
+        let idleTimeout = configuration.limits.idleTimeout
         var application = Application(
             router: makeRouter(),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [connections.handler()],
+                    idleTimeout: .nanoseconds(idleTimeout.components.seconds * 1_000_000_000 + idleTimeout.components.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "trawl"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -109,12 +140,5 @@ public struct TrawlServer: Sendable {
     /// flight finish, running batches put their work in flight back in their stores.
     public func run(onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) async throws {
         try await makeApplication(onListening: onListening).runService(gracefulShutdownSignals: [.sigterm, .sigint])
-    }
-}
-
-/// Which paths need the bearer token when one is set.
-enum ServerRoutes {
-    static func isProtected(_ path: String) -> Bool {
-        path.hasPrefix("/v1/") || path == "/metrics"
     }
 }

@@ -13,7 +13,7 @@ import Hummingbird
 /// API's error message when there is one. With `--token`, a 401 makes it ask for the token
 /// (kept for the tab's session only).
 enum WebPage {
-    static func add(to router: Router<ServerRequestContext>) {
+    static func add(to router: some RouterMethods<ServerRequestContext>) {
         let body = ByteBuffer(string: html)
         router.get("/") { _, _ in
             Response(

@@ -15,12 +15,17 @@ struct IndexOptions: ParsableArguments {
     }
 
     /// The file to use; `nil` with `--no-index`.
-    var resolvedPath: String? { off ? nil : path ?? SearchKeys.defaultIndexPath() }
+    var resolvedPath: String? { resolvedPath(default: SearchKeys.defaultIndexPath()) }
+
+    /// The file to use when `--index` is not given: `fallback`; `nil` with `--no-index`.
+    func resolvedPath(default fallback: String) -> String? { off ? nil : path ?? fallback }
 
     /// Opens the index for `!local` and, when `recording`, a writer that records what the run
     /// finds. A file that cannot be opened costs the index, not the run: a warning, then `nil`.
-    func open(recording: Bool, command: String) -> OpenedIndex? {
-        guard let path = resolvedPath else { return nil }
+    /// - Parameter defaultPath: the file when `--index` is not given (the user's index unless
+    ///   the command keeps one of its own, as `serve` does).
+    func open(recording: Bool, command: String, defaultPath: String? = nil) -> OpenedIndex? {
+        guard let path = resolvedPath(default: defaultPath ?? SearchKeys.defaultIndexPath()) else { return nil }
         do {
             let index = try MediaIndex(path: path)
             for warning in index.warnings { Diagnostics.write("trawl \(command): warning: \(warning)") }

@@ -73,6 +73,8 @@ struct LimitTests {
             #expect(preflight.status == .noContent)
             #expect(preflight.headers[.accessControlAllowOrigin] == "https://app.example")
             #expect(preflight.headers[.accessControlAllowHeaders]?.contains("Authorization") == true)
+            // Sessions and batches are closed and deleted from apps too.
+            #expect(preflight.headers[.accessControlAllowMethods]?.contains("DELETE") == true)
             let allowed = try await client.execute(uri: "/healthz", method: .get, headers: [.origin: "https://app.example"])
             #expect(allowed.headers[.accessControlAllowOrigin] == "https://app.example")
             // Errors carry it too, so the app can read them.
@@ -124,17 +126,17 @@ struct LimitTests {
         let (gate, open) = AsyncStream<Void>.makeStream()
         let (entered, enteredSignal) = AsyncStream<Int>.makeStream()
         let first = Task {
-            try await slots.withSlot(metrics: nil) {
+            try await slots.withSlot(client: "a", metrics: nil) {
                 enteredSignal.yield(1)
                 for await _ in gate { break }
             }
         }
         var order = entered.makeAsyncIterator()
         #expect(await order.next() == 1)
-        let second = Task { try await slots.withSlot(metrics: nil) { _ = enteredSignal.yield(2) } }
+        let second = Task { try await slots.withSlot(client: "b", metrics: nil) { _ = enteredSignal.yield(2) } }
         // The second cannot enter while the first holds the only slot: a third that is
         // cancelled while waiting leaves the queue without ever entering.
-        let third = Task { try await slots.withSlot(metrics: nil) { _ = enteredSignal.yield(3) } }
+        let third = Task { try await slots.withSlot(client: "c", metrics: nil) { _ = enteredSignal.yield(3) } }
         third.cancel()
         await #expect(throws: CancellationError.self) { try await third.value }
         open.yield()

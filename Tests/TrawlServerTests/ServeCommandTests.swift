@@ -23,7 +23,7 @@ struct ServeCommandTests {
             stderr = scratch.appendingPathComponent("err")
             for url in [stdout, stderr] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
             process.executableURL = binary
-            process.arguments = ["serve"] + arguments + ["--batch-dir", scratch.appendingPathComponent("batches").path]
+            process.arguments = ["serve"] + arguments + ["--data-dir", scratch.appendingPathComponent("serve").path]
             process.currentDirectoryURL = repository
             var environment = ProcessInfo.processInfo.environment
             for key in ["TRAWL_GIPHY_KEY", "TRAWL_TENOR_KEY", "TRAWL_DEFAULT_ENGINE", "TRAWL_SERVE_TOKEN"] { environment[key] = nil }
@@ -128,11 +128,24 @@ struct ServeCommandTests {
         let second = try ServeProcess(["--port", String(port), "--replay", "Recordings"])
         second.process.waitUntilExit()
         #expect(second.process.terminationStatus == 3, "\(second.errors)")
-        #expect(second.errors.contains("trawl serve:"), "\(second.errors)")
+        #expect(second.errors.contains("trawl serve: cannot listen on 127.0.0.1:\(port)"), "\(second.errors)")
         #expect(try await first.stop(SIGINT) == 0)
     }
 
-    @Test(arguments: [["--port", "70000"], ["--rate", "-1"], ["--cors-origin", "app.example"], ["--fallback", "network"]])
+    /// Bound to anything but loopback with no token, the server does not start: it names the
+    /// way out. (Nothing is bound: the refusal comes first.)
+    @Test func aPublicBindWithoutATokenIsAUsageError() throws {
+        let binary = try #require(CommandRun.builtExecutable("trawl"))
+        let run = try CommandRun.run(binary, ["serve", "--host", "0.0.0.0", "--port", "0", "--no-index"], environment: CommandRun.isolatedEnvironment())
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("--token") && run.stderr.contains("--no-auth"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test(arguments: [
+        ["--port", "70000"], ["--rate", "-1"], ["--cors-origin", "app.example"], ["--fallback", "network"], ["--no-auth", "--token", "x"],
+        ["--trusted-proxy", "10.0.0.1/8"], ["--public-host", "a b"],
+    ])
     func badOptionsAreUsageErrors(arguments: [String]) throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"))
         let run = try CommandRun.run(binary, ["serve"] + arguments)

@@ -26,7 +26,7 @@ struct WebPageTests {
         try #require(
             FileManager.default.isExecutableFile(atPath: BrowserConfiguration.defaultExecutablePath),
             "Chromium's headless shell is missing at \(BrowserConfiguration.defaultExecutablePath): run `make deps`")
-        let app = ServerFixture.application(try ServerFixture.replaying())
+        let app = ServerFixture.application(try ServerFixture.replaying { $0.limits.publicHosts = ["trawl-serve.test"] })
         try await app.test(.live) { client in
             let port = try #require(client.port)
             // The page settles only once its resolve stream has ended, however long a loaded
