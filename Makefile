@@ -1,13 +1,13 @@
 # Trawl — the two commands a fresh machine needs (see README.md).
 #   make demo   replay every recorded case in Recordings/ through the pipeline (no network)
-#   make test   the whole test suite
+#   make test   the whole test suite, then the API contract (make contract)
 #   make fuzz SECONDS=N   every libFuzzer target in Fuzz/ for N seconds (fails if any crashed)
 #   make docs   the DocC catalog of the Trawl library, into .build/docs
 #   make serve-demo   trawl serve on the bundled recordings (no network): open the printed address
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test fuzz bench bench-batch bench-browser bench-index docs clean serve-demo bench-serve
+.PHONY: deps build demo test contract fuzz bench bench-batch bench-browser bench-index docs clean serve-demo bench-serve
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -47,6 +47,11 @@ demo: deps
 
 test: deps
 	$(SWIFT) test
+	.ci/contract
+
+# The API contract: schemathesis (from PyPI) against trawl serve --replay Recordings on loopback.
+contract: deps
+	.ci/contract
 
 # libFuzzer targets with ASan (Fuzz/run.sh): seeds from ../shared/corpus and Recordings/,
 # one line per target with its executions and crashes; crashing inputs in Fuzz/.build/fuzz/artifacts/.

@@ -86,11 +86,13 @@ struct BatchRoutes: Sendable {
         } else {
             list = text
         }
+        // Other lines become failed jobs (each says why); a list with no web URL at all is a
+        // mistake of the whole request (a wrong file, a JSON body sent as text).
         let hasURL = list.split(whereSeparator: \.isNewline).contains { line in
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            return !trimmed.isEmpty && !trimmed.hasPrefix("#")
+            let trimmed = line.trimmingCharacters(in: .whitespaces).lowercased()
+            return trimmed.hasPrefix("http://") || trimmed.hasPrefix("https://")
         }
-        guard hasURL else { throw APIError.usage("empty-batch", "the list has no URL (one URL per line)") }
+        guard hasURL else { throw APIError.usage("empty-batch", "the list has no http or https URL (one URL per line)") }
         let id = try await manager.create(list: list.hasSuffix("\n") ? list : list + "\n", client: client)
         let created = Created(id: id, status: "/v1/batches/\(id)", results: "/v1/batches/\(id)/results")
         return Response(
@@ -115,7 +117,7 @@ struct BatchRoutes: Sendable {
             }
             after = value
         }
-        let follow = ["1", "true", "yes"].contains(parameters.get("follow")?.lowercased() ?? "")
+        let follow = try parameters.flag("follow")
         let start = after
         // Unknown batches are a 404 before the stream starts.
         _ = try await manager.status(id)

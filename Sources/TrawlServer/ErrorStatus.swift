@@ -7,8 +7,8 @@ import TrawlCore
 /// |---|---|
 /// | 400 | the request is wrong: `invalid-url`, `unsupported-scheme`, `invalid-request`, `empty-query`, `unknown-engine`, `invalid-cursor`, … |
 /// | 403 | `refused-address`: the page's address is one the server will not fetch |
-/// | 404 | `not-found`: no such route or batch |
-/// | 502 | the page or engine failed: `host-not-found`, `connection-failed`, `http-STATUS`, `tls-failure`, `no-recorded-entry`, … |
+/// | 404 | `not-found`: no such route or batch; `no-recorded-entry`: a replaying server's recordings hold no answer |
+/// | 502 | the page or engine failed: `host-not-found`, `connection-failed`, `http-STATUS`, `tls-failure`, … |
 /// | 503 | `missing-configuration`, `no-default-engine`: the server cannot do this kind of search |
 /// | 504 | `timed-out` (the page), `request-timed-out` (the whole request) |
 /// | 500 | anything else, as `internal-error` with a sentence, never a stack |
@@ -23,7 +23,7 @@ enum ErrorStatus {
     static let upstream: Set<String> = [
         "host-not-found", "connection-failed", "connection-lost", "transfer-failed", "tls-failure", "too-many-redirects",
         "body-too-large", "bad-content-encoding", "not-in-cache", "file-not-found", "parse-failed", "html-unreadable",
-        "extraction-failed", "no-recorded-entry", "bad-recorded-entry", "recording-unreadable", "invalid-har",
+        "extraction-failed", "bad-recorded-entry", "recording-unreadable", "invalid-har",
         "browser-launch-failed", "browser-crashed", "browser-timed-out", "script-hung", "navigation-failed",
         "browser-protocol-error", "browser-closed",
     ]
@@ -51,6 +51,8 @@ enum ErrorStatus {
         switch code {
         case _ where usage.contains(code): .badRequest
         case "refused-address": .forbidden
+        // A replaying server's world is its recordings: what they do not hold does not exist.
+        case "no-recorded-entry": .notFound
         case "timed-out", "request-timed-out": .gatewayTimeout
         case "cancelled": HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")
         case _ where unavailable.contains(code): .serviceUnavailable

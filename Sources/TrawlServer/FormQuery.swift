@@ -23,6 +23,19 @@ struct FormQuery: Sendable, Hashable {
     /// The first value of `name`; `nil` when it is not there.
     func get(_ name: String) -> String? { values[name] }
 
+    /// `name` as a boolean: `true` or `false` (any case); absent: `false`.
+    /// - Throws: `400 invalid-request` for any other value (`null`, `1`, `yes`), so that a
+    ///   client's mistake is said rather than read as `false`.
+    func flag(_ name: String) throws -> Bool {
+        guard let value = values[name] else { return false }
+        switch value.lowercased() {
+        case "true": return true
+        case "false": return false
+        default:
+            throw APIError.usage("invalid-request", "\(name) '\(ResolveParameters.shown(value))' is not true or false")
+        }
+    }
+
     /// `+` as a space, then `%XX` escapes as bytes (an escape that is not two hex digits is
     /// kept as written; bytes that are not UTF-8 become U+FFFD).
     static func decode(_ text: Substring) -> String {

@@ -21,9 +21,6 @@ enum ServerRoutes {
         ("/v1/batches/{id}/results", [.get]),
     ]
 
-    /// The methods the server knows, for the `405` answers.
-    static let knownMethods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace]
-
     /// `Allow` for a path that takes `methods`.
     static func allow(_ methods: [HTTPRequest.Method]) -> String {
         var allowed = methods
@@ -32,23 +29,36 @@ enum ServerRoutes {
         return allowed.map(\.rawValue).joined(separator: ", ")
     }
 
-    /// Adds, for every path of the table, an answer to each known method it does not take:
-    /// `204` with `Allow` to `OPTIONS`, `405 method-not-allowed` with `Allow` to the others.
-    static func addMethodAnswers(to router: some RouterMethods<ServerRequestContext>) {
-        for (path, methods) in table {
-            let allow = allow(methods)
-            for method in knownMethods where !methods.contains(method) && !(method == .head && methods.contains(.get)) {
-                if method == .options {
-                    router.on(RouterPath(path), method: .options) { _, _ in Response(status: .noContent, headers: [.allow: allow]) }
-                } else {
-                    router.on(RouterPath(path), method: method) { request, _ -> Response in
-                        throw APIError(
-                            .methodNotAllowed, code: "method-not-allowed",
-                            message: "\(path) does not take \(request.method.rawValue); it takes \(allow)",
-                            headers: [.allow: allow])
-                    }
+    /// The methods of the route `path` is an instance of (`{id}` matches one segment), or
+    /// `nil` when it is no route's.
+    static func methods(for path: String) -> [HTTPRequest.Method]? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        return table.first { route in
+            let pattern = route.path.split(separator: "/", omittingEmptySubsequences: false)
+            return pattern.count == segments.count
+                && zip(pattern, segments).allSatisfy { pattern, segment in
+                    pattern.hasPrefix("{") ? !segment.isEmpty : pattern == segment
                 }
-            }
+        }?.methods
+    }
+}
+
+/// Turns "no route for this method" into the answer HTTP has for it: a path of the table with a
+/// method it does not take is `405 method-not-allowed` with `Allow` (whatever the method:
+/// `PUT`, `TRACE`, `QUERY`…), and `OPTIONS` on it is `204` with `Allow`. Paths of no route stay
+/// `404`.
+struct MethodAnswerMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            guard let methods = ServerRoutes.methods(for: request.uri.path), !methods.contains(request.method) else { throw error }
+            let allow = ServerRoutes.allow(methods)
+            if request.method == .options { return Response(status: .noContent, headers: [.allow: allow]) }
+            throw APIError(
+                .methodNotAllowed, code: "method-not-allowed",
+                message: "\(request.uri.path) does not take \(request.method.rawValue); it takes \(allow)",
+                headers: [.allow: allow])
         }
     }
 }

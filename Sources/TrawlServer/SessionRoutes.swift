@@ -81,7 +81,7 @@ struct SessionRoutes: Sendable {
         let parameters = FormQuery(request)
         let text = (parameters.get("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if !text.isEmpty { try ResolveParameters.check(text) }
-        let now = ["1", "true", "yes"].contains(parameters.get("now")?.lowercased() ?? "")
+        let now = try parameters.flag("now")
         let session = try await registry.use(id)
         let sequence = now ? await session.searchNow(text) : await session.search(text)
         return Self.json(Accepted(sequence: sequence), status: .accepted)

@@ -88,6 +88,7 @@ public struct TrawlServer: Sendable {
         router.add(middleware: HostCheckMiddleware(bindHost: configuration.host, publicHosts: limits.publicHosts))
         router.add(middleware: CanonicalPathMiddleware())
         router.add(middleware: URLLengthMiddleware(maxLength: limits.maxURLLength))
+        router.add(middleware: MethodAnswerMiddleware())
 
         let limiter = limits.rate.map { RateLimiter(rate: $0, burst: limits.burst) }
         let health = HealthRoutes(metrics: metrics)
@@ -108,7 +109,6 @@ public struct TrawlServer: Sendable {
         SessionRoutes(registry: sessions, maxLimit: limits.maxResolveLimit).add(to: api)
         BatchRoutes(manager: batches, maxBodyBytes: limits.maxBodyBytes).add(to: api)
 
-        ServerRoutes.addMethodAnswers(to: router)
         return router
     }
 
@@ -126,7 +126,7 @@ public struct TrawlServer: Sendable {
             router: makeRouter(),
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [connections.handler()],
+                    additionalChannelHandlers: [connections.handler(), MalformedRequestAnswer()],
                     idleTimeout: .nanoseconds(idleTimeout.components.seconds * 1_000_000_000 + idleTimeout.components.attoseconds / 1_000_000_000))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "trawl"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? 0) },

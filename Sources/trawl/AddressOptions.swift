@@ -28,19 +28,34 @@ struct AddressOptions: ParsableArguments {
         return try ranges().reduce(AddressPolicy.denyPrivate) { $0.allowing($1) }
     }
 
-    /// The policy of `trawl serve`: private addresses refused whatever the flags say (a server
-    /// fetches what strangers send), widened only by `--allow-address`.
-    func serverPolicy() throws -> AddressPolicy {
-        try ranges().reduce(AddressPolicy.denyPrivate) { $0.allowing($1) }
+    private func ranges() throws -> [AddressRange] {
+        try AddressOptions.ranges(allowAddress)
     }
 
-    private func ranges() throws -> [AddressRange] {
-        try allowAddress.map { text in
+    /// `--allow-address` values as ranges.
+    static func ranges(_ texts: [String]) throws -> [AddressRange] {
+        try texts.map { text in
             do {
                 return try AddressRange(parsing: text)
             } catch {
                 throw ValidationError("--allow-address \(error)")
             }
         }
+    }
+}
+
+/// The address guard of `trawl serve`: always on (a server fetches what strangers send), so
+/// there is no `--deny-private` to give; `--allow-address` widens it.
+struct ServerAddressOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Fetch from this CIDR range although the server refuses loopback, private, link-local and reserved addresses (repeatable), e.g. 10.1.0.0/16 for an intranet.", valueName: "cidr"))
+    var allowAddress: [String] = []
+
+    func validate() throws {
+        _ = try AddressOptions.ranges(allowAddress)
+    }
+
+    /// Private addresses refused whatever else is given, widened only by `--allow-address`.
+    func policy() throws -> AddressPolicy {
+        try AddressOptions.ranges(allowAddress).reduce(AddressPolicy.denyPrivate) { $0.allowing($1) }
     }
 }

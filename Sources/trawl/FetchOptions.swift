@@ -3,10 +3,22 @@ import Foundation
 import TrawlCore
 import TrawlFetch
 
-/// The fetch-policy flags every fetching command shares (`resolve`, `batch`): the HTTP cache,
-/// retries with backoff, per-host politeness, and the address guard. Same names, same meaning
-/// everywhere.
+/// The fetch-policy flags every fetching command shares (`resolve`, `batch`, `worker`): the
+/// policy (``FetchPolicyOptions``) and the opt-in address guard (``AddressOptions``). Same names,
+/// same meaning everywhere; `serve`, whose guard is always on, takes the policy alone.
 struct FetchOptions: ParsableArguments {
+    @OptionGroup
+    var policyOptions: FetchPolicyOptions
+
+    @OptionGroup
+    var address: AddressOptions
+
+    /// The policy these flags describe, its cache folder opened.
+    func policy() throws -> FetchPolicy { try policyOptions.policy() }
+}
+
+/// The HTTP cache, retries with backoff and per-host politeness.
+struct FetchPolicyOptions: ParsableArguments {
     @Option(help: "Requests in flight at once to one host.")
     var perHost: Int = 2
 
@@ -24,9 +36,6 @@ struct FetchOptions: ParsableArguments {
 
     @Option(help: "How requests use the cache: use-protocol, return-cache-else-load, reload, cache-only.")
     var cachePolicy: CachePolicyArgument = .useProtocol
-
-    @OptionGroup
-    var address: AddressOptions
 
     enum CachePolicyArgument: String, ExpressibleByArgument, CaseIterable {
         case useProtocol = "use-protocol", returnCacheElseLoad = "return-cache-else-load", reload, cacheOnly = "cache-only"

@@ -90,7 +90,10 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel: Logger.Level = .info
 
     @OptionGroup(title: "Fetch policy")
-    var fetch: FetchOptions
+    var fetch: FetchPolicyOptions
+
+    @OptionGroup(title: "Fetch policy")
+    var address: ServerAddressOptions
 
     @OptionGroup(title: "Browser")
     var browser: BrowserOptions
@@ -162,7 +165,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// Its transfers belong to different clients, so no cookie jar is shared between them: each
     /// keeps the cookies of its own redirects only.
     func loaderConfiguration() throws -> LoaderConfiguration {
-        var loader = connection.loader(addressPolicy: try fetch.address.serverPolicy())
+        var loader = connection.loader(addressPolicy: try address.policy())
         loader.sharesCookies = false
         return loader
     }

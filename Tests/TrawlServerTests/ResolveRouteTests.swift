@@ -127,7 +127,7 @@ struct ResolveRouteTests {
         ("/v1/resolve?q=\(encoded("/etc/passwd"))", 400, "unsupported-scheme"),
         ("/v1/resolve?q=\(encoded("http://exa mple.com/"))", 400, "invalid-url"),
         ("/v1/resolve?q=\(encoded("!nosuchengine cats"))", 400, "unknown-engine"),
-        ("/v1/resolve?q=\(encoded("https://unrecorded.example/page"))", 502, "no-recorded-entry"),
+        ("/v1/resolve?q=\(encoded("https://unrecorded.example/page"))", 404, "no-recorded-entry"),
         ("/v1/nothing-here", 404, "not-found"),
         ("/v1/resolve?q=" + String(repeating: "a", count: 9000), 413, "url-too-long"),
     ])

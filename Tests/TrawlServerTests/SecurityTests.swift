@@ -239,4 +239,23 @@ struct SecurityTests {
             #expect(options.header("Allow") == "POST, OPTIONS")
         }
     }
+
+    @Test func aHeadHTTPCannotReadIsAJSONError() async throws {
+        let server = try ServerFixture.replaying()
+        try await ServerFixture.application(server).test(.live) { client in
+            let raw = RawHTTP(port: try #require(client.port))
+            // Under the parser's limit, over the server's: the middleware's 413.
+            let long = try await raw.send("GET", "/v1/resolve?q=" + String(repeating: "a", count: 9000))
+            #expect(long.status == 413)
+            #expect(long.errorCode == "url-too-long")
+            // Over the parser's own limit: still JSON that says why.
+            let huge = try await raw.send("GET", "/v1/resolve?q=" + String(repeating: "a", count: 100_000))
+            #expect(huge.status == 431, "\(huge.status) \(huge.body)")
+            #expect(huge.errorCode == "request-head-too-large")
+            let bytes = try await RawHTTP.offPool { try raw.exchange(Array("NOT HTTP AT ALL\r\n\r\n".utf8)) }
+            let garbage = try RawHTTP.parse(bytes)
+            #expect(garbage.status == 400)
+            #expect(garbage.errorCode == "malformed-request")
+        }
+    }
 }

@@ -142,9 +142,18 @@ struct ServeCommandTests {
         #expect(run.stdout.isEmpty)
     }
 
+    /// The guard is always on in serve: the help does not offer to turn it on.
+    @Test func serveHelpOffersNoDenyPrivate() throws {
+        let binary = try #require(CommandRun.builtExecutable("trawl"))
+        let run = try CommandRun.run(binary, ["serve", "--help"])
+        #expect(run.status == 0)
+        #expect(!run.stdout.contains("--deny-private"))
+        #expect(run.stdout.contains("--allow-address"))
+    }
+
     @Test(arguments: [
         ["--port", "70000"], ["--rate", "-1"], ["--cors-origin", "app.example"], ["--fallback", "network"], ["--no-auth", "--token", "x"],
-        ["--trusted-proxy", "10.0.0.1/8"], ["--public-host", "a b"],
+        ["--trusted-proxy", "10.0.0.1/8"], ["--public-host", "a b"], ["--deny-private"],
     ])
     func badOptionsAreUsageErrors(arguments: [String]) throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"))
