@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TrawlTesting
+
+/// Bad input never costs found media, and no input's secret is ever printed.
+@Suite("trawl with bad input")
+struct BadInputCommandTests {
+    func trawl(_ arguments: [String], in folder: URL? = nil) throws -> CommandRun {
+        let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["TRAWL_GIPHY_KEY", "TRAWL_TENOR_KEY", "TRAWL_DEFAULT_ENGINE"] { environment[key] = nil }
+        return try CommandRun.run(binary, arguments, environment: environment, in: folder ?? ResolveCommandTests.repository)
+    }
+
+    func json(_ line: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+    }
+
+    /// A page with an `og:video`, then 1 MiB of binary junk (read as windows-1252, whose
+    /// undefined bytes stop libxml2's decoder), then an `<img>`.
+    static func junkPage() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-junk-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var page = Data(#"<!doctype html><html><head><meta property="og:video" content="https://media.example.com/clip.mp4"></head><body><p>x</p>"#.utf8)
+        var state: UInt32 = 2_463_534_242
+        for _ in 0..<(1 << 20) {
+            state ^= state << 13
+            state ^= state >> 17
+            state ^= state << 5
+            page.append(UInt8(truncatingIfNeeded: state))
+        }
+        page += Data(#"<img src="https://media.example.com/after.gif" width="300" height="200"></body></html>"#.utf8)
+        let file = folder.appendingPathComponent("junk.html")
+        try page.write(to: file)
+        return file
+    }
+
+    @Test func aPageWithJunkAfterItsMediaKeepsThemAndSaysWhy() throws {
+        let page = try Self.junkPage()
+        let run = try trawl(["resolve", "--json", page.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let urls = try run.lines.map { try json($0)["url"] as? String }
+        // What came before the junk, first; the img after it, found by the text fallback.
+        #expect(urls.first == "https://media.example.com/clip.mp4", "\(run.stdout)")
+        #expect(urls.contains("https://media.example.com/after.gif"), "\(run.stdout)")
+        #expect(!run.stderr.contains("htmlParseChunk"), "not a failure: \(run.stderr)")
+
+        let stream = try trawl(["resolve", "--stream", page.path])
+        #expect(stream.status == 0, "\(stream.stderr)")
+        let diagnostics = try stream.lines.flatMap { try json($0)["diagnostics"] as? [String] ?? [] }
+        #expect(diagnostics.contains { $0.contains("htmlParseChunk") && $0.contains("read as text") }, "\(stream.stdout)")
+    }
+}
