@@ -57,6 +57,12 @@ extension Redaction {
                     output += bytes[i...nameEnd]
                     var valueEnd = nameEnd + 1
                     while valueEnd < bytes.count, !isValueDelimiter(bytes[valueEnd]) { valueEnd += 1 }
+                    // A colon or full stop that ends the value before a blank (or the end) is the
+                    // sentence's (`trawl: URL?key=K: HTTP 404`), not the value's.
+                    while valueEnd > nameEnd + 1, bytes[valueEnd - 1] == UInt8(ascii: ":") || bytes[valueEnd - 1] == UInt8(ascii: "."),
+                          valueEnd == bytes.count || bytes[valueEnd] == UInt8(ascii: " ") || bytes[valueEnd] == UInt8(ascii: "\n") || bytes[valueEnd] == UInt8(ascii: "\t") {
+                        valueEnd -= 1
+                    }
                     if valueEnd > nameEnd + 1 { output += Array(placeholder.utf8) }
                     i = valueEnd
                 }

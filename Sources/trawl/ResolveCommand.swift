@@ -162,10 +162,12 @@ struct ResolveCommand: AsyncParsableCommand {
             failure = error
         }
         var lines = renderer.finish(next: next, error: failure).map(OutputLine.out)
+        // The input as printed: secrets redacted (``Diagnostics`` redacts every line as well).
+        let shown = Redaction.text(input)
         if let failure {
-            lines.append(.err("trawl: \(input): \(ErrorSentence.describe(failure))"))
+            lines.append(.err("trawl: \(shown): \(ErrorSentence.describe(failure))"))
         } else if count == 0 {
-            lines.append(.err("trawl: \(input): no media found"))
+            lines.append(.err("trawl: \(shown): no media found"))
         }
         await print(lines)
         return failure != nil ? .failure : count == 0 ? .nothing : .found

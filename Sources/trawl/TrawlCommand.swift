@@ -76,9 +76,12 @@ enum ExitStatus: Int32 {
         """
 }
 
-/// Writes a line to standard error.
+/// Writes a line to standard error, through ``Redaction/text(_:extraParameters:)``: every
+/// message the command prints (an input in front of an error, a usage error quoting it, a
+/// server's log line) shows no key or token a URL in it carries.
 enum Diagnostics {
     static func write(_ line: String) {
-        FileHandle.standardError.write(Data((line.hasSuffix("\n") ? line : line + "\n").utf8))
+        let redacted = Redaction.text(line)
+        FileHandle.standardError.write(Data((redacted.hasSuffix("\n") ? redacted : redacted + "\n").utf8))
     }
 }

@@ -50,4 +50,26 @@ struct BadInputCommandTests {
         let diagnostics = try stream.lines.flatMap { try json($0)["diagnostics"] as? [String] ?? [] }
         #expect(diagnostics.contains { $0.contains("htmlParseChunk") && $0.contains("read as text") }, "\(stream.stdout)")
     }
+
+    @Test func anInputsSecretsArePrintedNowhere() throws {
+        let server = try LoopbackServer { request in
+            request.path == "/clip"
+                ? .html(#"<html><head><meta property="og:video" content="https://media.example.com/cat.mp4"></head></html>"#)
+                : .status(404)
+        }
+        defer { server.shutdown() }
+        let secrets = "?api_key=K3y5ecret&access_token=T0k3nSecret"
+        let missing = server.url("/x").absoluteString + secrets
+        let found = server.url("/clip").absoluteString + secrets
+        for format in ["--json", "--stream", "--table"] {
+            let run = try trawl(["resolve", format, "--retries", "0", missing, found])
+            #expect(run.status == 3, "\(run.stderr)")
+            for text in [run.stdout, run.stderr] {
+                #expect(!text.contains("K3y5ecret") && !text.contains("T0k3nSecret"), "\(format): \(text)")
+            }
+            // The input is still named, its secrets replaced.
+            #expect(run.stderr.contains("/x?api_key=REDACTED&access_token=REDACTED: HTTP 404"), "\(run.stderr)")
+            #expect(run.stdout.contains("/clip?api_key=REDACTED&access_token=REDACTED"), "\(format): \(run.stdout)")
+        }
+    }
 }
