@@ -72,4 +72,20 @@ struct BadInputCommandTests {
             #expect(run.stdout.contains("/clip?api_key=REDACTED&access_token=REDACTED"), "\(format): \(run.stdout)")
         }
     }
+
+    @Test(arguments: ["htp:/broken.example.com/x", "saved-page.html", "localhost:8080/x", "pages/saved.htm", "intranet:8080/x"])
+    func typosAreUsageErrorsNotSearches(input: String) throws {
+        let run = try trawl(["resolve", input])
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("'\(input)'"), "\(run.stderr)")
+        #expect(!run.stderr.lowercased().contains("tenor"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func aBareFileNameOfASavedPageReadsTheFile() throws {
+        let pages = try Pages()
+        let run = try trawl(["resolve", "--json", "clip.html"], in: pages.folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("https://media.example.com/cat.mp4"))
+    }
 }
