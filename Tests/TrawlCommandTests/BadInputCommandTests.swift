@@ -89,3 +89,21 @@ struct BadInputCommandTests {
         #expect(run.stdout.contains("https://media.example.com/cat.mp4"))
     }
 }
+
+/// `!local` queries the index cannot read are usage errors, before or while searching.
+@Suite("trawl resolve !local with queries it cannot read")
+struct LocalQueryCommandTests {
+    @Test func unreadableLocalQueriesExit2() throws {
+        let binary = try #require(CommandRun.builtExecutable("trawl"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-local-usage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let index = folder.appendingPathComponent("index.sqlite").path
+        for arguments in [["!local (cat"], ["!local \u{1}cat"], ["--page", "cursor:nope", "!local cat"]] {
+            let run = try CommandRun.run(binary, ["resolve", "--index", index] + arguments, in: folder)
+            #expect(run.status == 2, "\(arguments): \(run.stderr)")
+            #expect(!run.stderr.contains(index) && !run.stderr.contains("SELECT"), "\(run.stderr)")
+        }
+        let grouped = try CommandRun.run(binary, ["resolve", "--index", index, "!local cat (zebra OR dog)"], in: folder)
+        #expect(grouped.status == 1, "read and searched, nothing found: \(grouped.stderr)")
+    }
+}
