@@ -132,7 +132,7 @@ struct ResolveCommand: AsyncParsableCommand {
         if let recorder, let record {
             let file = URL(fileURLWithPath: record)
             try await recorder.write(to: file, comment: "trawl resolve " + inputs.joined(separator: " "))
-            Diagnostics.write("trawl: recorded \(await recorder.recorded.count) payloads to \(file.path)")
+            Diagnostics.write("trawl: recorded \(Counted(await recorder.recorded.count, "payload")) to \(file.path)")
         }
         let status: ExitStatus = outcomes.contains(.usage) ? .usage
             : outcomes.contains(.failure) ? .failure : outcomes.contains(.nothing) ? .nothingFound : .found

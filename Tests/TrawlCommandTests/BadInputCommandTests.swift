@@ -90,6 +90,45 @@ struct BadInputCommandTests {
     }
 }
 
+/// What a new user meets first: the bare command, help, the demo's lists, messages.
+@Suite("trawl as a new user meets it")
+struct FirstContactCommandTests {
+    func trawl(_ arguments: [String]) throws -> CommandRun {
+        let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
+        return try CommandRun.run(binary, arguments, in: ResolveCommandTests.repository)
+    }
+
+    @Test func trawlAloneIsAUsageError() throws {
+        let run = try trawl([])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("USAGE: trawl <subcommand>"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+        #expect(try trawl(["index"]).status == 2, "a group with nothing to do is a usage error too")
+        #expect(try trawl(["--help"]).status == 0)
+    }
+
+    @Test(arguments: [["batch", "--help"], ["batch", "-h"], ["help", "batch"]])
+    func batchHelpShowsWhatARunTakes(arguments: [String]) throws {
+        let run = try trawl(arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        for option in ["--out", "--store", "--per-host", "--deny-private", "--browser", "--queue"] {
+            #expect(run.stdout.contains(option), "\(arguments): \(option) missing from\n\(run.stdout)")
+        }
+        #expect(run.stdout.contains("USAGE: trawl batch [run]"))
+        #expect(run.stdout.contains("status"), "the other subcommand is named")
+    }
+
+    @Test func demoOnATerminalShowsEachCasesMedia() throws {
+        // --table: what a terminal gets.
+        let run = try trawl(["demo", "--table"])
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stdout.contains("https://blog.trawl.example/media/bouncing-dots.gif"), "\(run.stdout)")
+        #expect(run.stdout.contains("pass (1 result)"), "\(run.stdout)")
+        #expect(!run.stdout.contains("(1 results)"))
+        #expect(run.stdout.contains("(4 results)"))
+    }
+}
+
 /// `!local` queries the index cannot read are usage errors, before or while searching.
 @Suite("trawl resolve !local with queries it cannot read")
 struct LocalQueryCommandTests {
