@@ -15,6 +15,14 @@ struct MessageTests {
         #expect(Redaction.text("?token=a:b&x=1") == "?token=REDACTED&x=1")
     }
 
+    @Test func usageHintsKeepTheirPlaceholders() {
+        let hint = "mysql://x: the queue must be a postgres://USER@HOST:PORT/DATABASE URL (postgres://USER[:PASSWORD]@HOST)"
+        #expect(Redaction.text(hint) == hint)
+        // Real credentials still go, a user name alone too (a token is often written there).
+        #expect(Redaction.text("postgres://trawl:s3cret@db/q") == "postgres://REDACTED@db/q")
+        #expect(Redaction.text("https://ghp_T0ken@github.com/x") == "https://REDACTED@github.com/x")
+    }
+
     struct Shape: Decodable { var items: [String]; var count: Int; var name: String }
 
     @Test(arguments: [
