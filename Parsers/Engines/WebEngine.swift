@@ -57,6 +57,10 @@ public struct WebEngine: Engine {
         /// Media the page shows without naming them (its body's images and videos), held until
         /// every payload of the page is read: they answer only if nothing names the page's item.
         var heldBack: ResultSet?
+        /// What the text fallback found in the part of a document libxml2 gave up on (see
+        /// ``ScanStop``): whether those media are named or merely shown cannot be told, so they
+        /// come last, after everything the readable part said.
+        var unreadRest: [ResultSet] = []
 
         /// A media the page names that is also one it shows (its `<video>` in the article) takes
         /// what the shown one adds: its poster, its sources.
@@ -159,6 +163,13 @@ public struct WebEngine: Engine {
             }
             absorbHeldBack(into: &set.media)
             emit(set, page: documentURL)
+            if let stop = payload.document?.stop {
+                continuation.yield(ResultSet(diagnostics: [Self.scanStopped(stop, payload: payload)]))
+                var rest = payload
+                rest.body = Data(payload.body.dropFirst(stop.offset))
+                rest.document = nil
+                unreadRest.append(environment.parsers.parse(rest, stages: .fallback))
+            }
             // A rendered page's JSON API answer that nothing structured reads is what the text
             // fallback would read first once the page settled (JSON before documents, below):
             // read now, its media go out as the response arrives instead of after settling.
@@ -246,6 +257,10 @@ public struct WebEngine: Engine {
             }
         }
 
+        if !definitive {
+            for set in unreadRest { emit(set, page: documentURL) }
+        }
+
         if seen.count == 0, let status = documentStatus, !(200..<300).contains(status) {
             throw WebError(url: url.absoluteString, status: status)
         }
@@ -260,6 +275,14 @@ extension WebEngine {
     /// How the warning begins when rendering a page that looked script-driven failed and its
     /// static result stands.
     public static let renderFailedPrefix = "rendering failed, the static result stands: "
+
+    /// The warning for a document whose markup libxml2 stopped reading part way.
+    static func scanStopped(_ stop: ScanStop, payload: Payload) -> Diagnostic {
+        Diagnostic(
+            .warning,
+            "libxml2 gave up on the HTML of \(Redaction.url(payload.info.url.absoluteString)) (\(stop.reason)): what it read stands, and bytes \(stop.offset)–\(payload.body.count) were read as text",
+            source: "html")
+    }
 
     /// Whether a page describes itself by a still (`og:image` / `twitter:image` a JPEG, PNG…)
     /// and declares no video.

@@ -33,11 +33,12 @@ public struct MediaLine: Codable, Sendable, Hashable {
 
     /// - Parameters:
     ///   - media: the media to print.
-    ///   - input: what the user gave (the line's `input`).
+    ///   - input: what the user gave (the line's `input`, with its secrets redacted as
+    ///     everything Trawl prints or answers is: ``Redaction/text(_:extraParameters:)``).
     ///   - reason: the reason the result set was degraded, `nil` when it was not.
     ///   - next: where the next page starts, if there is one.
     public init(_ media: Media, input: String, degraded reason: String?, next: Pagination? = nil) {
-        self.input = input
+        self.input = Redaction.text(input)
         url = media.url
         kind = media.kind.rawValue
         width = media.width
@@ -47,7 +48,9 @@ public struct MediaLine: Codable, Sendable, Hashable {
         caption = media.caption
         tags = media.tags
         still = media.still
-        page = media.page
+        // The page is most often the input itself: its secrets go as the input's do. (Media
+        // URLs stay whole: a signed CDN URL is useless without its signature.)
+        page = media.page.map { Redaction.url($0) }
         parser = media.provenance.parser
         origin = media.provenance.origin.description
         loader = media.provenance.origin.isRendered ? "browser" : "static"

@@ -3,6 +3,7 @@ import TrawlCore
 /// One result set as `trawl resolve --stream` prints it, and as `trawl serve` streams it
 /// (`application/x-ndjson` lines, `text/event-stream` events).
 public struct ResultSetLine: Codable, Sendable, Hashable {
+    /// What the user gave, secrets redacted.
     public var input: String
     public var media: [MediaLine]
     public var total: Int?
@@ -21,7 +22,10 @@ public struct ResultSetLine: Codable, Sendable, Hashable {
     /// Set on the line that ends an input whose resolution failed.
     public var error: ErrorSummary?
 
+    /// - Parameter input: what the user gave; the line carries it with its secrets redacted
+    ///   (``Redaction/text(_:extraParameters:)``), as everything Trawl prints or answers does.
     public init(_ set: ResultSet, input: String) {
+        let input = Redaction.text(input)
         self.input = input
         media = set.media.map { MediaLine($0, input: input, degraded: nil) }
         total = set.total

@@ -100,7 +100,7 @@ public enum Trawl {
     public static func makeEnvironment(_ configuration: Configuration = .init(), logger: Logger = Logger(label: "trawl")) -> Environment {
         var transport: any PayloadTransport = Loader(configuration: configuration.loader, handlers: configuration.schemeHandlers, logger: logger)
         if configuration.plainHTTP { transport = PlainHTTPTransport(base: transport) }
-        transport = configuration.fetch.transport(over: transport, clock: configuration.clock)
+        transport = configuration.fetch.transport(over: transport, clock: configuration.clock, addressPolicy: configuration.loader.addressPolicy)
         var replayTransport: ReplayTransport?
         if let replay = configuration.replay {
             let replaying = ReplayTransport(

@@ -1,4 +1,5 @@
 import Foundation
+import TrawlCore
 import TrawlStore
 
 /// Where a batch stands, as the progress display shows it.
@@ -93,7 +94,7 @@ public enum BatchSummaryText {
     public static func render(_ summary: StoreSummary, elapsed: Double?, finishedThisRun: Int?) -> String {
         let p = summary.progress
         var lines: [String] = []
-        var head = "\(p.total) URLs: \(p[.done]) done, \(p[.failed]) failed"
+        var head = "\(Counted(p.total, "URL")): \(p[.done]) done, \(p[.failed]) failed"
         if p[.retryLater] > 0 { head += ", \(p[.retryLater]) waiting to retry" }
         if p[.pending] + p[.running] > 0 { head += ", \(p[.pending] + p[.running]) not yet tried" }
         if p.duplicates > 0 { head += " (\(p.duplicates) duplicate lines coalesced)" }

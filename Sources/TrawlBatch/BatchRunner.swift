@@ -76,7 +76,7 @@ public struct BatchRunner: Sendable {
         let clock = self.clock
         let started = clock.now
         let recovered = try await store.recoverAbandoned(now: started)
-        if recovered > 0 { logger.info("put back \(recovered) jobs a stopped run left running") }
+        if recovered > 0 { logger.info("put back \(Counted(recovered, "job")) a stopped run left running") }
         // Every list is read on from where the store left it: lines appended since join.
         var pendingIntakes: [Intake] = []
         for input in inputs { pendingIntakes.append(try await Intake(path: input, store: store, configuration: configuration)) }
@@ -233,7 +233,7 @@ public struct BatchRunner: Sendable {
         if interrupted {
             // Only this run (holding the lock) can have jobs running: they go back to pending.
             let back = try await store.recoverAbandoned(now: clock.now)
-            if back > 0 { logger.info("interrupted: put back \(back) jobs that were in flight") }
+            if back > 0 { logger.info("interrupted: put back \(Counted(back, "job")) that \(back == 1 ? "was" : "were") in flight") }
         }
         try await outputFile?.catchUp()
         snapshot.elapsed = clock.now - started

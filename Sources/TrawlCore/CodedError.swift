@@ -30,6 +30,17 @@ public struct ErrorSummary: Sendable, Hashable, Codable {
     }
 }
 
+extension ErrorSummary {
+    /// Codes that say the request itself is wrong (a usage error: exit 2, HTTP 400), not that
+    /// the work failed.
+    public static let usageCodes: Set<String> = [
+        "invalid-url", "unsupported-scheme", "invalid-request", "empty-query", "unknown-engine", "invalid-query",
+    ]
+
+    /// Whether the code says the request itself is wrong (``usageCodes``).
+    public var isUsageError: Bool { Self.usageCodes.contains(code) }
+}
+
 extension ParseError: CodedError {
     /// `parse-failed`: a parser could not read a payload (the chain falls through to the next).
     public var errorCode: String { "parse-failed" }

@@ -13,6 +13,9 @@ public struct DocumentSummary: Sendable, Hashable {
     public var charset: String
     /// The page URL (after redirects).
     public var url: String
+    /// Set when libxml2 gave up on the document part way: everything above was read up to
+    /// there, and the bytes from ``ScanStop/offset`` on were not read as markup.
+    public var stop: ScanStop?
 
     public init(
         url: String, title: String? = nil, baseHref: String? = nil, metaTags: [MetaTag] = [],
@@ -40,6 +43,23 @@ public struct DocumentSummary: Sendable, Hashable {
     /// Resolves a URL as written in the page against `<base href>` and the page URL.
     public func resolve(_ reference: String) -> String? {
         URLResolver.resolve(reference, base: baseHref.flatMap { URLResolver.resolve($0, base: url) } ?? url)
+    }
+}
+
+/// Where and why the HTML scan of a document stopped before its end (libxml2 could not take
+/// more input: bytes its decoder cannot convert, memory). What was read up to there stands;
+/// the rest is read by the text fallback.
+public struct ScanStop: Sendable, Hashable {
+    /// The byte offset in the document's body from which its markup was not read. It starts a
+    /// little before where libxml2 stopped (libxml2 may have held an unfinished tag back), so
+    /// reading from here misses nothing.
+    public var offset: Int
+    /// What libxml2 said, naming the call that failed.
+    public var reason: String
+
+    public init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
     }
 }
 

@@ -72,11 +72,27 @@ public enum ErrorSentence {
         case .keyNotFound(let key, let context):
             return prefix + "the field '\(key.stringValue)' is missing\(at(context))"
         case .typeMismatch(let type, let context):
-            return prefix + "a value\(at(context)) is not a \(type)"
+            return prefix + "a value\(at(context)) is not \(kind(of: type))"
         case .valueNotFound(let type, let context):
-            return prefix + "a \(type) is missing\(at(context))"
+            return prefix + "\(kind(of: type)) is missing\(at(context))"
         @unknown default:
             return prefix + "cannot decode it"
+        }
+    }
+
+    /// What JSON value a decoder wanted, in words (`a list`, `a number`), not the Swift type
+    /// it names (`Array<Any>`, `Swift.Int`).
+    public static func kind(of type: Any.Type) -> String {
+        let name = String(describing: type)
+        if name.hasPrefix("Array<") || name.hasPrefix("ContiguousArray<") || name.hasPrefix("Set<") { return "a list" }
+        if name.hasPrefix("Dictionary<") { return "an object" }
+        switch name {
+        case "String", "Substring", "Character", "URL": return "a string"
+        case "Bool": return "true or false"
+        case "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64": return "a whole number"
+        case "Double", "Float", "Decimal", "CGFloat": return "a number"
+        case "Date": return "a date"
+        default: return "an object"
         }
     }
 }

@@ -48,8 +48,8 @@ public struct ParserChain: Sendable {
                     diagnostics += set.diagnostics
                     set.diagnostics = []
                 case .failure(let error):
-                    failures.append(.init(parser: parser.name, reason: String(describing: error)))
-                    diagnostics.append(Diagnostic(.warning, String(describing: error), source: parser.name))
+                    failures.append(.init(parser: parser.name, reason: ErrorSentence.describe(error)))
+                    diagnostics.append(Diagnostic(.warning, ErrorSentence.describe(error), source: parser.name))
                 }
             }
         }
@@ -67,7 +67,7 @@ public struct ParserChain: Sendable {
                     next = next ?? set.next
                     diagnostics += set.diagnostics
                 case .failure(let error):
-                    diagnostics.append(Diagnostic(.warning, String(describing: error), source: parser.name))
+                    diagnostics.append(Diagnostic(.warning, ErrorSentence.describe(error), source: parser.name))
                 }
             }
             if !merged.media.isEmpty {

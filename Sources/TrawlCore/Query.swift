@@ -9,7 +9,8 @@ import Foundation
 ///
 /// - The first `!word` is the command (lower-cased); later ones stay in the term.
 /// - `key:value` and `key:"quoted value"` are parameters; the first value for a key wins.
-/// - A token that looks like a URL (`https://…`, `//…`) is never a parameter.
+/// - A token that looks like a URL (`https://…`, `//…`, `htp:/…`, `localhost:8080/x`) is never a
+///   parameter.
 public struct Query: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The text as given.
     public var raw: String
@@ -95,8 +96,9 @@ public struct Query: Sendable, Hashable, Codable, CustomStringConvertible {
         guard let colon = token.firstIndex(of: ":") else { return nil }
         let key = token[..<colon]
         let value = token[token.index(after: colon)...]
-        // `file:page.html`, `data:…`, `https:…` are URLs (or broken ones), never parameters.
-        guard !key.isEmpty, !value.isEmpty, !value.hasPrefix("//"),
+        // `file:page.html`, `data:…`, `https:…` are URLs (or broken ones), never parameters;
+        // nor are `htp:/host/…` and `localhost:8080/x`, URLs with a mistyped or missing scheme.
+        guard !key.isEmpty, !value.isEmpty, !value.hasPrefix("//"), !QueryLocation.isBrokenURL(Substring(token)),
               !QueryLocation.readableSchemes.contains(key.lowercased()),
               key.first!.isLetter,
               key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })

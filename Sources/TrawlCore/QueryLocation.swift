@@ -33,8 +33,14 @@ public enum QueryLocation: Sendable, Hashable {
             self = Self.pasted(text, spaced: spaced, prefix: "https:")
         } else if Self.isLocalPath(firstToken) {
             self = .unusable("'\(text)' is a local path, not a URL; pass it as a file: URL (file:///…)")
+        } else if let typo = Self.schemeTypo(firstToken) {
+            self = .unusable("'\(text)' is not a URL: '\(typo):' is not a scheme Trawl reads (http://, https://, file:, data:)")
+        } else if let host = Self.hostWithoutScheme(firstToken) {
+            self = .unusable("'\(text)' names the host '\(host)' without a scheme; write http://\(firstToken) or https://\(firstToken)")
         } else if Self.isBareHost(firstToken) {
             self = Self.pasted(text, spaced: spaced, prefix: "https://")
+        } else if !spaced, Self.isFileName(firstToken) {
+            self = .unusable("'\(text)' is a file name, not a URL; pass a saved page as a path (./\(text)) or a file: URL")
         } else {
             self = .none
         }
@@ -99,6 +105,57 @@ public enum QueryLocation: Sendable, Hashable {
     public static func isLocalPath(_ token: some StringProtocol) -> Bool {
         token.hasPrefix("/") || token.hasPrefix("./") || token.hasPrefix("../") || token.hasPrefix("~/") || token == "~"
             || token == "." || token == ".."
+    }
+
+    /// A URL with a mistyped scheme (``schemeTypo(_:)``) or none before a host and port
+    /// (``hostWithoutScheme(_:)``): what ``Query`` must not read as a `key:value` parameter.
+    static func isBrokenURL(_ token: Substring) -> Bool {
+        schemeTypo(token) != nil || hostWithoutScheme(token) != nil
+    }
+
+    /// `htp:/host/…`, `htps:/…`: a word and a colon followed by a slash, the word no scheme
+    /// Trawl reads — a URL with a mistyped scheme, never a search. Returns the word.
+    private static func schemeTypo(_ token: Substring) -> String? {
+        guard let colon = token.firstIndex(of: ":"), colon > token.startIndex else { return nil }
+        let name = token[..<colon]
+        guard let first = name.first, first.isASCII, first.isLetter,
+              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }),
+              token[token.index(after: colon)...].hasPrefix("/")
+        else { return nil }
+        return String(name)
+    }
+
+    /// `localhost:8080/x`, `intranet:8080/x`, `localhost/x`: a one-label host with a port and a
+    /// path, or `localhost` with either, written without a scheme (which cannot be guessed:
+    /// such servers mostly speak plain HTTP). Returns the host.
+    private static func hostWithoutScheme(_ token: Substring) -> String? {
+        let authority = token.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let host = parts[0]
+        guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }),
+              host.first?.isLetter == true
+        else { return nil }
+        let isLocalhost = ["localhost", "localhost."].contains(host.lowercased())
+        // A dotted host is pasted as https (``isBareHost``).
+        guard isLocalhost || !host.contains(".") else { return nil }
+        let hasPath = authority.count < token.count
+        if parts.count == 2 {
+            // A port: digits only, 1…65535.
+            guard let port = Int(parts[1]), (1...65535).contains(port), parts[1].allSatisfy(\.isASCII) else { return nil }
+            return hasPath || isLocalhost ? String(host) : nil
+        }
+        return isLocalhost && hasPath ? String(host) : nil
+    }
+
+    /// Extensions of saved pages and archives: `saved-page.html` on its own names a file.
+    public static let fileExtensions: Set<String> = ["html", "htm", "xhtml", "shtml", "mht", "mhtml", "har", "webarchive"]
+
+    /// `saved-page.html`, `pages/cat.htm`: a file name with a page's extension (not a host:
+    /// no top-level domain is named so).
+    public static func isFileName(_ token: some StringProtocol) -> Bool {
+        guard !token.contains(where: \.isWhitespace), !token.contains(":"), let dot = token.lastIndex(of: ".") else { return false }
+        let name = token[token.index(after: dot)...]
+        return fileExtensions.contains(name.lowercased()) && dot > token.startIndex && token[token.index(before: dot)] != "/"
     }
 
     /// `www.example.com…`, or `example.com/path` (a dotted host followed by a path).

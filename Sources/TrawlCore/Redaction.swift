@@ -57,6 +57,12 @@ extension Redaction {
                     output += bytes[i...nameEnd]
                     var valueEnd = nameEnd + 1
                     while valueEnd < bytes.count, !isValueDelimiter(bytes[valueEnd]) { valueEnd += 1 }
+                    // A colon or full stop that ends the value before a blank (or the end) is the
+                    // sentence's (`trawl: URL?key=K: HTTP 404`), not the value's.
+                    while valueEnd > nameEnd + 1, bytes[valueEnd - 1] == UInt8(ascii: ":") || bytes[valueEnd - 1] == UInt8(ascii: "."),
+                          valueEnd == bytes.count || bytes[valueEnd] == UInt8(ascii: " ") || bytes[valueEnd] == UInt8(ascii: "\n") || bytes[valueEnd] == UInt8(ascii: "\t") {
+                        valueEnd -= 1
+                    }
                     if valueEnd > nameEnd + 1 { output += Array(placeholder.utf8) }
                     i = valueEnd
                 }
@@ -69,7 +75,8 @@ extension Redaction {
                 var end = i
                 while end < bytes.count, !isValueDelimiter(bytes[end]), bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"),
                       bytes[end] != UInt8(ascii: "@") { end += 1 }
-                if end < bytes.count, bytes[end] == UInt8(ascii: "@"), end > i {
+                if end < bytes.count, bytes[end] == UInt8(ascii: "@"), end > i,
+                   !userinfoPlaceholders.contains(String(decoding: bytes[i..<end], as: UTF8.self)) {
                     output += Array(placeholder.utf8)
                     i = end
                 }
@@ -80,6 +87,10 @@ extension Redaction {
         }
         return String(decoding: output, as: UTF8.self)
     }
+
+    /// The credentials usage hints write (`postgres://USER@HOST/DATABASE`): no secret, and
+    /// the hint means nothing with them redacted.
+    static let userinfoPlaceholders: Set<String> = ["USER", "USER:PASSWORD", "USER[:PASSWORD]", "USERNAME", "USERNAME:PASSWORD"]
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")

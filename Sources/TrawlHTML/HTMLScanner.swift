@@ -65,6 +65,11 @@ public final class HTMLStreamScanner {
     /// How many leading bytes are known to be ASCII: past the `<meta>` window only a
     /// non-ASCII byte can decide the charset, so until one arrives there is nothing to retry.
     private var asciiPrefix = 0
+    /// Bytes of the document (after a byte-order mark) handed to the parser so far.
+    private var fed = 0
+    /// Where the markup stopped being read, when libxml2 gave up (see ``ScanStop``); nothing
+    /// more is fed from then on.
+    private var stoppedAt: Int?
 
     public init(url: String, declaredCharset: String?, configuration: HTMLScanner = HTMLScanner()) {
         self.url = url
@@ -113,7 +118,7 @@ public final class HTMLStreamScanner {
             var offset = 0
             while offset < whole {
                 let end = min(offset + Self.blockSize, whole)
-                parser.feed(UnsafeBufferPointer(rebasing: all[offset..<end]))
+                feedBlock(UnsafeBufferPointer(rebasing: all[offset..<end]), to: parser)
                 offset = end
             }
             pending.append(contentsOf: all[whole...])
@@ -129,11 +134,28 @@ public final class HTMLStreamScanner {
             var offset = 0
             while offset < whole {
                 let end = min(offset + Self.blockSize, whole)
-                parser.feed(UnsafeBufferPointer(rebasing: bytes[offset..<end]))
+                feedBlock(UnsafeBufferPointer(rebasing: bytes[offset..<end]), to: parser)
                 offset = end
             }
         }
         pending.removeFirst(whole)
+    }
+
+    /// Hands one block to libxml2 until it gives up; notes where its reading stopped counting.
+    private func feedBlock(_ block: UnsafeBufferPointer<UInt8>, to parser: PushParser) {
+        defer { fed += block.count }
+        guard stoppedAt == nil else { return }
+        let carried = parser.carriedCount
+        parser.feed(block)
+        if parser.failure != nil { noteStop(carried: carried) }
+    }
+
+    /// libxml2 failed while reading the bytes after `fed - carried`. What it read before stands;
+    /// the rest starts one block earlier, since libxml2 may have held back an unfinished tag or
+    /// script of the block before (it waits for a tag's `>`), which it never reported.
+    private func noteStop(carried: Int) {
+        guard stoppedAt == nil else { return }
+        stoppedAt = max(0, fed - carried - Self.blockSize)
     }
 
     /// Feeds the last piece and ends the document: a document handed over in one piece this
@@ -143,9 +165,7 @@ public final class HTMLStreamScanner {
             bytes.withUnsafeBytes { startIfDecided($0.bindMemory(to: UInt8.self), isComplete: true) }
             if let parser, let charset {
                 feedBlocks(bytes.dropFirst(charset.skip), to: parser, tail: true)
-                parser.finish()
-                if let failure = parser.failure { throw HTMLError(url: url, reason: failure) }
-                return Self.result(parser.state, charset: charset, configuration: configuration)
+                return finish(parser, charset: charset)
             }
         }
         feed(bytes)
@@ -153,15 +173,30 @@ public final class HTMLStreamScanner {
     }
 
     /// Ends the document and returns what the scan found.
-    /// - Throws: ``HTMLError`` when libxml2 cannot start a parser (out of memory), or an
-    ///   `htmlParseChunk` call failed (the reason names it).
+    ///
+    /// When libxml2 gives up part way (an `htmlParseChunk` call fails: bytes its decoder
+    /// cannot convert, memory), what it read up to there is kept and the summary's
+    /// ``DocumentSummary/stop`` says where the unread rest starts and why: bad bytes in a page
+    /// cost the media after them their structure, never the media before them.
+    /// - Throws: ``HTMLError`` when libxml2 cannot start a parser (out of memory).
     public func finish() throws -> ScannedDocument {
         if parser == nil { startPendingIfDecided(isComplete: true) }
         flush(all: true)
         guard let parser, let charset else { throw HTMLError(url: url, reason: "libxml2 could not create a parser (htmlCreatePushParserCtxt)") }
-        parser.finish()
-        if let failure = parser.failure { throw HTMLError(url: url, reason: failure) }
-        return Self.result(parser.state, charset: charset, configuration: configuration)
+        return finish(parser, charset: charset)
+    }
+
+    private func finish(_ parser: PushParser, charset: Charset) -> ScannedDocument {
+        if stoppedAt == nil {
+            let carried = parser.carriedCount
+            parser.finish()
+            if parser.failure != nil { noteStop(carried: carried) }
+        }
+        var scanned = Self.result(parser.state, charset: charset, configuration: configuration)
+        if let stoppedAt, let failure = parser.failure {
+            scanned.summary.stop = ScanStop(offset: charset.skip + stoppedAt, reason: failure)
+        }
+        return scanned
     }
 
     private func startPendingIfDecided(isComplete: Bool) {

@@ -45,6 +45,9 @@ final class PushParser {
     /// Why libxml2 stopped, when an `htmlParseChunk` call failed: nothing more is fed.
     private(set) var failure: String?
 
+    /// Bytes of earlier blocks held back for the next (a cut tag or character).
+    var carriedCount: Int { carry.count }
+
     /// The longest start tag carried over to the next block; a longer one is fed to libxml2
     /// as it is.
     static let maxCarriedTag = 4096

@@ -4,8 +4,8 @@ import TrawlCore
 ///
 /// - words match words (`cat`), any case, accents folded; `typ*` is a prefix;
 /// - `"cat typing"` is a phrase;
-/// - `AND`, `OR`, `NOT` (upper case) and parentheses combine them; words side by side must all
-///   match;
+/// - `AND`, `OR`, `NOT` (upper case) and parentheses combine them (`cat (zebra OR dog)`);
+///   words and groups side by side must all match;
 /// - `site:giphy`, `kind:mp4`, `size:small|medium|large|unknown` filter, a comma giving several
 ///   values (`kind:gif,mp4`).
 ///
@@ -29,7 +29,10 @@ public struct LocalQuery: Sendable, Hashable {
         var sites = Set<String>(), kinds = Set<String>(), sizes = Set<String>()
         var parts: [String] = []
         func fail(_ why: String) -> IndexError {
-            IndexError(.invalidQuery, "cannot read the local query '\(raw)': \(why)")
+            IndexError(.invalidQuery, "cannot read the local query '\(Self.printable(raw))': \(why)")
+        }
+        if let control = raw.unicodeScalars.first(where: { $0.properties.generalCategory == .control && !" \t\n\r".unicodeScalars.contains($0) }) {
+            throw fail("it holds the control character \(Self.printable(String(control)))")
         }
         let tokens = try Self.tokenize(raw, fail: fail)
         var first = true
@@ -80,10 +83,40 @@ public struct LocalQuery: Sendable, Hashable {
             }
         }
         try Self.checkStructure(parts, fail: fail)
-        match = parts.isEmpty ? nil : parts.joined(separator: " ")
+        match = parts.isEmpty ? nil : Self.joined(parts)
         self.sites = sites
         self.kinds = kinds
         self.sizes = sizes
+    }
+
+    /// The parts as one FTS5 expression, with `AND` written out beside a group: FTS5 reads two
+    /// phrases side by side as both, but not a phrase or group beside a group
+    /// (`"cat" ( "zebra" OR "dog" )` is a syntax error to it).
+    private static func joined(_ parts: [String]) -> String {
+        let operators: Set<String> = ["AND", "OR", "NOT"]
+        var out: [String] = []
+        for part in parts {
+            if let last = out.last, !operators.contains(last), last != "(", !operators.contains(part), part != ")",
+               last == ")" || part == "(" {
+                out.append("AND")
+            }
+            out.append(part)
+        }
+        return out.joined(separator: " ")
+    }
+
+    /// `text` with control characters written as `U+0000`, for messages.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     private static func quoted(_ text: String) -> String {

@@ -51,7 +51,7 @@ extension MediaIndex {
             skip = max(n, 0)
         case .cursor(let token):
             guard let position = Position(token: token) else {
-                throw IndexError(.invalidQuery, "'\(token)' is not a cursor of the local index (query '\(query.raw)')")
+                throw IndexError(.invalidQuery, "'\(LocalQuery.printable(token))' is not a cursor of the local index (query '\(LocalQuery.printable(query.raw))')")
             }
             after = position
             skip = 0
@@ -71,11 +71,13 @@ extension MediaIndex {
                     facets: Self.facets(of: cube, query: query), next: next)
             }
         } catch let error as DatabaseError where error.message?.contains("fts5") == true || error.message?.contains("syntax") == true {
-            throw IndexError(.invalidQuery, "the local index cannot read the query '\(query.raw)'", underlying: error)
+            throw IndexError(.invalidQuery, "the local index cannot read the query '\(LocalQuery.printable(query.raw))'", underlying: error)
         } catch let error as IndexError {
             throw error
         } catch {
-            throw IndexError(.failed, "searching the index \(path) for '\(query.raw)' failed: \(error)", underlying: error)
+            // An answer to whoever asked: SQLite's reason, never the statement or the file's path.
+            let reason = (error as? DatabaseError)?.message ?? ErrorSentence.describe(error)
+            throw IndexError(.failed, "searching the local index for '\(LocalQuery.printable(query.raw))' failed: \(reason)", underlying: error)
         }
     }
 

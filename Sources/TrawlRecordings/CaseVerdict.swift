@@ -39,16 +39,16 @@ public struct CaseVerdict: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        reasons.isEmpty ? "\(outcome) (\(resultCount) results)" : "\(outcome) (\(resultCount) results): " + reasons.joined(separator: "; ")
+        reasons.isEmpty ? "\(outcome) (\(Counted(resultCount, "result")))" : "\(outcome) (\(Counted(resultCount, "result"))): " + reasons.joined(separator: "; ")
     }
 
     /// Judges the result sets a case's run produced (`error` if it threw) against its expectation.
     public static func judge(_ sets: [ResultSet], error: (any Error)? = nil, against expect: RecordingCase.Expectation) -> CaseVerdict {
         let media = MediaCollection(sets.flatMap(\.media)).media
         var problems: [String] = []
-        if let error { problems.append("the run failed: \(error)") }
-        if media.count < expect.minResults { problems.append("\(media.count) results, at least \(expect.minResults) expected") }
-        if let max = expect.maxResults, media.count > max { problems.append("\(media.count) results, at most \(max) expected") }
+        if let error { problems.append("the run failed: \(ErrorSentence.describe(error))") }
+        if media.count < expect.minResults { problems.append("\(Counted(media.count, "result")), at least \(expect.minResults) expected") }
+        if let max = expect.maxResults, media.count > max { problems.append("\(Counted(media.count, "result")), at most \(max) expected") }
         let urls = media.flatMap(\.allURLs)
         for match in expect.media where !match.matches(any: urls) { problems.append("missing \(match)") }
         if expect.isLoose {
@@ -58,14 +58,14 @@ public struct CaseVerdict: Sendable, Hashable, CustomStringConvertible {
             if matching < wanted {
                 let elsewhere = Set(urls.compactMap { URL(string: $0)?.host?.lowercased() }).sorted()
                 problems.append(
-                    "\(matching) results of \(expect.looseDescription), at least \(wanted) expected"
+                    "\(Counted(matching, "result")) of \(expect.looseDescription), at least \(wanted) expected"
                         + (elsewhere.isEmpty ? "" : " (media found on \(elsewhere.joined(separator: ", ")))"))
             }
         }
         let structural = problems.count
         for field in expect.fields {
             let lacking = media.filter { !field.isPresent(in: $0) }
-            if !lacking.isEmpty { problems.append("\(lacking.count) of \(media.count) results lack \(field.rawValue)") }
+            if !lacking.isEmpty { problems.append("\(lacking.count) of \(Counted(media.count, "result")) \(lacking.count == 1 ? "lacks" : "lack") \(field.rawValue)") }
         }
         let degradations = sets.compactMap(\.degradation)
         if !problems.isEmpty {

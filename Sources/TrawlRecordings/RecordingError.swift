@@ -62,7 +62,9 @@ public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible
         }
         switch error {
         case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])): missing"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context.codingPath)): \(context.debugDescription)"
+        // In words: the context's own text names Swift types (`Expected to decode Array<Any>`).
+        case .typeMismatch(let type, let context): return "\(path(context.codingPath)): not \(ErrorSentence.kind(of: type))"
+        case .valueNotFound(let type, let context): return "\(path(context.codingPath)): missing (\(ErrorSentence.kind(of: type)) expected)"
         case .dataCorrupted(let context) where context.codingPath.isEmpty: return ErrorSentence.describe(error)
         case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
         @unknown default: return ErrorSentence.describe(error)

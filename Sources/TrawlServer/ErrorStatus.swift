@@ -5,7 +5,7 @@ import TrawlCore
 ///
 /// | status | codes |
 /// |---|---|
-/// | 400 | the request is wrong: `invalid-url`, `unsupported-scheme`, `invalid-request`, `empty-query`, `unknown-engine`, `invalid-cursor`, … |
+/// | 400 | the request is wrong: `invalid-url`, `unsupported-scheme`, `invalid-request`, `empty-query`, `unknown-engine`, `invalid-query`, `invalid-cursor`, … |
 /// | 403 | `refused-address`: the page's address is one the server will not fetch |
 /// | 404 | `not-found`: no such route or batch; `no-recorded-entry`: a replaying server's recordings hold no answer |
 /// | 502 | the page or engine failed: `host-not-found`, `connection-failed`, `http-STATUS`, `tls-failure`, … |
@@ -14,9 +14,7 @@ import TrawlCore
 /// | 500 | anything else, as `internal-error` with a sentence, never a stack |
 enum ErrorStatus {
     /// Codes that mean the request itself is wrong.
-    static let usage: Set<String> = [
-        "invalid-url", "unsupported-scheme", "invalid-request", "empty-query", "unknown-engine", "invalid-json",
-    ]
+    static let usage: Set<String> = ErrorSummary.usageCodes.union(["invalid-json"])
     /// Codes that mean the server is not set up for the request.
     static let unavailable: Set<String> = ["missing-configuration", "no-default-engine"]
     /// Codes of a page or engine (or its recording) that failed.

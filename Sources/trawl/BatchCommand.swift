@@ -23,6 +23,7 @@ struct BatchRunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Work a URL list to the end (run again with the same store to resume).",
+        usage: "trawl batch [run] [<options>] [<file>]",
         discussion: """
             Writes one JSON object per input URL to --out: input, url (normalised), status (done or failed), httpStatus, media (as `trawl resolve --json` prints them) or error (code and message), attempts. Jobs live in the SQLite store; after a crash or kill -9, the same command picks up where the store says, and every URL still appears exactly once in the output. Run it again with a list that has grown (or new URLs on standard input) and the new URLs join the store; done ones are not redone. Blank lines and # comments are skipped; a bad line becomes a failed result naming it, reported once. Ctrl-C stops cleanly: work in flight goes back to the store and the summary is printed.
 
@@ -115,7 +116,7 @@ struct BatchRunCommand: AsyncParsableCommand {
         }
         await opened?.close()
         if report.recovered > 0 {
-            Diagnostics.write("trawl batch: resumed; \(report.recovered) jobs of a stopped run were put back")
+            Diagnostics.write("trawl batch: resumed; \(Counted(report.recovered, "job")) of a stopped run \(report.recovered == 1 ? "was" : "were") put back")
         }
         FileHandle.standardError.write(Data(BatchSummaryText.render(report.summary, elapsed: report.elapsed, finishedThisRun: report.finishedThisRun).utf8))
         if report.interrupted {

@@ -11,7 +11,7 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Resolve every recorded case in Recordings/ from its recording (no network needed).",
         discussion: """
-            On a terminal, each case's GIF list as a table and its verdict; otherwise one JSON object per case (case, input, verdict, reasons, media). Exit codes: 0 every case as expected, 1 some case not, 2 usage error, 3 the recordings could not be read.
+            On a terminal, each case's verdict and its GIF list (kind, size, URL; the first \(shownMedia)); otherwise one JSON object per case (case, input, verdict, reasons, media). Exit codes: 0 every case as expected, 1 some case not, 2 usage error, 3 the recordings could not be read.
             """)
 
     @Option(help: "The recordings folder.")
@@ -49,22 +49,37 @@ struct DemoCommand: AsyncParsableCommand {
             let input = recorded.recordingCase.input
             if run.verdict.outcome == .fail { failed.append(recorded.name) }
             if format == .table {
-                var renderer = ResultRenderer(format: .table, input: input)
-                for set in run.sets { _ = renderer.lines(for: set) }
-                renderer.finish(next: run.sets.compactMap(\.next).last, error: nil).forEach { print($0) }
                 // A case that needs a browser was replayed through Chromium, its requests answered from the HAR.
                 let rendered = run.media.contains { $0.provenance.origin.isRendered } ? " (rendered offline in Chromium)" : ""
-                print("  \(symbol(run.verdict.outcome)) \(recorded.name): \(run.verdict)\(rendered)\n")
+                print("\(symbol(run.verdict.outcome)) \(recorded.name): \(run.verdict)\(rendered)")
+                print("  " + Redaction.text(input))
+                for line in Self.mediaList(run.media) { print(line) }
+                print("")
             } else {
                 print(JSONLine.encode(CaseLine(run, input: input)))
             }
         }
         if format == .table {
             let replayed = cases.count - notRecorded.count
-            print("\(replayed - failed.count) of \(replayed) cases as expected" + (failed.isEmpty ? "" : "; failing: " + failed.joined(separator: ", ")))
-            if !notRecorded.isEmpty { print("skipped \(notRecorded.count) live cases with no recording yet: " + notRecorded.joined(separator: ", ")) }
+            print("\(replayed - failed.count) of \(Counted(replayed, "case")) as expected" + (failed.isEmpty ? "" : "; failing: " + failed.joined(separator: ", ")))
+            if !notRecorded.isEmpty { print("skipped \(Counted(notRecorded.count, "live case")) with no recording yet: " + notRecorded.joined(separator: ", ")) }
         }
         throw ExitCode(failed.isEmpty ? ExitStatus.found.rawValue : ExitStatus.nothingFound.rawValue)
+    }
+
+    /// The most media rows a case shows on a terminal; the rest are counted.
+    static let shownMedia = 8
+
+    /// A case's media, one short row each: kind, size, URL (the first ``shownMedia``).
+    static func mediaList(_ media: [Media]) -> [String] {
+        var lines = media.prefix(shownMedia).map { item -> String in
+            let size = item.width.map { "\($0)x\(item.height.map(String.init) ?? "?")" } ?? "-"
+            return "    " + item.kind.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0) + " "
+                + size.padding(toLength: 9, withPad: " ", startingAt: 0) + " " + item.url
+        }
+        if media.count > shownMedia { lines.append("    … and \(Counted(media.count - shownMedia, "more media", plural: "more media"))") }
+        if media.isEmpty { lines.append("    (no media)") }
+        return lines
     }
 
     func symbol(_ outcome: CaseVerdict.Outcome) -> String {

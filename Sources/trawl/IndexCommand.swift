@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Trawl
+import TrawlCore
 
 /// `trawl index stats|rebuild|prune`: the local index `!local` searches.
 struct IndexCommand: AsyncParsableCommand {
@@ -92,7 +93,7 @@ struct IndexPruneCommand: AsyncParsableCommand {
     func run() async throws {
         let seconds = AgeText.seconds(olderThan) ?? 0
         let removed = try await openIndex(index, command: "prune").prune(indexedBefore: Date().addingTimeInterval(-seconds))
-        Diagnostics.write("trawl index prune: removed \(removed.media) media on \(removed.pages) pages indexed more than \(olderThan) ago")
+        Diagnostics.write("trawl index prune: removed \(removed.media) media on \(Counted(removed.pages, "page")) indexed more than \(olderThan) ago")
     }
 }
 

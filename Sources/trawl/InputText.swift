@@ -2,12 +2,14 @@ import ArgumentParser
 import Foundation
 import TrawlCore
 
-/// What the user typed on the command line, made into query text: a local file path becomes a
-/// `file:` URL; something that looks like a URL but is not one is a usage error naming it.
+/// What the user typed on the command line, made into query text: a local file path (or a
+/// bare file name with a page's extension) becomes a `file:` URL; something that looks like a
+/// URL or a file but is not one is a usage error naming it.
 enum InputText {
     static func query(for input: String) throws -> String {
         let trimmed = input.trimmingCharacters(in: .whitespaces)
-        if QueryLocation.isLocalPath(trimmed) {
+        // `./page.html`, `~/page.html`, and a bare `saved-page.html` or `pages/cat.htm`.
+        if QueryLocation.isLocalPath(trimmed) || QueryLocation.isFileName(trimmed) {
             let path = NSString(string: trimmed).expandingTildeInPath
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {

@@ -27,7 +27,7 @@ enum OutputLine: Sendable {
     func write() {
         switch self {
         case .out(let text): FileHandle.standardOutput.write(Data((text + "\n").utf8))
-        case .err(let text): FileHandle.standardError.write(Data((text + "\n").utf8))
+        case .err(let text): Diagnostics.write(text)
         }
     }
 }

@@ -83,7 +83,7 @@ struct RecordCommand: AsyncParsableCommand {
         var sets: [ResultSet] = []
         for try await set in await provider.results(for: Request(input!)) { sets.append(set) }
         try await recorder.write(to: files.archive, comment: "trawl record \(input!)")
-        print("wrote \(files.archive.path) (\(await recorder.recorded.count) payloads)")
+        print("wrote \(files.archive.path) (\(Counted(await recorder.recorded.count, "payload")))")
         try writeCase(input: input!, sets: sets, files: files)
     }
 
@@ -108,6 +108,6 @@ struct RecordCommand: AsyncParsableCommand {
         // The case is committed too: a key in the pasted URL must not be.
         let rendered = media.contains { $0.provenance.origin.isRendered }
         try RecordingCase(input: Scrubber().scrubQuery(in: input), browser: rendered, expect: expect).write(to: files.caseFile)
-        print("wrote \(files.caseFile.path): \(media.count) results; check its expectations before committing")
+        print("wrote \(files.caseFile.path): \(Counted(media.count, "result")); check its expectations before committing")
     }
 }

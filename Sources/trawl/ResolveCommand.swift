@@ -13,7 +13,7 @@ struct ResolveCommand: AsyncParsableCommand {
         discussion: """
             A table on a terminal, JSON Lines (one object per media) when the output is a pipe or a file; --stream prints one object per result set as it arrives, and a line for every input, also one that found nothing. Several inputs are resolved at once and printed in the order given. A local file path is read as a file: URL; something that looks like a URL but is not one is a usage error, never a search.
 
-            Exit codes: 0 media found for every input, 1 some input had no media, 2 usage error, 3 a fetch or parse failed (the message names the input).
+            Exit codes: 0 media found for every input, 1 some input had no media, 2 usage error (also a query the local index cannot read), 3 a fetch or parse failed (the message names the input).
             """)
 
     @Argument(help: "Page URLs, local files, or queries like '!giphy cats'.")
@@ -132,13 +132,15 @@ struct ResolveCommand: AsyncParsableCommand {
         if let recorder, let record {
             let file = URL(fileURLWithPath: record)
             try await recorder.write(to: file, comment: "trawl resolve " + inputs.joined(separator: " "))
-            Diagnostics.write("trawl: recorded \(await recorder.recorded.count) payloads to \(file.path)")
+            Diagnostics.write("trawl: recorded \(Counted(await recorder.recorded.count, "payload")) to \(file.path)")
         }
-        let status: ExitStatus = outcomes.contains(.failure) ? .failure : outcomes.contains(.nothing) ? .nothingFound : .found
+        let status: ExitStatus = outcomes.contains(.usage) ? .usage
+            : outcomes.contains(.failure) ? .failure : outcomes.contains(.nothing) ? .nothingFound : .found
         throw ExitCode(status.rawValue)
     }
 
-    enum Outcome: Sendable { case found, nothing, failure }
+    /// `usage`: the input itself could not be read (a `!local` query the index refuses).
+    enum Outcome: Sendable { case found, nothing, failure, usage }
 
     /// Resolves one input, handing each batch of printed lines to `print` as it is ready.
     static func resolve(
@@ -162,13 +164,16 @@ struct ResolveCommand: AsyncParsableCommand {
             failure = error
         }
         var lines = renderer.finish(next: next, error: failure).map(OutputLine.out)
+        // The input as printed: secrets redacted (``Diagnostics`` redacts every line as well).
+        let shown = Redaction.text(input)
         if let failure {
-            lines.append(.err("trawl: \(input): \(ErrorSentence.describe(failure))"))
+            lines.append(.err("trawl: \(shown): \(ErrorSentence.describe(failure))"))
         } else if count == 0 {
-            lines.append(.err("trawl: \(input): no media found"))
+            lines.append(.err("trawl: \(shown): no media found"))
         }
         await print(lines)
-        return failure != nil ? .failure : count == 0 ? .nothing : .found
+        if let failure { return ErrorSummary(failure).isUsageError ? .usage : .failure }
+        return count == 0 ? .nothing : .found
     }
 }
 

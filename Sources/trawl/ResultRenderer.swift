@@ -5,12 +5,14 @@ import TrawlCore
 /// Turns one input's result sets into the lines its output format prints.
 struct ResultRenderer {
     let format: OutputFormat
+    /// The input as printed: secrets redacted.
     let input: String
     private var printedSet = false
 
+    /// - Parameter input: what the user gave; printed with its secrets redacted.
     init(format: OutputFormat, input: String) {
         self.format = format
-        self.input = input
+        self.input = Redaction.text(input)
     }
 
     /// The lines for one result set as it arrives: a table prints its heading with the first

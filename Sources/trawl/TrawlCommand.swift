@@ -28,7 +28,8 @@ enum TrawlMain {
             let code = TrawlCommand.exitCode(for: error)
             let message = TrawlCommand.fullMessage(for: error)
             if code == .success {
-                FileHandle.standardOutput.write(Data((message + "\n").utf8))
+                let help = defaultSubcommandHelp(for: Array(CommandLine.arguments.dropFirst())) ?? message
+                FileHandle.standardOutput.write(Data((help + "\n").utf8))
                 exit(0)
             }
             Diagnostics.write(message)
@@ -46,15 +47,49 @@ enum TrawlMain {
             Diagnostics.write("trawl: \(usage.message)")
             exit(ExitStatus.usage.rawValue)
         } catch {
-            // A command group's default `run()` asks for its help (CleanExit).
+            // A command group's default `run()` asks for its help (CleanExit): asked for
+            // (`trawl batch --help`), it is the answer; but `trawl` or `trawl index` alone names
+            // nothing to do, a usage error (the help on standard error).
             if TrawlCommand.exitCode(for: error) == .success {
+                let arguments = Array(CommandLine.arguments.dropFirst())
                 let message = TrawlCommand.fullMessage(for: error)
-                if !message.isEmpty { FileHandle.standardOutput.write(Data((message + "\n").utf8)) }
-                exit(0)
+                if arguments.contains(where: { ["--help", "-h", "help"].contains($0) }) {
+                    let help = defaultSubcommandHelp(for: arguments) ?? message
+                    FileHandle.standardOutput.write(Data((help + "\n").utf8))
+                    exit(0)
+                }
+                if !message.isEmpty { Diagnostics.write(message) }
+                exit(ExitStatus.usage.rawValue)
             }
             Diagnostics.write("trawl: " + ErrorSentence.describe(error))
             exit(ExitStatus.failure.rawValue)
         }
+    }
+}
+
+extension TrawlMain {
+    /// The help of a command group whose default subcommand does its work (`trawl batch
+    /// --help`): that subcommand's help, whose options are what `trawl batch FILE` takes, then
+    /// the group's other subcommands. `nil` for any other help request.
+    static func defaultSubcommandHelp(for arguments: [String]) -> String? {
+        var words = arguments.filter { $0 != "--help" && $0 != "-h" }
+        if words.first == "help" { words.removeFirst() } else if words.count == arguments.count { return nil }
+        guard words.count == 1,
+              let group = TrawlCommand.configuration.subcommands.first(where: { $0.configuration.commandName == words[0] }),
+              let main = group.configuration.defaultSubcommand
+        else { return nil }
+        var help = TrawlCommand.helpMessage(for: main)
+        let others = group.configuration.subcommands.filter { ObjectIdentifier($0) != ObjectIdentifier(main) }
+        guard !others.isEmpty else { return help }
+        while help.hasSuffix("\n") { help.removeLast() }
+        let width = max(22, (others.map { $0.configuration.commandName?.count ?? 0 }.max() ?? 0) + 2)
+        help += "\n\nOTHER SUBCOMMANDS OF 'trawl \(words[0])':\n"
+        for other in others {
+            let name = other.configuration.commandName ?? ""
+            help += "  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + other.configuration.abstract + "\n"
+        }
+        help += "\n  See 'trawl help \(words[0]) <subcommand>' for detailed help."
+        return help
     }
 }
 
@@ -76,9 +111,12 @@ enum ExitStatus: Int32 {
         """
 }
 
-/// Writes a line to standard error.
+/// Writes a line to standard error, through ``Redaction/text(_:extraParameters:)``: every
+/// message the command prints (an input in front of an error, a usage error quoting it, a
+/// server's log line) shows no key or token a URL in it carries.
 enum Diagnostics {
     static func write(_ line: String) {
-        FileHandle.standardError.write(Data((line.hasSuffix("\n") ? line : line + "\n").utf8))
+        let redacted = Redaction.text(line)
+        FileHandle.standardError.write(Data((redacted.hasSuffix("\n") ? redacted : redacted + "\n").utf8))
     }
 }

@@ -42,6 +42,14 @@ struct QueryLocationTests {
         "www.exa mple.com/x",
         "https://giphy.com/gifs/x funny cats",
         "data:nocomma",
+        "htp:/broken.example.com/x",
+        "htps:/giphy.com/gifs/x",
+        "localhost:8080/x",
+        "LOCALHOST./x",
+        "localhost:8080",
+        "intranet:8080/x",
+        "saved-page.html",
+        "pages/cat.htm",
     ])
     func unusableLocations(input: String) throws {
         let query = Query(parsing: input)
@@ -52,7 +60,7 @@ struct QueryLocationTests {
         #expect(problem.contains(firstWord), "\(problem)")
     }
 
-    @Test(arguments: ["cats", "cats rating:g", "funny cat.gif", "example.com", "r/cats", "C++ tips", "3.14 pi", "!giphy hello"])
+    @Test(arguments: ["cats", "cats rating:g", "funny cat.gif", "example.com", "r/cats", "C++ tips", "3.14 pi", "!giphy hello", "re:zero", "mood:2 cats", "html tips"])
     func searchTerms(input: String) {
         let query = Query(parsing: input)
         #expect(query.url == nil)

@@ -67,7 +67,7 @@ struct AddressPolicyTests {
     }
 
     @Test func namesAreDecidedOnlyOnceResolved() {
-        for name in ["example.com", "localhost", "metadata.google.internal", "127.0.0.1.nip.io"] {
+        for name in ["example.com", "metadata.google.internal", "127.0.0.1.nip.io", "localhost.example.com", "notlocalhost"] {
             #expect(AddressPolicy.denyPrivate.decision(forHost: name) == nil, "\(name)")
         }
     }

@@ -98,7 +98,7 @@ struct IndexCommandTests {
         let run = try trawl(["resolve", clip.path, "--json", "--no-index"])
         #expect(run.status == 0)
         let search = try trawl(["resolve", "!local cat", "--no-index"])
-        #expect(search.status == 3)
+        #expect(search.status == 2, "an engine that is not there is a usage error")
         #expect(search.stderr.contains("unknown engine '!local'"), "\(search.stderr)")
 
         let recording = ResolveRecordings.blogPost

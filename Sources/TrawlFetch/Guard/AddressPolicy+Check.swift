@@ -2,7 +2,8 @@ extension AddressPolicy {
     /// Resolves `host` and returns the addresses a connection to it may use: for code that
     /// connects by itself (the browser's request interception, a server's own checks).
     ///
-    /// An address host (`10.0.0.1`, `0x7f.1`, `[::1]`) is decided without a lookup. A name
+    /// An address host (`10.0.0.1`, `0x7f.1`, `[::1]`), and `localhost` or a name under it
+    /// when loopback is refused, is decided without a lookup. A name
     /// is resolved and every address checked: refused ones are dropped, and when none is left
     /// the host is refused. Connect only to what this returns — pin it (curl's `--connect-to`,
     /// ``CheckedHost/connectToEntry``) — never look the name up again, or a rebinding DNS
@@ -16,10 +17,9 @@ extension AddressPolicy {
     ///   the address it resolved to), or ``FetchError/Code/hostNotFound``.
     public func check(host: String, port: Int, resolver: any HostResolver = SystemHostResolver()) async throws -> CheckedHost {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if let literal = IPAddress(host: host) {
-            guard decision(for: literal).isAllowed else { throw FetchError.refused(host: host, url: host) }
-            return CheckedHost(host: name, port: port, addresses: [literal])
-        }
+        // An address, or a name reserved for loopback, is decided without a lookup.
+        if let decided = decision(forHost: host), !decided.isAllowed { throw FetchError.refused(host: host, url: host) }
+        if let literal = IPAddress(host: host) { return CheckedHost(host: name, port: port, addresses: [literal]) }
         let resolved = try await resolver.addresses(for: name, port: port)
         let allowed = resolved.filter { decision(for: $0).isAllowed }
         guard !allowed.isEmpty else { throw FetchError.refused(host: host, url: host) }

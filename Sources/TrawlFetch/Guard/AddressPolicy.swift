@@ -50,11 +50,30 @@ public struct AddressPolicy: Sendable, Hashable, CustomStringConvertible {
         return .allowed
     }
 
-    /// The decision for a URL's host when the host is an address in any form libcurl reads
-    /// (``IPAddress/init(host:)``); `nil` when it is a name, decided only once it is resolved.
+    /// The decision for a URL's host without looking it up: for an address in any form libcurl
+    /// reads (``IPAddress/init(host:)``), and for the names RFC 6761 reserves for loopback
+    /// (`localhost`, `*.localhost`, any case, with or without the final dot) when loopback is
+    /// refused — a resolver that answered them could only say loopback, or lie. `nil` for any
+    /// other name, decided only once it is resolved.
     public func decision(forHost host: String) -> AddressDecision? {
-        IPAddress(host: host).map(decision(for:))
+        if let address = IPAddress(host: host) { return decision(for: address) }
+        if deniesPrivate, Self.isLoopbackName(host),
+           !decision(for: Self.loopbackV4).isAllowed, !decision(for: Self.loopbackV6).isAllowed {
+            return .refused(.loopback)
+        }
+        return nil
     }
+
+    /// `localhost` and names under it (RFC 6761 §6.3), in any case, with or without the
+    /// final dot.
+    public static func isLoopbackName(_ host: String) -> Bool {
+        var name = host.lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        return name == "localhost" || name.hasSuffix(".localhost")
+    }
+
+    private static let loopbackV4 = IPAddress(host: "127.0.0.1")!
+    private static let loopbackV6 = IPAddress(host: "[::1]")!
 
     public var description: String {
         guard deniesPrivate else { return "allow all" }

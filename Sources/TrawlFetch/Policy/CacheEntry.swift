@@ -14,6 +14,10 @@ struct CacheEntry: Codable, Sendable, Hashable {
     var storedAt: Double
     /// The request's values of the header fields the response's `Vary` names.
     var varyValues: [String: String]
+    /// The allowed ranges of the address policy the response was fetched under, when that
+    /// policy refused non-public addresses (``AddressPolicy/deniesPrivate``); `nil` when it was
+    /// fetched unguarded (or by a version that did not say). See ``mayServe(under:)``.
+    var guardedBy: [String]? = nil
 
     var responseHeaders: HTTPHeaders { HTTPHeaders(headers) }
 
@@ -54,6 +58,26 @@ struct CacheEntry: Codable, Sendable, Hashable {
 
     /// It can be revalidated with a conditional request.
     var hasValidator: Bool { responseHeaders["etag"] != nil || responseHeaders["last-modified"] != nil }
+
+    /// Whether a request under `policy` may be served this stored response without a fetch.
+    ///
+    /// An unguarded policy takes anything. A guarding one takes only a response fetched under
+    /// a policy that refused at least what it refuses (every hop of that fetch was checked as
+    /// its socket opened): where a name points now says nothing about where it pointed when the
+    /// response was stored, so a name that led inside when an unguarded run stored it must not
+    /// be served from the cache to a guarded one, whatever it resolves to today. Anything else
+    /// is treated as not stored: the live fetch checks it, and its answer replaces the entry.
+    func mayServe(under policy: AddressPolicy) -> Bool {
+        guard policy.isGuarding else { return true }
+        guard let guardedBy else { return false }
+        let allowed = Set(policy.allowedRanges.map(\.description))
+        return guardedBy.allSatisfy(allowed.contains)
+    }
+
+    /// The ``guardedBy`` value for a response fetched under `policy`.
+    static func guardedBy(_ policy: AddressPolicy) -> [String]? {
+        policy.isGuarding ? policy.allowedRanges.map(\.description) : nil
+    }
 
     /// Whether a request with `headers` may be served this stored response (`Vary`, §4.1).
     func matches(requestHeaders: HTTPHeaders) -> Bool {

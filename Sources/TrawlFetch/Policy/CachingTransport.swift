@@ -7,20 +7,32 @@ import TrawlCore
 ///
 /// Each payload it returns says how it was served in `X-Trawl-Cache`: `hit`, `revalidated`,
 /// `miss` or `bypass`.
+///
+/// Under a guarding ``AddressPolicy`` (the one `base` fetches under) the cache answers only
+/// what the live path would be allowed to fetch: a URL whose host the policy refuses by itself
+/// (an address, `localhost`) is refused before the cache is read, and a stored response is
+/// served only if it was fetched under a policy refusing at least as much
+/// (``CacheEntry/mayServe(under:)``) — a cache folder an unguarded run filled never answers a
+/// guarded server with what sits behind the guard.
 public struct CachingTransport: PayloadTransport {
     public static let statusHeader = "X-Trawl-Cache"
 
     let base: any PayloadTransport
     let cache: HTTPCache
     let policy: CachePolicy
+    let addressPolicy: AddressPolicy
     let now: @Sendable () -> Double
 
-    /// - Parameter policy: used for requests that leave ``FetchRequest/cachePolicy`` at its
-    ///   default, `useProtocolPolicy`.
-    public init(base: any PayloadTransport, cache: HTTPCache, policy: CachePolicy = .useProtocolPolicy) {
+    /// - Parameters:
+    ///   - policy: used for requests that leave ``FetchRequest/cachePolicy`` at its default,
+    ///     `useProtocolPolicy`.
+    ///   - addressPolicy: the policy `base` fetches under; stored responses are served only
+    ///     as it allows.
+    public init(base: any PayloadTransport, cache: HTTPCache, policy: CachePolicy = .useProtocolPolicy, addressPolicy: AddressPolicy = .allowAll) {
         self.base = base
         self.cache = cache
         self.policy = policy
+        self.addressPolicy = addressPolicy
         self.now = { Date().timeIntervalSince1970 }
     }
 
@@ -34,12 +46,17 @@ public struct CachingTransport: PayloadTransport {
         let key = request.url.absoluteString
         guard request.method == "GET" else { return try await network(request, context: context, served: "bypass") }
         let policy = request.cachePolicy == .useProtocolPolicy ? self.policy : request.cachePolicy
-        let stored = cache.entry(for: key).flatMap { $0.0.matches(requestHeaders: request.headers) ? $0 : nil }
+        // What the live path refuses without a connection, the cache refuses too.
+        if let host = request.url.host, addressPolicy.decision(forHost: host)?.isAllowed == false {
+            throw FetchError.refused(host: host, url: key)
+        }
+        let stored = cache.entry(for: key).flatMap { $0.0.matches(requestHeaders: request.headers) && $0.0.mayServe(under: addressPolicy) ? $0 : nil }
         let now = self.now()
         switch policy {
         case .cacheOnly:
             guard let (entry, body) = stored else {
-                throw FetchError(.cacheMiss, url: key, message: "no cached response (cache-only)")
+                let guarded = addressPolicy.isGuarding ? " fetched under this address policy" : ""
+                throw FetchError(.cacheMiss, url: key, message: "no cached response\(guarded) (cache-only)")
             }
             return payload(entry, body: body, request: request, served: "hit")
         case .returnCacheElseLoad:
@@ -81,7 +98,7 @@ public struct CachingTransport: PayloadTransport {
             for name in names { vary[name] = request.headers[name] ?? "" }
             let entry = CacheEntry(
                 url: request.url.absoluteString, finalURL: response.info.url.absoluteString, status: response.info.status,
-                headers: headers.fields, storedAt: now(), varyValues: vary)
+                headers: headers.fields, storedAt: now(), varyValues: vary, guardedBy: CacheEntry.guardedBy(addressPolicy))
             // A cache that cannot write (full disk) must not fail the fetch.
             try? cache.store(entry, body: response.body)
         } else if CacheControl(headers["cache-control"]).noStore {

@@ -89,14 +89,17 @@ public struct FetchPolicy: Sendable {
 
     /// `base` wrapped in this policy: the cache outermost (a hit costs no politeness), then a
     /// ``PolicyTransport`` for retries, `Retry-After` and per-host limits.
-    /// - Parameter clock: what waits and spacing are measured on (a test's clock in tests).
-    public func transport(over base: any PayloadTransport, clock: any Clock<Duration> = ContinuousClock()) -> any PayloadTransport {
+    /// - Parameters:
+    ///   - clock: what waits and spacing are measured on (a test's clock in tests).
+    ///   - addressPolicy: the policy `base` fetches under: the cache answers only as it allows
+    ///     (see ``CachingTransport``).
+    public func transport(over base: any PayloadTransport, clock: any Clock<Duration> = ContinuousClock(), addressPolicy: AddressPolicy = .allowAll) -> any PayloadTransport {
         var transport = base
         if retries > 0 || perHost < .max || delay > .zero {
             transport = PolicyTransport(base: transport, policy: self, clock: clock)
         }
         if let cache {
-            transport = CachingTransport(base: transport, cache: cache.store, policy: cache.policy)
+            transport = CachingTransport(base: transport, cache: cache.store, policy: cache.policy, addressPolicy: addressPolicy)
         }
         return transport
     }
