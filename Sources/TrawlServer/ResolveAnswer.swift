@@ -26,7 +26,7 @@ struct ResolveAnswer: Codable, Sendable, Hashable {
     static func collect(_ sets: AsyncThrowingStream<ResultSet, any Error>, input: String) async throws -> ResolveAnswer {
         var collection = MediaCollection()
         var reasons: [Int: String] = [:]
-        var answer = ResolveAnswer(input: input, media: [], degraded: false)
+        var answer = ResolveAnswer(input: Redaction.text(input), media: [], degraded: false)
         do {
             for try await set in sets {
                 for media in set.media where collection.insert(media) {

@@ -258,4 +258,19 @@ struct SecurityTests {
             #expect(garbage.errorCode == "malformed-request")
         }
     }
+
+    @Test func secretsInTheInputAreNotEchoed() async throws {
+        let site = try LoopbackServer { request in ServerFixture.page(request.path) }
+        defer { site.shutdown() }
+        let server = try ServerFixture.live(site: site, hosts: ["a.test"])
+        try await ServerFixture.application(server).test(.router) { client in
+            let uri = "/v1/resolve?q=\(encoded("http://a.test/cat?api_key=K3Y&access_token=T0KEN"))"
+            for accept in ["application/json", "text/event-stream"] {
+                let answer = try await client.execute(uri: uri, method: .get, headers: [.accept: accept])
+                #expect(answer.status == .ok, "\(answer.text)")
+                #expect(answer.text.contains("https://media.test/cat.gif"))
+                #expect(!answer.text.contains("K3Y") && !answer.text.contains("T0KEN"), "\(accept): \(answer.text)")
+            }
+        }
+    }
 }
