@@ -23,13 +23,13 @@ struct ClientAddressMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The rightmost address of the `X-Forwarded-For` values that is not a trusted proxy, in
-    /// its canonical spelling; `nil` when there is none or one is not an address.
+    /// The client key (``ClientKey``) of the rightmost address of the `X-Forwarded-For` values
+    /// that is not a trusted proxy; `nil` when there is none or one is not an address.
     func forwardedClient(_ values: [String]) -> String? {
         let hops = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
         for hop in hops.reversed() {
             guard let address = IPAddress(literal: Self.strippingPort(hop)) else { return nil }
-            if !isTrusted(address) { return address.description }
+            if !isTrusted(address) { return ClientKey.of(address) }
         }
         return nil
     }

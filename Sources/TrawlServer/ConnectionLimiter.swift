@@ -16,10 +16,9 @@ final class ConnectionLimiter: Sendable {
         self.trustedProxies = trustedProxies
     }
 
-    /// Counts a new connection from `peer`; `false` when that client is at its cap (nothing
-    /// is counted then).
+    /// Counts a new connection from the client `peer` (a ``ClientKey``); `false` when that
+    /// client is at its cap (nothing is counted then).
     func open(_ peer: String) -> Bool {
-        if let address = IPAddress(literal: peer), trustedProxies.contains(where: { $0.contains(address) }) { return true }
         return open.withLock { open in
             guard open[peer, default: 0] < perClient else { return false }
             open[peer, default: 0] += 1
@@ -72,7 +71,13 @@ final class ConnectionLimiter: Sendable {
         }
 
         private func admit(_ context: ChannelHandlerContext) {
-            let peer = context.channel.remoteAddress?.ipAddress ?? "local"
+            // A trusted proxy's connections carry many clients: not counted.
+            if let text = context.channel.remoteAddress?.ipAddress, let address = IPAddress(literal: text),
+                limiter.trustedProxies.contains(where: { $0.contains(address) })
+            {
+                return
+            }
+            let peer = context.channel.remoteAddress?.ipAddress.map { ClientKey.of($0) } ?? "local"
             if limiter.open(peer) {
                 counted = peer
             } else {

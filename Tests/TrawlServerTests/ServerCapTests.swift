@@ -176,7 +176,11 @@ struct ServerCapTests {
         #expect(middleware.forwardedClient(["203.0.113.5"]) == "203.0.113.5")
         #expect(middleware.forwardedClient(["198.51.100.1, 203.0.113.5, 10.1.2.3"]) == "203.0.113.5")
         #expect(middleware.forwardedClient(["198.51.100.1", "203.0.113.5:4711"]) == "203.0.113.5")
-        #expect(middleware.forwardedClient(["[2001:db8::1]:443"]) == "2001:db8::1")
+        // IPv6 clients are their /64; a mapped IPv4 address is that address.
+        #expect(middleware.forwardedClient(["[2001:db8::1]:443"]) == "2001:db8::/64")
+        #expect(middleware.forwardedClient(["2001:db8:0:0:ffff::9"]) == "2001:db8::/64")
+        #expect(middleware.forwardedClient(["2001:db8:0:1::9"]) == "2001:db8:0:1::/64")
+        #expect(middleware.forwardedClient(["::ffff:203.0.113.5"]) == "203.0.113.5")
         #expect(middleware.forwardedClient(["not-an-address"]) == nil)
         #expect(middleware.forwardedClient(["10.0.0.1"]) == nil)
 
