@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TrawlRecordings", targets: ["TrawlRecordings"]),
         // For the fuzz targets in Fuzz/, a package of their own that depends on this one.
         .library(name: "TrawlHTML", targets: ["TrawlHTML"]),
+        .library(name: "TrawlProbe", targets: ["TrawlProbe"]),
         .library(name: "TrawlStore", targets: ["TrawlStore"]),
         .library(name: "TrawlBatch", targets: ["TrawlBatch"]),
         .library(name: "TrawlQueue", targets: ["TrawlQueue"]),
@@ -65,6 +66,8 @@ let package = Package(
             name: "TrawlHTML",
             dependencies: ["TrawlCore", "CLibXML2"],
             swiftSettings: swiftSettings),
+        // What a media file's first bytes say: format, size, frames, running time (no C, no IO).
+        .target(name: "TrawlProbe", swiftSettings: swiftSettings),
         .target(
             name: "TrawlParsers",
             dependencies: ["TrawlCore"],
@@ -182,6 +185,7 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         .testTarget(name: "TrawlCoreTests", dependencies: ["TrawlCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "TrawlProbeTests", dependencies: ["TrawlProbe"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlFetchTests", dependencies: ["CCurl", "TrawlCore", "TrawlFetch", "TrawlTesting"],
             swiftSettings: swiftSettings),

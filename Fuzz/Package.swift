@@ -36,5 +36,6 @@ let package = Package(
         fuzzTarget("script-json", ["TrawlCore", "TrawlHTML"]),
         fuzzTarget("har", ["TrawlCore", "TrawlRecordings"]),
         fuzzTarget("charset", ["TrawlCore", "TrawlHTML"], extra: ["ScanCheck"]),
+        fuzzTarget("probe", ["TrawlProbe"]),
     ]
 )

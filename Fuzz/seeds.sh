@@ -8,7 +8,10 @@ corpus="$1"
 recordings="$2"
 out="$3"
 rm -rf "$out"
-mkdir -p "$out"/{query,url,html-scanner,script-json,har,charset}
+mkdir -p "$out"/{query,url,html-scanner,script-json,har,charset,probe}
+
+# probe: the project's own small media files (one per format the readers know).
+cp "$(dirname "$0")/Seeds/probe/"* "$out/probe/"
 
 pages() { find "$corpus/generic" "$corpus/sites" -name '*.html' | sort; }
 responses() { find "$corpus/sites" -name '*.json' ! -name manifest.json | sort; }
