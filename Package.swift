@@ -82,7 +82,7 @@ let package = Package(
             name: "Trawl",
             dependencies: [
                 "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlBrowser",
-                "TrawlIndex",
+                "TrawlIndex", "TrawlProbe",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
@@ -185,7 +185,7 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         .testTarget(name: "TrawlCoreTests", dependencies: ["TrawlCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "TrawlProbeTests", dependencies: ["TrawlProbe"], swiftSettings: swiftSettings),
+        .testTarget(name: "TrawlProbeTests", dependencies: ["TrawlProbe", "TrawlTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlFetchTests", dependencies: ["CCurl", "TrawlCore", "TrawlFetch", "TrawlTesting"],
             swiftSettings: swiftSettings),

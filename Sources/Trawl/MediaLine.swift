@@ -30,6 +30,8 @@ public struct MediaLine: Codable, Sendable, Hashable {
     public var next: String?
     /// The title with the matched terms in `<mark>` (HTML, the rest escaped): `!local` results only.
     public var highlight: String?
+    /// What the URL really answered, when it was probed (`--probe`).
+    public var probe: MediaProbe?
 
     /// - Parameters:
     ///   - media: the media to print.
@@ -59,6 +61,7 @@ public struct MediaLine: Codable, Sendable, Hashable {
         degradedReason = reason
         self.next = next?.token
         highlight = media.highlight
+        probe = media.probe
     }
 
     /// The line for `media` of `set`: degradation and next page from the set.

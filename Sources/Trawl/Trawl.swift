@@ -51,6 +51,9 @@ public enum Trawl {
         public var browserInterceptors: [RequestInterceptor] = []
         /// The local index `!local` searches; `nil`: no `!local` engine.
         public var localIndex: MediaIndex?
+        /// `--probe`: each media URL checked with a ranged GET for its first bytes before its
+        /// result set is handed on (``MediaProber``); `nil`: media as the pages claim them.
+        public var probe: MediaProber.Options?
         /// Told what every request found when its stream ends: an `IndexWriter` keeps the
         /// local index up to date. `nil` (the default, and right for replays and tests that
         /// should leave no trace): nothing is recorded.
@@ -116,6 +119,7 @@ public enum Trawl {
             transport: transport, scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers),
             clock: configuration.clock, maxFollowUps: configuration.maxFollowUps)
         environment.sink = configuration.sink
+        if let probe = configuration.probe { environment.checker = MediaProber(transport: transport, options: probe) }
         if configuration.browser != .never {
             var browser = configuration.browserConfiguration
             if browser.connectTo.isEmpty { browser.connectTo = configuration.loader.connectTo }

@@ -42,6 +42,9 @@ public struct Environment: Sendable {
     public var renderer: (any PageRenderer)?
     /// Told what each request found when its stream ends (the local index); `nil`: nobody.
     public var sink: (any ExtractionSink)?
+    /// Checks what each result set's media URLs really are before the set is handed on
+    /// (`--probe`); `nil`: the media are handed on as the pages claim them.
+    public var checker: (any MediaChecker)?
 
     public init(
         transport: any PayloadTransport, scanner: (any DocumentScanner)?, parsers: ParserChain,

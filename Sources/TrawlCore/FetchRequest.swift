@@ -21,6 +21,10 @@ public struct FetchRequest: Sendable, Hashable {
     public var cachePolicy: CachePolicy
     /// Overall time limit for this request; `nil` uses the loader's.
     public var timeout: Duration?
+    /// Read at most this many bytes of the body, then end the transfer: the payload is that
+    /// prefix (a probe's first 64 KiB from a server that ignores `Range`). Such a partial answer
+    /// is never stored in the HTTP cache. `nil`: the whole body (within the loader's cap).
+    public var maxBodyBytes: Int?
 
     public init(
         url: URL, method: String = "GET", headers: HTTPHeaders = [:], body: Data? = nil,

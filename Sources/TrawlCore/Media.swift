@@ -26,6 +26,8 @@ public struct Media: Sendable, Hashable, Codable {
     /// The title as an HTML fragment with the terms a search matched in `<mark>…</mark>` (the
     /// rest escaped), when the media came from a search that marks them (the local index).
     public var highlight: String?
+    /// What the URL really answered, when it was probed (`--probe`).
+    public var probe: MediaProbe?
 
     public init(
         url: String, kind: MediaKind, width: Int? = nil, height: Int? = nil, byteSize: Int? = nil,
@@ -62,6 +64,8 @@ public struct Rendition: Sendable, Hashable, Codable {
     public var byteSize: Int?
     /// The source's own name for it (`fixed_height`, `tinygif`), if it has one.
     public var name: String?
+    /// What the URL really answered, when renditions were probed (`--probe-renditions`).
+    public var probe: MediaProbe?
 
     public init(url: String, kind: MediaKind, width: Int? = nil, height: Int? = nil, byteSize: Int? = nil, name: String? = nil) {
         self.url = url

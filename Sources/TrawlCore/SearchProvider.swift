@@ -71,24 +71,28 @@ public actor SearchProvider {
         } catch {
             return AsyncThrowingStream { $0.finish(throwing: error) }
         }
-        guard let sink = environment.sink else {
+        let sink = environment.sink
+        let checker = environment.checker
+        guard sink != nil || checker != nil else {
             return AsyncThrowingStream(running: { continuation in try await handler(environment, continuation) })
         }
         return AsyncThrowingStream(running: { continuation in
-            // The sets pass through as they come; the sink hears once, at the end, with all of them.
+            // The sets pass through as they come (checked first, when there is a checker); the
+            // sink hears once, at the end, with all of them.
             let sets = AsyncThrowingStream<ResultSet, any Error>(running: { try await handler(environment, $0) })
             var found = MediaCollection()
             do {
                 for try await set in sets {
+                    let set = if let checker { await checker.check(set, for: request) } else { set }
                     found.insert(contentsOf: set.media)
                     continuation.yield(set)
                 }
             } catch {
-                sink.record(Extraction(request: request, engine: engineName, media: found.media, isComplete: false))
+                sink?.record(Extraction(request: request, engine: engineName, media: found.media, isComplete: false))
                 throw error
             }
             // A consumer that stopped early (a limit) ends the inner stream without an error.
-            sink.record(Extraction(request: request, engine: engineName, media: found.media, isComplete: !Task.isCancelled))
+            sink?.record(Extraction(request: request, engine: engineName, media: found.media, isComplete: !Task.isCancelled))
         })
     }
 }

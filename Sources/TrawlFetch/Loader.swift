@@ -49,10 +49,16 @@ public final class Loader: PayloadTransport {
         var head: ResponseHead?
         var body = Data()
         do {
-            for try await event in stream(request) {
+            reading: for try await event in stream(request) {
                 switch event {
                 case .head(let h): head = h
                 case .body(let piece):
+                    if let cap = request.maxBodyBytes {
+                        // Enough read: leaving the loop ends the stream, which ends the transfer.
+                        body.append(piece.prefix(max(0, cap - body.count)))
+                        if body.count >= cap { break reading }
+                        continue
+                    }
                     if body.isEmpty {
                         // The first piece is kept as it is (a file arrives in one piece).
                         body = piece

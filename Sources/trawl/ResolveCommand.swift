@@ -37,6 +37,9 @@ struct ResolveCommand: AsyncParsableCommand {
     @OptionGroup
     var connection: ConnectionOptions
 
+    @OptionGroup(title: "Probe")
+    var probe: ProbeOptions
+
     @Option(help: "Where the next page starts (a token printed as 'next').")
     var page: String?
 
@@ -98,6 +101,7 @@ struct ResolveCommand: AsyncParsableCommand {
         let opened = index.open(recording: replay == nil, command: "resolve")
         configuration.localIndex = opened?.index
         configuration.sink = opened?.writer
+        configuration.probe = probe.options
         let provider = Trawl.makeProvider(configuration)
         let format = OutputFormat.choose(json: json, stream: stream, table: table)
         let texts = try inputs.map(InputText.query(for:))

@@ -55,8 +55,12 @@ struct ResultRenderer {
     private static let widths = [5, 9, 14, 72]
 
     private static func cells(_ media: Media) -> [String] {
-        let size = media.width.map { w in "\(w)x\(media.height.map(String.init) ?? "?")" } ?? "-"
-        return [media.kind.rawValue, size, media.provenance.parser, media.url, media.title ?? ""]
+        // Probed, the real size and kind; a dead one (kept with --keep-dead) says so.
+        let width = media.probe?.width ?? media.width
+        let height = media.probe?.height ?? media.height
+        let size = width.map { w in "\(w)x\(height.map(String.init) ?? "?")" } ?? "-"
+        let kind = media.probe?.dead == true ? "dead" : media.kind.rawValue
+        return [kind, size, media.provenance.parser, media.url, media.title ?? ""]
     }
 
     private static func row(_ cells: [String]) -> String {

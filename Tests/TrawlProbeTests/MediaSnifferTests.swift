@@ -1,5 +1,6 @@
 import Testing
 @testable import TrawlProbe
+import TrawlTesting
 
 /// Each format's facts from its first bytes, and the rule every reader keeps: a file cut short
 /// gives fewer facts, never a wrong one.

@@ -89,6 +89,8 @@ struct CacheEntry: Codable, Sendable, Hashable {
     /// Whether a response may be stored at all (§3).
     static func isStorable(status: Int, headers: HTTPHeaders, request: FetchRequest) -> Bool {
         guard request.method == "GET" else { return false }
+        // Part of a body (a probe's first bytes, a range) is never stored as the whole.
+        guard request.maxBodyBytes == nil, request.headers["range"] == nil, status != 206 else { return false }
         let control = CacheControl(headers["cache-control"])
         if control.noStore || CacheControl(request.headers["cache-control"]).noStore { return false }
         if headers.values(for: "vary").contains(where: { $0.contains("*") }) { return false }

@@ -52,6 +52,9 @@ public struct CachingTransport: PayloadTransport {
         }
         let stored = cache.entry(for: key).flatMap { $0.0.matches(requestHeaders: request.headers) && $0.0.mayServe(under: addressPolicy) ? $0 : nil }
         let now = self.now()
+        if request.maxBodyBytes != nil || request.headers["range"] != nil {
+            return try await partial(request, stored: stored, policy: policy, now: now, context: context)
+        }
         switch policy {
         case .cacheOnly:
             guard let (entry, body) = stored else {
@@ -70,6 +73,25 @@ public struct CachingTransport: PayloadTransport {
             guard entry.hasValidator else { return try await loadAndStore(request, context: context) }
             return try await revalidate(entry, body: body, request: request, context: context)
         }
+    }
+
+    /// A request for part of a body (a probe): a whole stored body serves it when the policy
+    /// would serve it whole (the reader takes its first bytes); otherwise the network, and the
+    /// answer is not stored.
+    private func partial(
+        _ request: FetchRequest, stored: (CacheEntry, Data)?, policy: CachePolicy, now: Double, context: Request?
+    ) async throws -> Payload {
+        if let (entry, body) = stored, entry.status == 200 {
+            switch policy {
+            case .cacheOnly, .returnCacheElseLoad: return payload(entry, body: body, request: request, served: "hit")
+            case .useProtocolPolicy where entry.isFresh(now: now): return payload(entry, body: body, request: request, served: "hit")
+            default: break
+            }
+        }
+        if policy == .cacheOnly {
+            throw FetchError(.cacheMiss, url: request.url.absoluteString, message: "no cached response (cache-only)")
+        }
+        return try await network(request, context: context, served: "bypass")
     }
 
     /// A conditional request: 304 refreshes the stored headers and serves the stored body.

@@ -1,14 +1,14 @@
 /// Media files written byte by byte as their specifications lay them out, small enough to read
 /// in a test: GIF89a, PNG/APNG, WebP, ISO BMFF (MP4), WebM (EBML).
-enum MediaBytes {
-    static func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
-    static func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
-    static func be(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+public enum MediaBytes {
+    public static func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
+    public static func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+    public static func be(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
 
     /// A GIF of `frames` 1×1 frames on a `width`×`height` screen, each shown `delay` hundredths
     /// of a second; with a NETSCAPE2.0 block when `loops` is given; without its trailer when
     /// `trailer` is false.
-    static func gif(width: Int, height: Int, frames: Int, delay: Int = 10, loops: Int? = 0, trailer: Bool = true) -> [UInt8] {
+    public static func gif(width: Int, height: Int, frames: Int, delay: Int = 10, loops: Int? = 0, trailer: Bool = true) -> [UInt8] {
         var bytes = ascii("GIF89a") + le(width, 2) + le(height, 2) + [0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
         if let loops { bytes += [0x21, 0xFF, 11] + ascii("NETSCAPE2.0") + [3, 1] + le(loops, 2) + [0] }
         for _ in 0..<frames {
@@ -20,12 +20,12 @@ enum MediaBytes {
         return bytes
     }
 
-    static func pngChunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+    public static func pngChunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
         be(body.count, 4) + ascii(type) + body + [0, 0, 0, 0]  // the CRC is not checked
     }
 
     /// A PNG still, or an APNG of `frames` frames shown `delay` hundredths of a second each.
-    static func png(width: Int, height: Int, frames: Int? = nil, delay: Int = 10) -> [UInt8] {
+    public static func png(width: Int, height: Int, frames: Int? = nil, delay: Int = 10) -> [UInt8] {
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         bytes += pngChunk("IHDR", be(width, 4) + be(height, 4) + [8, 6, 0, 0, 0])
         if let frames { bytes += pngChunk("acTL", be(frames, 4) + be(0, 4)) }
@@ -38,12 +38,12 @@ enum MediaBytes {
         return bytes
     }
 
-    static func riffChunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+    public static func riffChunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
         ascii(type) + le(body.count, 4) + body + (body.count % 2 == 1 ? [0] : [])
     }
 
     /// An animated WebP of `frames` frames of `duration` ms, or a lossless still.
-    static func webp(width: Int, height: Int, frames: Int?, duration: Int = 80, loops: Int = 0) -> [UInt8] {
+    public static func webp(width: Int, height: Int, frames: Int?, duration: Int = 80, loops: Int = 0) -> [UInt8] {
         var body = ascii("WEBP")
         if let frames {
             body += riffChunk("VP8X", [0x02, 0, 0, 0] + le(width - 1, 3) + le(height - 1, 3))
@@ -58,11 +58,11 @@ enum MediaBytes {
         return ascii("RIFF") + le(body.count, 4) + body
     }
 
-    static func box(_ type: String, _ body: [UInt8]) -> [UInt8] { be(body.count + 8, 4) + ascii(type) + body }
+    public static func box(_ type: String, _ body: [UInt8]) -> [UInt8] { be(body.count + 8, 4) + ascii(type) + body }
 
     /// An MP4 whose video track is `width`×`height`, `frames` samples, `seconds` long; `moov`
     /// before `mdat` unless `moovLast`.
-    static func mp4(width: Int, height: Int, frames: Int, seconds: Int, moovLast: Bool = false) -> [UInt8] {
+    public static func mp4(width: Int, height: Int, frames: Int, seconds: Int, moovLast: Bool = false) -> [UInt8] {
         let timescale = 1000
         let mvhd = box("mvhd", [0, 0, 0, 0] + be(0, 4) + be(0, 4) + be(timescale, 4) + be(seconds * timescale, 4) + [UInt8](repeating: 0, count: 80))
         let tkhd = box("tkhd", [0, 0, 0, 3] + be(0, 4) + be(0, 4) + be(1, 4) + be(0, 4) + be(seconds * timescale, 4) + [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 0, count: 36) + be(width << 16, 4) + be(height << 16, 4))
@@ -76,13 +76,13 @@ enum MediaBytes {
         return moovLast ? ftyp + mdat + moov : ftyp + moov + mdat
     }
 
-    static func ebml(_ id: [UInt8], _ body: [UInt8]) -> [UInt8] {
+    public static func ebml(_ id: [UInt8], _ body: [UInt8]) -> [UInt8] {
         // Sizes as 8-byte variable-length integers (0x01 marker), as many muxers write them.
         id + [0x01] + be(body.count, 7) + body
     }
 
     /// A WebM of a `width`×`height` video track lasting `seconds`, then a cluster.
-    static func webm(width: Int, height: Int, seconds: Double) -> [UInt8] {
+    public static func webm(width: Int, height: Int, seconds: Double) -> [UInt8] {
         let header = ebml([0x1A, 0x45, 0xDF, 0xA3], ebml([0x42, 0x82], ascii("webm")))
         let milliseconds = (seconds * 1000).bitPattern
         let info = ebml([0x15, 0x49, 0xA9, 0x66], ebml([0x2A, 0xD7, 0xB1], be(1_000_000, 3)) + ebml([0x44, 0x89], be(Int(truncatingIfNeeded: milliseconds), 8)))

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import Trawl
+import TrawlCore
+import TrawlFetch
+import TrawlTesting
+
+/// `--probe` end to end: a page's media checked with one ranged GET each, against a loopback
+/// server that serves real media bytes (honouring ranges or not), a 404, and a page where a GIF
+/// was promised.
+@Suite("Probe", .timeLimit(.minutes(2)))
+struct ProbeTests {
+    static let animated = MediaBytes.gif(width: 480, height: 270, frames: 12, delay: 5)
+    static let still = MediaBytes.gif(width: 300, height: 200, frames: 1, loops: nil)
+    /// A 2 MB clip: a probe must not read it all.
+    static let big = MediaBytes.mp4(width: 640, height: 360, frames: 75, seconds: 3) + [UInt8](repeating: 0, count: 2 << 20)
+
+    static func page(_ media: [String]) -> TestResponse {
+        .html("<html><head><title>media</title></head><body>" + media.map { url in
+            url.hasSuffix(".mp4") ? "<video src=\"\(url)\" width=\"640\" height=\"360\"></video>" : "<img src=\"\(url)\" width=\"400\" height=\"300\">"
+        }.joined() + "</body></html>")
+    }
+
+    /// A server for `page.test` (the page) and `media.test` (the files), ranges honoured on
+    /// every path but `/ignores-range/…`.
+    static func server() throws -> LoopbackServer {
+        try LoopbackServer { request in
+            let files: [String: [UInt8]] = ["/cat.gif": animated, "/still.gif": still, "/clip.mp4": big, "/ignores-range/clip.mp4": big]
+            if request.path == "/page" {
+                return page([
+                    "http://media.test/cat.gif", "http://media.test/still.gif", "http://media.test/gone.gif",
+                    "http://media.test/not-media.gif", "http://media.test/ignores-range/clip.mp4",
+                ])
+            }
+            if request.path == "/not-media.gif" { return .html("<html><body>Sign in to see this GIF</body></html>") }
+            guard let bytes = files[request.path] else { return .status(404) }
+            let type = request.path.hasSuffix(".mp4") ? "video/mp4" : "image/gif"
+            if !request.path.hasPrefix("/ignores-range"), let range = request.header("range"), range.hasPrefix("bytes=0-"),
+                let last = Int(range.dropFirst("bytes=0-".count))
+            {
+                let end = min(last, bytes.count - 1)
+                return .ok(
+                    status: 206, headers: [("Content-Type", type), ("Content-Range", "bytes 0-\(end)/\(bytes.count)")],
+                    body: Data(bytes[0...end]))
+            }
+            return .ok(headers: [("Content-Type", type)], body: Data(bytes))
+        }
+    }
+
+    static func resolve(_ server: LoopbackServer, _ options: MediaProber.Options) async throws -> [Media] {
+        var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"]))
+        configuration.probe = options
+        let provider = Trawl.makeProvider(configuration)
+        var media: [Media] = []
+        for try await set in await provider.results(for: Request("http://page.test/page")) { media += set.media }
+        return media
+    }
+
+    @Test func eachMediaIsCheckedAndTheDeadAreDropped() async throws {
+        let server = try Self.server()
+        defer { server.shutdown() }
+        let media = try await Self.resolve(server, MediaProber.Options())
+        let byURL = Dictionary(media.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
+
+        let cat = try #require(byURL["http://media.test/cat.gif"]?.probe, "\(media.map(\.url))")
+        #expect(cat.status == 206 && cat.format == "gif" && cat.animated == true && cat.frames == 12)
+        #expect(cat.width == 480 && cat.height == 270 && cat.durationSeconds == 0.6)
+        #expect(cat.bytes == Self.animated.count)
+        #expect(!cat.dead)
+
+        // A claimed GIF that is a still: relabelled.
+        let still = try #require(byURL["http://media.test/still.gif"])
+        #expect(still.probe?.animated == false)
+        #expect(still.kind == .still)
+
+        // A server that ignores the range: read up to the cap, the size from Content-Length.
+        let clip = try #require(byURL["http://media.test/ignores-range/clip.mp4"]?.probe)
+        #expect(clip.status == 200 && clip.format == "mp4" && clip.animated == true && clip.durationSeconds == 3)
+        #expect(clip.bytes == Self.big.count)
+
+        // Gone, and a page where a GIF was promised: dropped.
+        #expect(byURL["http://media.test/gone.gif"] == nil)
+        #expect(byURL["http://media.test/not-media.gif"] == nil)
+
+        // One ranged GET per media.
+        let probes = server.requests.filter { $0.path != "/page" }
+        #expect(probes.count == 5, "\(probes.map(\.target))")
+        #expect(probes.allSatisfy { $0.header("range") == "bytes=0-65535" })
+    }
+
+    @Test func keepDeadKeepsThemMarked() async throws {
+        let server = try Self.server()
+        defer { server.shutdown() }
+        var options = MediaProber.Options()
+        options.keepDead = true
+        let media = try await Self.resolve(server, options)
+        let gone = try #require(media.first { $0.url == "http://media.test/gone.gif" }?.probe)
+        #expect(gone.dead && gone.status == 404)
+        let page = try #require(media.first { $0.url == "http://media.test/not-media.gif" }?.probe)
+        #expect(page.dead && page.format == "unknown" && page.contentType?.hasPrefix("text/html") == true)
+    }
+
+    @Test func aProbeReadsAtMostItsCap() async throws {
+        let server = try Self.server()
+        defer { server.shutdown() }
+        let loader = Loader(configuration: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"]))
+        var request = FetchRequest(url: URL(string: "http://media.test/ignores-range/clip.mp4")!)
+        request.maxBodyBytes = 65536
+        let payload = try await loader.fetch(request)
+        #expect(payload.body.count == 65536)
+        #expect(payload.info.status == 200)
+    }
+}
