@@ -10,7 +10,7 @@
 # cancellation reaches. When it is hit, the tests started and not finished are listed, the
 # test process's threads are shown (gdb, if installed) and the run is stopped.
 #
-#   Tests/run.sh [LIMIT] [swift test arguments...]     LIMIT in seconds, or as `timeout` reads it (25m)
+#   Tests/run.sh [LIMIT] [swift test arguments...]     LIMIT: 90, 90s, 25m or 1h (default 25m)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 limit=${1:-25m}
