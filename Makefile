@@ -1,6 +1,6 @@
 # Trawl — the two commands a fresh machine needs (see README.md).
 #   make demo   replay every recorded case in Recordings/ through the pipeline (no network)
-#   make test   the whole test suite, then the API contract (make contract)
+#   make test   the whole test suite (TEST_LIMIT=25m: the most the run may take), then the API contract
 #   make fuzz SECONDS=N   every libFuzzer target in Fuzz/ for N seconds (fails if any crashed)
 #   make docs   the DocC catalog of the Trawl library, into .build/docs
 #   make serve-demo   trawl serve on the bundled recordings (no network): open the printed address
@@ -45,8 +45,12 @@ demo: deps
 	$(SWIFT) build --product trawl
 	$$($(SWIFT) build --show-bin-path)/trawl demo
 
+# Built first, then run by Tests/run.sh: the output line by line as it happens (a hung run's log
+# shows where it stopped) and the whole run stopped after TEST_LIMIT, its unfinished tests named.
+TEST_LIMIT ?= 25m
 test: deps
-	$(SWIFT) test
+	$(SWIFT) build --build-tests
+	SWIFT=$(SWIFT) Tests/run.sh $(TEST_LIMIT)
 	.ci/contract
 
 # The API contract: schemathesis (from PyPI) against trawl serve --replay Recordings on loopback.

@@ -157,21 +157,10 @@ actor CDPConnection {
         children.removeAll()
     }
 
-    /// Writes all of `bytes`; `false` when the browser is gone (`EPIPE`).
+    /// Writes all of `bytes`; `false` when the browser is gone (`EPIPE`) or was terminated.
     private func write(_ bytes: [UInt8]) -> Bool {
         guard closedError == nil else { return false }
-        return bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(process.commandFD, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += n
-            }
-            return true
-        }
+        return bytes.withUnsafeBytes { process.writeCommand($0) }
     }
 
     /// The reader thread: reads until end of file, then closes the descriptor it alone uses.

@@ -12,11 +12,16 @@ import Synchronization
 /// end-of-file, exits on its own in about 50 ms. ``terminate()`` (and `deinit`) do not wait for
 /// that: they kill the browser's whole process group with `SIGKILL`, reap it, and remove the
 /// temporary profile.
+///
+/// The command pipe's descriptor is written and closed under one lock (``writeCommand(_:)``):
+/// once it is closed its number is free for the next socket or pipe this process opens (a
+/// database connection, a server's client), and a command written to that number would go to
+/// whoever got it.
 final class ChromiumProcess: Sendable {
     /// The browser's pid (also its process group: it was spawned as a group leader).
     let pid: pid_t
-    /// Trawl's end of the command pipe (the browser's descriptor 3).
-    let commandFD: Int32
+    /// Trawl's end of the command pipe (the browser's descriptor 3); -1 once closed.
+    private let commandFD: Mutex<Int32>
     /// Trawl's end of the event pipe (the browser's descriptor 4). The connection's reader thread
     /// closes it at end of file, so no other thread ever reads a reused descriptor number.
     let eventFD: Int32
@@ -84,9 +89,33 @@ final class ChromiumProcess: Sendable {
             throw BrowserError.launchFailed("posix_spawn \(configuration.executablePath): \(String(cString: strerror(result)))")
         }
         pid = childPID
-        commandFD = commands[1]
+        commandFD = Mutex(commands[1])
         eventFD = events[0]
         profileDirectory = profile
+    }
+
+    /// The command pipe's descriptor number, -1 once closed (for tests: after ``terminate()``
+    /// nothing may be written to that number, which the next socket or pipe may get).
+    var commandDescriptor: Int32 { commandFD.withLock { $0 } }
+
+    /// Writes all of `bytes` to the browser's command pipe; `false` when the browser is gone
+    /// (`EPIPE`) or terminated (the descriptor is closed: nothing is written to its number).
+    func writeCommand(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        // Held for the whole write: ``terminate()`` kills the browser first, so a write blocked
+        // on a full pipe fails with EPIPE and lets go, and only then is the descriptor closed.
+        commandFD.withLock { fd in
+            guard fd >= 0 else { return false }
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += n
+            }
+            return true
+        }
     }
 
     /// Kills the browser and everything it started, reaps it and removes its profile. Safe to call
@@ -95,13 +124,16 @@ final class ChromiumProcess: Sendable {
         let first = terminated.withLock { terminated -> Bool in
             guard !terminated else { return false }
             terminated = true
-            close(commandFD)
             kill(-pid, SIGKILL)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
             return true
         }
         guard first else { return }
+        commandFD.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
         try? FileManager.default.removeItem(atPath: profileDirectory)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// Runs a built executable to completion and keeps what it printed: for tests of the `trawl`
 /// command as a user (or a script) meets it. Output goes through files, so a chatty child can
@@ -34,10 +35,13 @@ public struct CommandRun: Sendable {
     }
 
     /// Runs `executable` with `arguments`, standard input from `input` (empty when `nil`), and
-    /// waits for it to exit.
+    /// waits for it to exit — up to `timeLimit`: a command still running then is killed
+    /// (`SIGKILL`) and ``CommandTimedOut`` thrown with what it printed, so a command that hangs
+    /// fails its test instead of holding the test run (this wait blocks a thread, where no
+    /// test time limit's cancellation reaches).
     public static func run(
         _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil,
-        in folder: URL? = nil
+        in folder: URL? = nil, timeLimit: Duration = .seconds(180)
     ) throws -> CommandRun {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -60,11 +64,34 @@ public struct CommandRun: Sendable {
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = stdin
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
+        let seconds = Double(timeLimit.components.seconds) + Double(timeLimit.components.attoseconds) / 1e18
+        if exited.wait(timeout: .now() + seconds) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw CommandTimedOut(
+                command: ([executable.lastPathComponent] + arguments).joined(separator: " "), limit: timeLimit,
+                stdout: String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self),
+                stderr: String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self))
+        }
         process.waitUntilExit()
         return CommandRun(
             status: process.terminationStatus,
             stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+}
+
+/// A command run by ``CommandRun/run(_:_:input:environment:in:timeLimit:)`` outlived its time
+/// limit and was killed.
+public struct CommandTimedOut: Error, CustomStringConvertible, Sendable {
+    public var command: String
+    public var limit: Duration
+    public var stdout: String
+    public var stderr: String
+    public var description: String {
+        "`\(command)` did not end within \(limit) and was killed; its output: \(stdout.suffix(2000)) — its errors: \(stderr.suffix(2000))"
     }
 }

@@ -32,6 +32,8 @@ public final class LoopbackServer: Sendable {
         var requests: [TestRequest] = []
         var accepted = 0
         var stopped = false
+        /// The listening socket is closed: its descriptor number may belong to anything now.
+        var closed = false
     }
 
     /// Starts listening on `host` (a 127.x address) and an ephemeral port.
@@ -42,7 +44,9 @@ public final class LoopbackServer: Sendable {
         self.host = host
         self.handler = handler
         self.keepsAlive = keepsAlive
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec, as the accepted connections: a child a test starts (a database
+        // server lives as long as the run) would otherwise hold the port and the connections open.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -82,27 +86,42 @@ public final class LoopbackServer: Sendable {
 
     /// Stops accepting; connections in progress finish on their own.
     public func shutdown() {
-        let first = state.withLock { state -> Bool in
-            defer { state.stopped = true }
-            return !state.stopped
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.stopped = true
+            // Wakes the accept loop, which closes the socket itself: closing it here would free
+            // the descriptor number while that thread may still call accept() on it, and a socket
+            // opened meanwhile (another test's server) would be accepted from by this one. Under
+            // the lock, and not once the loop has closed it: the number may be another socket's.
+            if !state.closed { Glibc.shutdown(listener, Int32(SHUT_RDWR)) }
         }
-        guard first else { return }
-        // Wakes the accept loop, which closes the socket itself: closing it here would free
-        // the descriptor number while that thread may still call accept() on it, and a socket
-        // opened meanwhile (another test's server) would be accepted from by this one.
-        Glibc.shutdown(listener, Int32(SHUT_RDWR))
     }
 
     deinit { shutdown() }
 
     private func acceptLoop() {
-        defer { close(listener) }
+        defer {
+            state.withLock { state in
+                state.closed = true
+                close(listener)
+            }
+        }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
-                if errno == EINTR, !state.withLock({ $0.stopped }) { continue }
-                return
+                let code = errno
+                if state.withLock({ $0.stopped }) { return }
+                switch code {
+                case EINTR, ECONNABORTED, EPROTO:
+                    continue  // that one connection is gone; the server goes on
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    usleep(10_000)  // out of descriptors or memory for a moment: try again
+                    continue
+                default:
+                    return
+                }
             }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)  // (Glibc here has no accept4)
             let stopped = state.withLock { state in
                 state.accepted += 1
                 return state.stopped

@@ -3,7 +3,16 @@ import Glibc
 import Synchronization
 
 /// A throwaway PostgreSQL cluster for tests and benchmarks: `initdb` in a temporary folder,
-/// the server on a free 127.0.0.1 port, a fresh database per test.
+/// the server on a reserved 127.0.0.1 port, a fresh database per test.
+///
+/// The port is told to the server before it binds, so it cannot be the kernel's pick of a
+/// free port (bind to port 0, read the number, close): between that close and the server's
+/// bind, the number is free for any socket the kernel gives an ephemeral port to (another
+/// test's server, a client's connection). The port comes instead from outside the kernel's
+/// ephemeral range (`/proc/sys/net/ipv4/ip_local_port_range`), where nothing the tests open
+/// is ever given a port, and is reserved by an exclusive `flock` on a file named after it,
+/// held until ``stop()`` or the end of the process (the kernel drops the lock however the
+/// process ends): two clusters, in one process or in two, never pick the same port.
 ///
 /// The server refuses to run as root, so as root the folder is given to the `postgres` user
 /// and `initdb`/`pg_ctl` run through `runuser -u postgres`. A watchdog (a shell reading a pipe
@@ -24,8 +33,10 @@ public final class PostgresCluster: Sendable {
     public let certificate: URL?
     public let binaries: URL
     /// The write end of the watchdog's pipe, open for as long as this process lives (closed by
-    /// ``stop()`` or by the kernel at exit: either way the watchdog stops the server).
-    private let lifeline: Int32
+    /// ``stop()`` or by the kernel at exit: either way the watchdog stops the server), and the
+    /// port's reservation (see ``PortReservation``); `nil` once stopped, so a second ``stop()``
+    /// closes no descriptor number that has been given to something else since.
+    private let held: Mutex<(lifeline: Int32, port: PortReservation)?>
 
     /// Where `initdb` and `pg_ctl` are (the newest PostgreSQL under /usr/lib/postgresql).
     public static func findBinaries() -> URL? {
@@ -106,11 +117,17 @@ public final class PostgresCluster: Sendable {
             throw error
         }
         close(ends[0])
-        lifeline = ends[1]
 
         var lastError: (any Error)?
         for _ in 0..<5 {
-            let candidate = try Self.freePort()
+            let reservation: PortReservation
+            do {
+                reservation = try PortReservation()
+            } catch {
+                close(ends[1])
+                throw error
+            }
+            let candidate = reservation.port
             var options = "-p \(candidate) -k \(folder.path) -c listen_addresses=127.0.0.1 -c max_connections=300"
             if !durable { options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
             for (name, value) in settings.sorted(by: { $0.key < $1.key }) { options += " -c \(name)=\(value)" }
@@ -121,11 +138,14 @@ public final class PostgresCluster: Sendable {
                     ["-D", data, "-o", options, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "start"],
                     asPostgres: asRoot)
                 port = candidate
+                held = Mutex((ends[1], reservation))
                 return
             } catch {
-                lastError = error  // the port was taken meanwhile: another one
+                reservation.release()
+                lastError = error  // another program listens on that port: another one
             }
         }
+        close(ends[1])
         throw lastError ?? ClusterError("the PostgreSQL server did not start")
     }
 
@@ -161,11 +181,14 @@ public final class PostgresCluster: Sendable {
         ])
     }
 
-    /// Stops the server now and removes its folder (this happens at exit anyway).
+    /// Stops the server now, frees its port and removes its folder (this happens at exit
+    /// anyway). Calling it again does nothing.
     public func stop() {
+        guard let (lifeline, reservation) = held.withLock({ held in defer { held = nil }; return held }) else { return }
         _ = try? Self.run(
             binaries.appendingPathComponent("pg_ctl").path, ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "stop"],
             asPostgres: geteuid() == 0)
+        reservation.release()  // after the stop: the server no longer listens there
         close(lifeline)  // the watchdog removes the folder
     }
 
@@ -186,26 +209,6 @@ public final class PostgresCluster: Sendable {
         }
     }
 
-    /// A port nobody listens on now, from the kernel.
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ClusterError("socket() failed: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw ClusterError("bind() failed: errno \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// Runs a program to its end; throws with what it printed when it fails.
     ///
     /// posix_spawn and waitpid, not Foundation's `Process`: `pg_ctl start` leaves the server
@@ -223,8 +226,18 @@ public final class PostgresCluster: Sendable {
         return text
     }
 
+    /// This process's open descriptors above 2 that a child would inherit (not close-on-exec).
+    private static func inheritableDescriptors() -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return entries.compactMap(Int32.init).filter { $0 > 2 && fcntl($0, F_GETFD) & FD_CLOEXEC == 0 }
+    }
+
+    /// How long ``spawn(_:input:output:wait:)`` waits for a program before killing it.
+    static let runLimit: Duration = .seconds(180)
+
     /// Starts `argv`, its standard input from `input` (or /dev/null) and its output to the file
-    /// `output` (or /dev/null); with `wait`, waits for it and returns its exit status.
+    /// `output` (or /dev/null); with `wait`, waits for it (up to ``runLimit``) and returns its
+    /// exit status.
     @discardableResult
     private static func spawn(_ argv: [String], input: Int32? = nil, output: String? = nil, wait: Bool) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
@@ -238,15 +251,37 @@ public final class PostgresCluster: Sendable {
         let target = output ?? "/dev/null"
         posix_spawn_file_actions_addopen(&actions, 1, target, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process's: the server (started by `pg_ctl`) and the watchdog live
+        // as long as the test run, and a copy of a test's socket held there keeps the port
+        // bound and a connection open after the test closed it (its peer never sees the end).
+        // Descriptors not close-on-exec are closed in the child (one closed meanwhile is
+        // skipped by posix_spawn).
+        for fd in Self.inheritableDescriptors() where fd != input {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
         guard spawned == 0 else { throw ClusterError("cannot start \(argv[0]): \(String(cString: strerror(spawned)))") }
         guard wait else { return 0 }
+        // Never waited for without end: a server that stopped answering would hang the test
+        // run in a call no cancellation reaches (`pg_ctl start` gives up after 60 s itself).
+        let deadline = ContinuousClock.now + runLimit
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw ClusterError("waitpid failed for \(argv[0]): errno \(errno)") }
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { break }
+            if reaped < 0 {
+                guard errno == EINTR else { throw ClusterError("waitpid failed for \(argv[0]): errno \(errno)") }
+                continue
+            }
+            if ContinuousClock.now > deadline {
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+                throw ClusterError("\(argv.joined(separator: " ")) did not end within \(runLimit): killed")
+            }
+            usleep(2_000)
         }
         // WIFEXITED / WEXITSTATUS, spelled out (the C macros do not import).
         return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)

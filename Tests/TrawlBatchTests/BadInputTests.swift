@@ -5,7 +5,7 @@ import TrawlTesting
 
 /// A list with every kind of bad line: each becomes a failed result naming it, and the batch
 /// goes on.
-@Suite("Batch bad input")
+@Suite("Batch bad input", .timeLimit(.minutes(5)))
 struct BadInputTests {
     @Test("Blank lines and comments are skipped; bad lines fail with their reason; good ones are done")
     func everyKindOfBadLine() async throws {

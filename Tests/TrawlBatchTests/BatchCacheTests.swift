@@ -5,7 +5,7 @@ import TrawlFetch
 import TrawlTesting
 
 /// The HTTP cache (TrawlFetch's) under a batch run.
-@Suite("Batch over the HTTP cache")
+@Suite("Batch over the HTTP cache", .timeLimit(.minutes(5)))
 struct BatchCacheTests {
     @Test("A batch run again over the cache revalidates instead of downloading")
     func batchOverCache() async throws {

@@ -5,7 +5,7 @@ import TrawlBatch
 import TrawlTesting
 
 /// Politeness against a loopback server standing in for several hosts.
-@Suite("Batch politeness")
+@Suite("Batch politeness", .timeLimit(.minutes(5)))
 struct PolitenessTests {
     @Test("The per-host cap is never exceeded, whatever the overall concurrency")
     func perHostCap() async throws {

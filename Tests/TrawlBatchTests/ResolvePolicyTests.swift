@@ -8,7 +8,7 @@ import TrawlTesting
 
 /// `resolve` goes through the same fetch policy as `batch`: Retry-After, backoff and the HTTP
 /// cache, through the library and through the `trawl resolve` command.
-@Suite("Resolve through the fetch policy")
+@Suite("Resolve through the fetch policy", .timeLimit(.minutes(5)))
 struct ResolvePolicyTests {
     /// Media URLs of every result set for `url`.
     func resolve(_ url: URL, policy: FetchPolicy, clock: any Clock<Duration> = ContinuousClock()) async throws -> [String] {

@@ -10,7 +10,7 @@ import TrawlTesting
 /// "inside" server on 127.0.0.1 that the guard must never reach, and an "allowed" server on
 /// 127.0.0.2 opened with an allow rule; names are mapped onto them with `connectTo`, so even a
 /// broken guard could not send a packet off the machine.
-@Suite("Address guard over HTTP")
+@Suite("Address guard over HTTP", .timeLimit(.minutes(3)))
 struct AddressGuardTests {
     let inside: LoopbackServer
     let allowed: LoopbackServer

@@ -7,7 +7,7 @@ import TrawlTesting
 @testable import TrawlFetch
 
 /// The disk cache over real libcurl and a loopback server.
-@Suite("HTTP cache")
+@Suite("HTTP cache", .timeLimit(.minutes(3)))
 struct HTTPCacheTests {
     func transport(_ server: LoopbackServer, policy: CachePolicy = .useProtocolPolicy, directory: URL? = nil) throws -> (CachingTransport, URL) {
         let folder = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("trawl-cache-\(UUID().uuidString)")

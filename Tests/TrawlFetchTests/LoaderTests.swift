@@ -7,7 +7,7 @@ import TrawlTesting
 @testable import TrawlFetch
 
 /// Real libcurl against a real loopback server that misbehaves on purpose.
-@Suite("Loader over HTTP")
+@Suite("Loader over HTTP", .timeLimit(.minutes(3)))
 struct LoaderHTTPTests {
     let server: LoopbackServer
 
@@ -182,7 +182,7 @@ struct LoaderHTTPTests {
     }
 }
 
-@Suite("Loader failures and other schemes")
+@Suite("Loader failures and other schemes", .timeLimit(.minutes(3)))
 struct LoaderSchemeTests {
     @Test func connectionRefused() async throws {
         let refusing = try RefusingPort()

@@ -7,7 +7,7 @@ import TrawlTesting
 
 /// The fetch policy around real libcurl and a loopback server. Waits run on a test clock: they
 /// are checked, never sat out.
-@Suite("Fetch policy")
+@Suite("Fetch policy", .timeLimit(.minutes(3)))
 struct PolicyTransportTests {
     func fetch(_ transport: any PayloadTransport, _ url: URL) async throws -> Payload {
         for try await payload in transport.payloads(for: FetchRequest(url: url), context: nil) { return payload }

@@ -7,7 +7,7 @@ import TrawlTesting
 @testable import TrawlQueue
 
 /// Finished attempts coalesced by a worker's committer into one statement, on a real PostgreSQL.
-@Suite("Queue coalesced finishes")
+@Suite("Queue coalesced finishes", .timeLimit(.minutes(5)))
 struct CoalescedFinishTests {
     static let rules = ClaimRules(perHost: 8, delay: 0)
 

@@ -6,7 +6,7 @@ import TrawlCore
 import TrawlQueue
 import TrawlTesting
 
-@Suite("Queue errors")
+@Suite("Queue errors", .timeLimit(.minutes(5)))
 struct QueueErrorTests {
     static let secret = "SEKRET0123456789"
 

@@ -5,7 +5,7 @@ import TrawlCore
 import TrawlRecordings
 import TrawlTesting
 
-@Suite("Replay")
+@Suite("Replay", .timeLimit(.minutes(3)))
 struct ReplayTests {
     static let page = #"<html><head><meta property="og:image" content="https://media.example/a.gif"></head></html>"#
 

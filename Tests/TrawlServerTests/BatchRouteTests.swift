@@ -8,7 +8,7 @@ import TrawlTesting
 
 /// `/v1/batches` end to end on a real socket: a list posted, worked by `trawl batch`'s runner
 /// against loopback pages, its progress, its results each once.
-@Suite("/v1/batches")
+@Suite("/v1/batches", .timeLimit(.minutes(5)))
 struct BatchRouteTests {
     /// Polls the batch until it is no longer running.
     static func waitUntilFinished(_ client: some TestClientProtocol, id: String) async throws -> [String: Any] {

@@ -8,7 +8,7 @@ import TrawlTesting
 
 /// `trawl serve` with a local index: what its resolves and batches find is indexed, and
 /// `!local` (through `/v1/resolve` and the sessions) searches it.
-@Suite("trawl serve and the local index")
+@Suite("trawl serve and the local index", .timeLimit(.minutes(5)))
 struct IndexedServerTests {
     @Test func whatTheServerFindsIsSearchableWithLocal() async throws {
         let site = try LoopbackServer { request in

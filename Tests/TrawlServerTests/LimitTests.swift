@@ -8,7 +8,7 @@ import TrawlFetch
 import TrawlTesting
 
 /// Rate limit, bearer token, CORS, request timeout, body size, and the status of each error.
-@Suite("Limits")
+@Suite("Limits", .timeLimit(.minutes(5)))
 struct LimitTests {
     @Test func rateLimitAnswers429WithRetryAfter() async throws {
         let server = try ServerFixture.replaying {

@@ -6,7 +6,7 @@ import TrawlServer
 import TrawlTesting
 
 /// `/metrics` scraped and parsed after real traffic.
-@Suite("GET /metrics")
+@Suite("GET /metrics", .timeLimit(.minutes(5)))
 struct MetricsTests {
     @Test func requestsResolvesAndFetchesAreCounted() async throws {
         let server = try ServerFixture.replaying()

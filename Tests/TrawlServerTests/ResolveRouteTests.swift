@@ -7,7 +7,7 @@ import TrawlServer
 import TrawlTesting
 
 /// `GET /v1/resolve` at router level, on the bundled recordings (nothing leaves the process).
-@Suite("GET /v1/resolve")
+@Suite("GET /v1/resolve", .timeLimit(.minutes(5)))
 struct ResolveRouteTests {
     @Test func jsonAnswerHasTheMediaAndTheResolveFieldNames() async throws {
         let app = ServerFixture.application(try ServerFixture.replaying())

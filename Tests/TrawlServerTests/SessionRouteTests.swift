@@ -10,7 +10,7 @@ import TrawlServer
 /// after `DELETE`, on a connection of its own (the test client's connection answers in order);
 /// in between, the tests follow the session by polling its state. When the stream's request
 /// reaches the server is not known, so what is checked of it holds whenever it starts.
-@Suite("/v1/sessions")
+@Suite("/v1/sessions", .timeLimit(.minutes(5)))
 struct SessionRouteTests {
     /// Polls `GET /v1/sessions/{id}` until `done` says the state is the one waited for.
     static func waitForState(

@@ -12,7 +12,7 @@ import TrawlServer
 ///
 /// One test, one browser, four pages: the browser tests elsewhere count this process's
 /// children, so a browser of this suite lives as briefly as it can.
-@Suite("The web page")
+@Suite("The web page", .timeLimit(.minutes(5)))
 struct WebPageTests {
     /// The `data-url` of each tile in the grid.
     static func tiles(_ html: String) -> [String] {

@@ -9,7 +9,7 @@ import TrawlTesting
 /// A live case (loose expectations, no recording yet) run live against a loopback server that
 /// answers for giphy.com through `--connect-to` and plain HTTP: pass while the page keeps its
 /// shape, degraded when only a fallback finds the GIF, fail when the media move to another host.
-@Suite("Live cases: loose expectations")
+@Suite("Live cases: loose expectations", .timeLimit(.minutes(5)))
 struct LiveCaseTests {
     static let repository = Corpus.repositoryRoot.appendingPathComponent("Recordings")
     static let liveCase = "giphy/live-gif-page-the-office-no"

@@ -9,7 +9,7 @@ import TrawlTesting
 /// `trawl smoke --deny-private`: the live case goes through the address guard like any fetch.
 /// Giphy is answered by a loopback server (`connectTo`), which the guard refuses unless a rule
 /// opens it.
-@Suite("Smoke runs under the address guard")
+@Suite("Smoke runs under the address guard", .timeLimit(.minutes(5)))
 struct SmokeAddressGuardTests {
     func run(_ policy: AddressPolicy) async throws -> (SmokeResult, requests: Int) {
         let live = LiveCaseTests()

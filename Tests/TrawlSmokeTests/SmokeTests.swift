@@ -12,7 +12,7 @@ import TrawlTesting
 /// The live path of `trawl smoke`, against a loopback *fake internet*: a server that answers
 /// for the sites' real hostnames (through `--connect-to` and plain HTTP) from the recordings,
 /// changed on purpose per test.
-@Suite("Smoke run against a fake internet")
+@Suite("Smoke run against a fake internet", .timeLimit(.minutes(5)))
 struct SmokeTests {
     static let repository = Corpus.repositoryRoot.appendingPathComponent("Recordings")
     /// Real-looking cases, copied as live (not synthetic) cases into a temporary folder.

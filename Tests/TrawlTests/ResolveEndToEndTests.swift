@@ -21,7 +21,7 @@ func overHTTP(_ url: String) -> String {
     url.hasPrefix("https://") ? "http://" + url.dropFirst(8) : url
 }
 
-@Suite("Resolve against the corpus")
+@Suite("Resolve against the corpus", .timeLimit(.minutes(5)))
 struct CorpusRecallTests {
     @Test func genericParsersRecallOnRealSitePages() async throws {
         let entries = try Corpus.siteEntries()
@@ -72,7 +72,7 @@ struct CorpusRecallTests {
     }
 }
 
-@Suite("Resolve when the server misbehaves")
+@Suite("Resolve when the server misbehaves", .timeLimit(.minutes(5)))
 struct MisbehavingServerTests {
     let server: LoopbackServer
 

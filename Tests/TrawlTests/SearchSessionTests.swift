@@ -107,7 +107,7 @@ func next(
     throw CancellationError()
 }
 
-@Suite("Search session")
+@Suite("Search session", .timeLimit(.minutes(5)))
 struct SearchSessionTests {
     @Test("A burst of keystrokes makes one search, after the debounce, for the last text")
     func burst() async throws {

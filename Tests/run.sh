@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Runs the built test suite (`swift test --skip-build`, more arguments passed on) as `make test`
+# does on CI: every line as it is printed, and a time limit for the whole run.
+#
+# Swift Testing's output to a pipe or file is block-buffered: a run that hangs leaves a log cut
+# mid-buffer, far from the hang. stdbuf makes the C streams of swift test and of the test
+# process it starts line-buffered, so each test's "started" and "passed" lines show as they
+# happen. Every test that waits on a process, a server, Chromium or a database has a time
+# limit of its own (.timeLimit); this limit is the net under those, for a test blocked where no
+# cancellation reaches. When it is hit, the tests started and not finished are listed, the
+# test process's threads are shown (gdb, if installed) and the run is stopped.
+#
+#   Tests/run.sh [LIMIT] [swift test arguments...]     LIMIT: 90, 90s, 25m or 1h (default 25m)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+limit=${1:-25m}
+shift || true
+swift=${SWIFT:-swift}
+log=.build/test-output.txt
+mkdir -p .build
+
+seconds() {  # 90, 90s, 25m, 1h → seconds
+  case $1 in
+    *s) echo "${1%s}" ;; *m) echo $(( ${1%m} * 60 )) ;; *h) echo $(( ${1%h} * 3600 )) ;; *) echo "$1" ;;
+  esac
+}
+
+# Test names from Swift Testing's lines: "◇ Test NAME started." and "✔ Test NAME passed after …"
+# or "✘ Test NAME failed after …"; prints those started and not ended.
+unfinished() {
+  awk '
+    /^◇ Test .* started\.$/ && !/^◇ Test run started/ { name = substr($0, index($0, "Test ") + 5); sub(/ started\.$/, "", name); open[name] = 1; next }
+    /^[✔✘] Test .* (passed|failed) after / {
+      name = substr($0, index($0, "Test ") + 5); sub(/ (passed|failed) after .*$/, "", name); delete open[name]
+    }
+    END { for (name in open) print "  " name }
+  ' "$log"
+}
+
+# The run writes to the log; tail shows it as it grows and ends with the run.
+stdbuf -oL -eL "$swift" test --skip-build "$@" > "$log" 2>&1 &
+runner=$!
+tail -n +1 -f --pid="$runner" "$log" &
+shown=$!
+deadline=$(( SECONDS + $(seconds "$limit") ))
+while kill -0 "$runner" 2>/dev/null; do
+  if (( SECONDS >= deadline )); then
+    sleep 1  # tail shows the last lines first
+    echo "=== the test run did not end within $limit; tests started and not finished:"
+    unfinished
+    tests=$(pgrep -P "$runner" | head -1)
+    if [ -n "$tests" ] && command -v gdb >/dev/null; then
+      echo "=== the threads of the test process $tests (gdb):"
+      timeout 120 gdb -p "$tests" -batch -ex 'thread apply all bt 16' 2>/dev/null | grep -E '^(Thread|#)'
+    fi
+    # swift test stops the test process it started on SIGINT (not on SIGTERM: the test
+    # process runs in a process group of its own, which the signal would not reach).
+    kill -INT "$runner" 2>/dev/null
+    for _ in $(seq 60); do kill -0 "$runner" 2>/dev/null || break; sleep 1; done
+    if [ -n "$tests" ]; then kill -KILL "$tests" 2>/dev/null; fi
+    kill -KILL "$runner" 2>/dev/null
+    wait "$runner" 2>/dev/null
+    wait "$shown" 2>/dev/null
+    exit 124
+  fi
+  sleep 2
+done
+wait "$runner"
+status=$?
+wait "$shown" 2>/dev/null
+exit "$status"
