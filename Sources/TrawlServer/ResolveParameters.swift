@@ -12,6 +12,9 @@ struct ResolveParameters: Sendable, Hashable {
     var text: String
     var pagination: Pagination
     var limit: Int?
+    /// `probe=true`: each media URL checked (``MediaProber``); `keepDead=true` keeps the dead.
+    var probe = false
+    var keepDead = false
 
     init(_ parameters: FormQuery, maxLimit: Int) throws {
         let text = (parameters.get("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -28,6 +31,9 @@ struct ResolveParameters: Sendable, Hashable {
         } else {
             pagination = .start
         }
+        probe = try parameters.flag("probe")
+        keepDead = try parameters.flag("keepDead")
+        if keepDead, !probe { throw APIError.usage("invalid-request", "keepDead needs probe=true") }
         if let limit = parameters.get("limit") {
             guard let value = Int(limit), (1...maxLimit).contains(value) else {
                 throw APIError.usage("invalid-limit", "limit '\(Self.shown(limit))' is not a number from 1 to \(maxLimit)")

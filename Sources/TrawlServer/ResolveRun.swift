@@ -6,13 +6,26 @@ import TrawlCore
 /// `limit` applied, timed for `/metrics`. Ending the returned stream (or cancelling its reader)
 /// cancels the work down to libcurl and the browser.
 struct ResolveRun: Sendable {
-    let provider: SearchProvider
+    /// The provider for each kind of resolve: as pages claim their media, probed, probed
+    /// keeping the dead.
+    struct Providers: Sendable {
+        var plain: SearchProvider
+        var probing: SearchProvider
+        var probingKeepingDead: SearchProvider
+
+        func provider(for parameters: ResolveParameters) -> SearchProvider {
+            guard parameters.probe else { return plain }
+            return parameters.keepDead ? probingKeepingDead : probing
+        }
+    }
+
+    let providers: Providers
     let slots: ResolveSlots
     let metrics: ServerMetrics
     let timeout: Duration
 
     func results(for parameters: ResolveParameters, client: String = "local") -> AsyncThrowingStream<ResultSet, any Error> {
-        let provider = self.provider
+        let provider = providers.provider(for: parameters)
         let slots = self.slots
         let metrics = self.metrics
         let timeout = self.timeout

@@ -23,6 +23,8 @@ public struct TrawlServer: Sendable {
     /// The server's figures, as `/metrics` shows them.
     public let metrics: ServerMetrics
     let provider: SearchProvider
+    /// Resolves with `probe=true` (without and with `keepDead=true`).
+    let probingProviders: (SearchProvider, SearchProvider)
     let batches: BatchManager?
     let sessions: SessionRegistry
     let logger: Logger
@@ -49,6 +51,15 @@ public struct TrawlServer: Sendable {
             search.tenorKey = search.tenorKey ?? Scrubber.placeholder
         }
         provider = Trawl.makeProvider(environment: environment, search: search, localIndex: configuration.trawl.localIndex)
+        // The same transport (counted, guarded, polite, cached): a probe is fetched like a page.
+        func probing(keepDead: Bool) -> SearchProvider {
+            var probing = environment
+            var options = configuration.trawl.probe ?? MediaProber.Options()
+            options.keepDead = keepDead
+            probing.checker = MediaProber(transport: environment.transport, options: options)
+            return Trawl.makeProvider(environment: probing, search: search, localIndex: configuration.trawl.localIndex)
+        }
+        probingProviders = (probing(keepDead: false), probing(keepDead: true))
         sessions = SessionRegistry(provider: provider, limits: configuration.limits, metrics: metrics)
         if let directory = configuration.batchDirectory {
             var batch = configuration.batch
@@ -104,7 +115,8 @@ public struct TrawlServer: Sendable {
         if let token = limits.token { api.add(middleware: BearerAuthMiddleware(token: token)) }
         api.add(middleware: CrossSiteWriteMiddleware(corsOrigins: limits.corsOrigins))
         let run = ResolveRun(
-            provider: provider, slots: ResolveSlots(limit: limits.maxConcurrentResolves, perClientLimit: limits.maxConcurrentResolvesPerClient), metrics: metrics, timeout: limits.requestTimeout)
+            providers: .init(plain: provider, probing: probingProviders.0, probingKeepingDead: probingProviders.1),
+            slots: ResolveSlots(limit: limits.maxConcurrentResolves, perClientLimit: limits.maxConcurrentResolvesPerClient), metrics: metrics, timeout: limits.requestTimeout)
         ResolveRoutes(run: run, maxLimit: limits.maxResolveLimit).add(to: api)
         SessionRoutes(registry: sessions, maxLimit: limits.maxResolveLimit).add(to: api)
         BatchRoutes(manager: batches, maxBodyBytes: limits.maxBodyBytes).add(to: api)

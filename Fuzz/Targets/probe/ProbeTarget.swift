@@ -19,3 +19,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if let seconds = whole.durationSeconds, !(seconds >= 0) { violated("a running time of \(seconds) s") }
     return 0
 }
+
+@_cdecl("fuzz_probe_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runFuzzer(argc, argv, fuzzOne)
+}
