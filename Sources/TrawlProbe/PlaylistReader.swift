@@ -1,7 +1,8 @@
 import Foundation
 
 /// HLS (`#EXTM3U`) and DASH (`<MPD`) playlists, read as text: the variants' resolutions and
-/// bandwidths, and the running time (an HLS media playlist's segments once `#EXT-X-ENDLIST`
+/// bandwidths (a playlist has no one size of its own: a cut one may not list its largest), and
+/// the running time (an HLS media playlist's segments once `#EXT-X-ENDLIST`
 /// closes it; a DASH `mediaPresentationDuration`).
 enum PlaylistReader {
     static func read(_ bytes: [UInt8]) -> MediaFacts? {
@@ -46,7 +47,6 @@ enum PlaylistReader {
         }
         if ended, segments > 0 { facts.durationSeconds = duration }
         if segments > 0 { facts.animated = true }
-        adoptLargest(&facts)
         return facts
     }
 
@@ -63,17 +63,7 @@ enum PlaylistReader {
             rest = rest[range.upperBound...]
         }
         if let duration = facts.durationSeconds { facts.animated = duration > 0 }
-        adoptLargest(&facts)
         return facts
-    }
-
-    /// The playlist's size is its largest variant's.
-    private static func adoptLargest(_ facts: inout MediaFacts) {
-        guard let largest = facts.variants.max(by: { ($0.width ?? 0) * ($0.height ?? 0) < ($1.width ?? 0) * ($1.height ?? 0) }),
-            largest.width != nil
-        else { return }
-        facts.width = largest.width
-        facts.height = largest.height
     }
 
     /// `NAME=value` and `NAME="quoted, value"` pairs of an HLS attribute list.
