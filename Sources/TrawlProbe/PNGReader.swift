@@ -15,12 +15,13 @@ enum PNGReader {
             let bodyStart = reader.offset
             let type = String(decoding: type, as: UTF8.self)
             switch type {
-            case "IHDR":
+            // The first of each chunk counts (a second IHDR or acTL is not PNG; it changes nothing).
+            case "IHDR" where facts.width == nil:
                 if let width = reader.be(4), let height = reader.be(4) {
                     facts.width = Int(width)
                     facts.height = Int(height)
                 }
-            case "acTL":
+            case "acTL" where declaredFrames == nil:
                 if let frames = reader.be(4), let plays = reader.be(4) {
                     declaredFrames = Int(frames)
                     facts.loopCount = Int(plays)

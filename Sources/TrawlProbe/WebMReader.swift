@@ -26,34 +26,37 @@ enum WebMReader {
         guard let segment = element(&reader, within: bytes.count), segment.id == ID.segment else { return facts }
         var scale = 1_000_000.0  // nanoseconds per tick, Matroska's default
         var duration: Double?
+        var videoSeen = false
         var cursor = ByteReader(bytes, offset: segment.body.lowerBound)
         var seen = 0
         walk: while cursor.offset < segment.body.upperBound, seen < 4096, let child = element(&cursor, within: segment.body.upperBound) {
             seen += 1
             switch child.id {
-            case ID.info:
+            case ID.info where duration == nil:
                 var scaleSeen = false
                 var infoDuration: Double?
                 for field in children(bytes, child.body) where field.isWhole {
-                    if field.id == ID.timecodeScale, let value = unsigned(bytes, field.body), value > 0 {
+                    // The first of each counts: a later copy in a damaged file changes nothing.
+                    if field.id == ID.timecodeScale, !scaleSeen, let value = unsigned(bytes, field.body), value > 0 {
                         scale = Double(value)
                         scaleSeen = true
                     }
-                    if field.id == ID.duration { infoDuration = float(bytes, field.body) }
+                    if field.id == ID.duration, infoDuration == nil { infoDuration = float(bytes, field.body) }
                 }
                 // A cut Info may hide a TimecodeScale after the Duration: then the default
                 // scale is a guess, and no running time is given.
-                if child.isWhole || scaleSeen { duration = infoDuration }
-            case ID.tracks:
-                for entry in children(bytes, child.body) where entry.id == ID.trackEntry && facts.width == nil {
+                if duration == nil, child.isWhole || scaleSeen { duration = infoDuration }
+            case ID.tracks where !videoSeen:
+                // The first video track's size (a later track changes nothing).
+                for entry in children(bytes, child.body) where entry.id == ID.trackEntry && !videoSeen {
                     let fields = children(bytes, entry.body)
                     guard let type = fields.first(where: { $0.id == ID.trackType && $0.isWhole }).flatMap({ unsigned(bytes, $0.body) }), type == 1,
                         let video = fields.first(where: { $0.id == ID.video })
                     else { continue }
-                    for field in children(bytes, video.body) where field.isWhole {
-                        if field.id == ID.pixelWidth { facts.width = unsigned(bytes, field.body).map(Int.init) }
-                        if field.id == ID.pixelHeight { facts.height = unsigned(bytes, field.body).map(Int.init) }
-                    }
+                    videoSeen = true
+                    let sizes = children(bytes, video.body).filter(\.isWhole)
+                    facts.width = sizes.first(where: { $0.id == ID.pixelWidth }).flatMap { unsigned(bytes, $0.body) }.map { Int(clamping: $0) }
+                    facts.height = sizes.first(where: { $0.id == ID.pixelHeight }).flatMap { unsigned(bytes, $0.body) }.map { Int(clamping: $0) }
                 }
             case ID.cluster:
                 break walk
