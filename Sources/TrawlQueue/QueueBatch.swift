@@ -34,7 +34,8 @@ public struct QueueBatch: Sendable {
         store: QueueStore, configuration: QueueWorker.Configuration, inputs: [String], output: String?,
         search: Trawl.Search = Trawl.Search(), logger: Logger = Logger(label: "trawl.batch")
     ) {
-        self.store = store
+        // The push, the worker and the output all wait out the server's outages.
+        self.store = store.reconnecting()
         var configuration = configuration
         configuration.exitWhenEmpty = true
         self.configuration = configuration

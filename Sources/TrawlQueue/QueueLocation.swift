@@ -5,6 +5,7 @@ import PostgresNIO
 /// libpq take it. `?host=/run/postgresql` reaches the server over its Unix socket instead.
 /// `?sslmode=` asks for TLS as libpq does (``TLSMode``), `&sslrootcert=FILE` names the
 /// certificates that sign the server's (PEM; the system's trusted roots otherwise).
+/// `?application_name=` names the connections in `pg_stat_activity` (`trawl` otherwise).
 ///
 /// ```swift
 /// let location = try QueueLocation("postgres://trawl@db.internal:5432/crawl")
@@ -22,6 +23,8 @@ public struct QueueLocation: Sendable, Hashable, CustomStringConvertible {
     public var tls: TLSMode
     /// PEM certificates the server's certificate must chain to (`?sslrootcert=`).
     public var rootCertificates: String?
+    /// The connections' name in `pg_stat_activity` (`?application_name=`).
+    public var applicationName: String?
 
     /// `?sslmode=`: libpq's modes, checked the same way.
     public enum TLSMode: String, Sendable, Hashable, CaseIterable {
@@ -50,6 +53,7 @@ public struct QueueLocation: Sendable, Hashable, CustomStringConvertible {
         var socket: String?
         var tls = TLSMode.disable
         var roots: String?
+        var application: String?
         for item in components.queryItems ?? [] {
             switch item.name {
             case "host": socket = item.value
@@ -60,8 +64,11 @@ public struct QueueLocation: Sendable, Hashable, CustomStringConvertible {
                 }
                 tls = mode
             case "sslrootcert": roots = item.value
+            case "application_name": application = item.value
             default:
-                throw QueueError(.invalidLocation, location: shown, message: "the queue URL's parameter '\(item.name)' is not supported (only host=SOCKET_FOLDER, sslmode and sslrootcert)")
+                throw QueueError(
+                    .invalidLocation, location: shown,
+                    message: "the queue URL's parameter '\(item.name)' is not supported (only host=SOCKET_FOLDER, sslmode, sslrootcert and application_name)")
             }
         }
         if let roots, tls == .disable || tls == .prefer {
@@ -83,6 +90,7 @@ public struct QueueLocation: Sendable, Hashable, CustomStringConvertible {
         self.socketFolder = socket
         self.tls = tls
         self.rootCertificates = roots
+        self.applicationName = application
     }
 
     /// The URL without its password.
@@ -90,6 +98,7 @@ public struct QueueLocation: Sendable, Hashable, CustomStringConvertible {
         var parameters = socketFolder.map { ["host=\($0)"] } ?? []
         if tls != .disable { parameters.append("sslmode=\(tls.rawValue)") }
         if let rootCertificates { parameters.append("sslrootcert=\(rootCertificates)") }
+        if let applicationName { parameters.append("application_name=\(applicationName)") }
         let query = parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&")
         return "postgres://\(user)@\(socketFolder == nil ? host : ""):\(port)/\(database)\(query)"
     }
@@ -105,16 +114,20 @@ public struct QueueLocation: Sendable, Hashable, CustomStringConvertible {
     /// One connection's configuration, as ``clientConfiguration``.
     var connectionConfiguration: PostgresConnection.Configuration {
         get throws {
+            var configuration: PostgresConnection.Configuration
             if let socketFolder {
-                return .init(unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+                configuration = .init(unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+            } else {
+                let tls: PostgresConnection.Configuration.TLS
+                switch self.tls {
+                case .disable: tls = .disable
+                case .prefer: tls = .prefer(try NIOSSLContext(configuration: tlsConfiguration))
+                case .require, .verifyCA, .verifyFull: tls = .require(try NIOSSLContext(configuration: tlsConfiguration))
+                }
+                configuration = .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
             }
-            let tls: PostgresConnection.Configuration.TLS
-            switch self.tls {
-            case .disable: tls = .disable
-            case .prefer: tls = .prefer(try NIOSSLContext(configuration: tlsConfiguration))
-            case .require, .verifyCA, .verifyFull: tls = .require(try NIOSSLContext(configuration: tlsConfiguration))
-            }
-            return .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
+            configuration.options.additionalStartupParameters = startupParameters
+            return configuration
         }
     }
 
@@ -135,8 +148,12 @@ public struct QueueLocation: Sendable, Hashable, CustomStringConvertible {
         }
         configuration.options.maximumConnections = 8
         configuration.options.minimumConnections = 0
+        configuration.options.additionalStartupParameters = startupParameters
         return configuration
     }
+
+    /// Sent when a connection starts: its name, so an operator can tell the queue's connections apart.
+    private var startupParameters: [(String, String)] { [("application_name", applicationName ?? "trawl")] }
 
     /// NIOSSL's client configuration for ``tls``: what is checked of the server's certificate.
     var tlsConfiguration: TLSConfiguration {

@@ -49,7 +49,9 @@ extension QueueStore {
         status.duplicates = progress.duplicates
         status.intakeComplete = progress.intakeComplete
         status.migrations = try await appliedMigrations()
+        let started = status
         return try await run("read the queue's status") {
+            var status = started
             let hosts = try await client.query("""
                 SELECT j.host,
                        COUNT(*) FILTER (WHERE j.state IN ('pending', 'retry-later')),

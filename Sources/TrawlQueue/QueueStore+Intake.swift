@@ -1,4 +1,5 @@
 import PostgresNIO
+import Synchronization
 import TrawlBatch
 import TrawlStore
 
@@ -18,8 +19,20 @@ extension QueueStore: IntakeStore {
     /// in one transaction; then wakes idle workers. Batched inserts: one statement per kind.
     public func addCounting(_ jobs: [NewJob], source: String, linesRead: Int, complete: Bool, now: Double) async throws -> IntakeCounts {
         let chunk = PushChunk(jobs)
-        return try await run("add jobs from \(source)") {
-            try await client.withTransaction(logger: logger) { connection in
+        let repeated = Flag()
+        return try await run("add jobs from \(source)", lostConnection: { repeated.set() }) {
+            let again = repeated.isSet
+            return try await client.withTransaction(logger: logger) { connection in
+                if again, linesRead > 0 {
+                    // Tried again after a lost connection: if the first try committed (the
+                    // connection went before its answer), the mark is already past this chunk,
+                    // and pushing it again would count its URLs as duplicates of themselves.
+                    let marks = try await connection.query(
+                        "SELECT lines_read FROM trawl_intake WHERE source = \(source) FOR UPDATE", logger: logger)
+                    for try await read in marks.decode(Int64.self) where read >= Int64(linesRead) && !chunk.isEmpty {
+                        return IntakeCounts(added: 0, rejected: 0)
+                    }
+                }
                 // Host rows first, in name order (every writer takes host rows in that order).
                 if !chunk.hosts.isEmpty {
                     try await connection.query("""
@@ -119,4 +132,13 @@ struct PushChunk {
         }
         hosts = hostSet.sorted()
     }
+
+    var isEmpty: Bool { keys.isEmpty && rejectedKeys.isEmpty }
+}
+
+/// A flag one task sets and another reads.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }

@@ -96,7 +96,8 @@ extension QueueStore {
         var statement = FinishStatement(owner: owner, now: now, rules: rules, takeOver: takeOver, leaseUntil: leaseUntil)
         for finish in finishes.sorted(by: { $0.jobID < $1.jobID }) { statement.append(finish) }
         let prepared = statement
-        return try await run("record finished jobs") {
+        var repeated = false
+        var result = try await run("record finished jobs", lostConnection: { repeated = true }) {
             // Prepared once per connection; its commit does not wait for the disk (see FinishStatement).
             var kept: Set<Int64> = []
             var next: [Job] = []
@@ -110,6 +111,21 @@ extension QueueStore {
             }
             return FinishResult(discarded: Set(prepared.ids).subtracting(kept), next: next)
         }
+        if repeated, !result.discarded.isEmpty {
+            // A finish tried again after its connection was lost may have committed the first
+            // time (the connection went before the answer): its results are there, in this
+            // worker's name, and count as kept, not as late.
+            let ids = Array(result.discarded)
+            let recorded = try await run("read the results recorded") {
+                var recorded: Set<Int64> = []
+                let rows = try await client.query(
+                    "SELECT job_id FROM trawl_result WHERE job_id = ANY(\(ids)::int8[]) AND worker = \(owner)", logger: logger)
+                for try await id in rows.decode(Int64.self) { recorded.insert(id) }
+                return recorded
+            }
+            result.discarded.subtract(recorded)
+        }
+        return result
     }
 
     /// Extends the leases `owner` holds on `jobs` to `until`; says the worker is alive. Only

@@ -65,7 +65,9 @@ extension QueueStore: ResultStore {
     public func summary(topHosts: Int) async throws -> StoreSummary {
         var summary = StoreSummary()
         summary.progress = try await progress()
+        let started = summary
         return try await run("read the summary") {
+            var summary = started
             let hosts = try await client.query("""
                 SELECT COALESCE(host, '(invalid)') AS h, COUNT(*), COUNT(*) FILTER (WHERE outcome = 'done') FROM trawl_result
                 GROUP BY h ORDER BY 2 DESC, h LIMIT \(Int64(topHosts))

@@ -23,6 +23,13 @@ public struct QueueStore: Sendable {
     let logger: Logger
     /// Notifications on ``workChannel``, for this process's workers.
     let signal: WorkSignal
+    /// Whether the server is reachable; shared by every copy of the store.
+    let link: QueueLink
+    /// Operations wait out an outage (``reconnecting``) instead of failing.
+    let reconnects: Bool
+    /// In a reconnecting store, how long an operation may go unanswered before it is taken
+    /// for lost and tried again.
+    var stallLimit: Duration = .seconds(30)
 
     /// The channel workers `LISTEN` on: work arrived, a full host has room, leases returned.
     static let workChannel = "trawl_work"
@@ -42,7 +49,8 @@ public struct QueueStore: Sendable {
         // The pool's own chatter (connections opened and closed) stays out of the command's output.
         let quiet = Logger(label: "trawl.queue.pool", factory: { _ in SwiftLogNoOpLogHandler() })
         let client = PostgresClient(configuration: configuration, backgroundLogger: quiet)
-        let store = QueueStore(location: location, client: client, logger: logger, signal: WorkSignal())
+        let store = QueueStore(
+            location: location, client: client, logger: logger, signal: WorkSignal(), link: QueueLink(location: location, logger: logger), reconnects: false)
         // The pool runs in a task of its own, not a child: cancelling the caller (Ctrl-C) must
         // not close the pool under the worker that is putting its jobs back. It is stopped
         // here, after `body`, whichever way `body` ends.
@@ -51,6 +59,7 @@ public struct QueueStore: Sendable {
         func shutDown() async {
             // The listener is told first, so the closing connection is not taken for a failure.
             listener?.cancel()
+            store.link.close()
             store.signal.finish()
             pool.cancel()
             await pool.value
@@ -68,14 +77,53 @@ public struct QueueStore: Sendable {
         }
     }
 
-    /// Listens on ``workChannel`` until cancelled, handing each notification to ``signal``;
-    /// a dropped connection is listened on again (workers also look at the queue on their
-    /// lease timer, so a notification lost meanwhile delays work, never loses it).
+    /// The same store, whose operations wait out an outage: an operation that loses its
+    /// connection (the server crashed, restarted or cut it) waits until the server answers
+    /// again and is then tried again (see ``QueueLink``), where the store itself fails at
+    /// once. Workers and the batch use it; a one-off command such as `trawl queue status`
+    /// should rather say that the server is gone.
+    ///
+    /// An operation tried again after a lost connection may already have committed (the
+    /// connection went between the commit and its answer). Every operation a worker runs is
+    /// safe to repeat: a claim whose answer was lost leaves its jobs leased to no running
+    /// attempt, so their leases expire and they are worked again; a finish repeated finds its
+    /// leases gone and changes nothing, its result already recorded once.
+    ///
+    /// An operation that goes unanswered for `stallLimit` is taken for lost as well: a
+    /// connection cut in the middle of a statement has been seen to leave its request waiting
+    /// for ever (postgres-nio 1.33, a prepared statement's first use on a connection that
+    /// `pg_terminate_backend` cut), while the next try on another connection answers at once.
+    public func reconnecting(stallLimit: Duration = .seconds(30)) -> QueueStore {
+        var store = QueueStore(location: location, client: client, logger: logger, signal: signal, link: link, reconnects: true)
+        store.stallLimit = stallLimit
+        return store
+    }
+
+    /// The same store, failing at once when the connection is lost.
+    var failingFast: QueueStore {
+        QueueStore(location: location, client: client, logger: logger, signal: signal, link: link, reconnects: false)
+    }
+
+    /// How often this store (any of its copies) lost its server, and how many connections the
+    /// probe tried until it answered again.
+    public var outages: Outages { link.figures }
+
+    /// Whether an outage ended less than `seconds` ago (workers then renew their leases
+    /// before anyone's are returned).
+    func recovered(within seconds: Double) -> Bool { link.recovered(within: seconds) }
+
+    /// Listens on ``workChannel`` until cancelled, handing each notification to ``signal``.
+    /// A dropped connection is listened on again once the server answers (workers also look
+    /// at the queue on their lease timer, so a notification lost meanwhile delays work, never
+    /// loses it); each new `LISTEN` wakes the workers, who look at the queue then.
     private func listen() async {
+        var failures = 0
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
                     try await connection.listen(on: Self.workChannel) { notifications in
+                        failures = 0
+                        link.succeeded()
                         signal.signal()  // whatever happened before the LISTEN took effect
                         for try await _ in notifications { signal.signal() }
                     }
@@ -83,7 +131,14 @@ public struct QueueStore: Sendable {
             } catch {
                 if Task.isCancelled { return }
                 logger.debug("the queue's notification connection failed; listening again", metadata: ["error": "\(Self.reason(error))"])
-                try? await Task.sleep(for: .milliseconds(500))
+                if QueueLink.isConnectionLoss(error) {
+                    link.lost(error)
+                    do { try await link.ready() } catch { return }
+                } else {
+                    // Another failure (the LISTEN refused): tried again with backoff as well.
+                    try? await Task.sleep(for: .milliseconds(Int64(QueueLink.delay(before: failures) * 1000)))
+                    failures += 1
+                }
             }
         }
     }
@@ -130,13 +185,18 @@ public struct QueueStore: Sendable {
     }
 
     /// Runs `body`, turning what PostgreSQL or the connection throws into a ``QueueError``
-    /// that says what was being done; a deadlock or serialisation failure is tried again.
+    /// that says what was being done; a deadlock or serialisation failure is tried again, and
+    /// so, in a ``reconnecting`` store, is a lost connection, once the server answers again.
+    /// - Parameter lostConnection: called each time `body` lost its connection and is to be tried again.
     @discardableResult
-    func run<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
+    func run<T: Sendable>(_ what: String, lostConnection: () -> Void = {}, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         var tries = 0
         while true {
+            if reconnects { try await link.ready() }
             do {
-                return try await body()
+                let value = try await reconnects ? QueueLink.answer(within: stallLimit, body) : body()
+                if reconnects { link.succeeded() }
+                return value
             } catch let error as QueueError {
                 throw error
             } catch let error as PSQLError where tries < 5 && Self.isRetryable(error) {
@@ -144,6 +204,10 @@ public struct QueueStore: Sendable {
                 continue
             } catch is CancellationError {
                 throw CancellationError()
+            } catch where reconnects && !Task.isCancelled && QueueLink.isConnectionLoss(error) {
+                link.lost(error)
+                lostConnection()
+                continue
             } catch {
                 throw QueueError(.failed, location: location.description, message: "cannot \(what): \(Self.reason(error))", underlying: error)
             }

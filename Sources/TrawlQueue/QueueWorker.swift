@@ -88,7 +88,9 @@ public struct QueueWorker: Sendable {
         store: QueueStore, configuration: Configuration, search: Trawl.Search = Trawl.Search(), logger: Logger = Logger(label: "trawl.worker"),
         clock: any Clock<Duration> = ContinuousClock(), id: String? = nil, transport: (any PayloadTransport)? = nil
     ) {
-        self.store = store
+        // A worker rides out the server's outages: its operations wait for it and go on.
+        // An operation unanswered for a lease's length (10 s at least) is tried again.
+        self.store = store.reconnecting(stallLimit: max(configuration.lease, .seconds(10)))
         self.configuration = configuration
         self.logger = logger
         let runClock = RunClock(clock)
@@ -152,7 +154,12 @@ public struct QueueWorker: Sendable {
                         if Task.isCancelled { return }
                         do {
                             try await store.renew(owner: id, jobs: leases.jobs, until: clock.now + leaseSeconds, now: clock.now)
-                            try await store.reap(now: clock.now, expiryLimit: expiryLimit)
+                            // Right after an outage every worker's leases may look expired
+                            // (none could renew): each renews its own first, and none returns
+                            // others' jobs until a lease's length has passed.
+                            if !store.recovered(within: leaseSeconds) {
+                                try await store.reap(now: clock.now, expiryLimit: expiryLimit)
+                            }
                         } catch {
                             sink.yield(.failed(error))
                             return
@@ -287,10 +294,18 @@ public struct QueueWorker: Sendable {
             // Stopped: what was in flight goes back below.
         }
         // Jobs still leased to this worker go back now rather than when their lease runs out;
-        // in a task of its own, so a cancelled run still gets to say so.
+        // in a task of its own, so a cancelled run still gets to say so. A worker stopped
+        // while the server is out does not wait for it: its leases run out instead.
+        let stopped = Task.isCancelled
+        let stopLogger = self.logger
         try await Task {
-            try await store.release(owner: id, now: clock.now, expiryLimit: expiryLimit)
-            try? await store.deregister(worker: id, now: clock.now)
+            if stopped, store.link.isOut {
+                stopLogger.warning("stopped while the queue is unreachable: the jobs in flight go back when their leases run out")
+                return
+            }
+            let once = stopped ? store.failingFast : store
+            try await once.release(owner: id, now: clock.now, expiryLimit: expiryLimit)
+            try? await once.deregister(worker: id, now: clock.now)
         }.value
         return report
     }

@@ -32,6 +32,8 @@ public final class PostgresCluster: Sendable {
     /// a client's `sslrootcert`.
     public let certificate: URL?
     public let binaries: URL
+    /// The server's options (`pg_ctl -o`), kept for ``start()``.
+    private let options: String
     /// The write end of the watchdog's pipe, open for as long as this process lives (closed by
     /// ``stop()`` or by the kernel at exit: either way the watchdog stops the server), and the
     /// port's reservation (see ``PortReservation``); `nil` once stopped, so a second ``stop()``
@@ -139,6 +141,7 @@ public final class PostgresCluster: Sendable {
                     asPostgres: asRoot)
                 port = candidate
                 held = Mutex((ends[1], reservation))
+                self.options = options
                 return
             } catch {
                 reservation.release()
@@ -190,6 +193,33 @@ public final class PostgresCluster: Sendable {
             asPostgres: geteuid() == 0)
         reservation.release()  // after the stop: the server no longer listens there
         close(lifeline)  // the watchdog removes the folder
+    }
+
+    /// Crashes the server: `pg_ctl stop -m immediate`, every backend killed without a
+    /// checkpoint (the next ``start()`` recovers from the WAL). Clients see their connections
+    /// cut and new ones refused until then.
+    public func crash() throws {
+        try Self.run(
+            binaries.appendingPathComponent("pg_ctl").path, ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "stop"],
+            asPostgres: geteuid() == 0)
+    }
+
+    /// Starts the server again on the same port and folder, with the same settings (after
+    /// ``crash()``); returns once it accepts connections.
+    public func start() throws {
+        try Self.run(
+            binaries.appendingPathComponent("pg_ctl").path,
+            ["-D", folder.appendingPathComponent("data").path, "-o", options, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "start"],
+            asPostgres: geteuid() == 0)
+    }
+
+    /// Cuts the connections of the clients that named themselves `application` (libpq's and
+    /// the queue URL's `application_name`) with `pg_terminate_backend`; returns how many.
+    @discardableResult
+    public func terminateConnections(application: String) throws -> Int {
+        let escaped = application.replacingOccurrences(of: "'", with: "''")
+        let count = try psql("SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(escaped)'")
+        return Int(count.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
     /// Clusters of test runs that died with their watchdog: stopped and removed.

@@ -17,8 +17,10 @@ struct QueueFixture {
     let server: LoopbackServer
     let hosts: [String]
 
-    init(hosts: [String], keepsAlive: Bool = false, handler: @escaping LoopbackServer.Handler) throws {
-        cluster = try PostgresCluster.shared()
+    /// - Parameter cluster: the test's own cluster (one it crashes); the test run's by default.
+    init(hosts: [String], keepsAlive: Bool = false, cluster: PostgresCluster? = nil, handler: @escaping LoopbackServer.Handler) throws {
+        let cluster = try cluster ?? PostgresCluster.shared()
+        self.cluster = cluster
         url = try cluster.createDatabase()
         location = try QueueLocation(url)
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-queue-\(UUID().uuidString)")
@@ -30,6 +32,8 @@ struct QueueFixture {
     var list: URL { folder.appendingPathComponent("urls.txt") }
     var output: URL { folder.appendingPathComponent("results.jsonl") }
     var connectTo: [String] { hosts.map { "\($0):80:127.0.0.1:\(server.port)" } }
+    /// The database's name in the cluster.
+    var database: String { String(url.split(separator: "/").last!) }
 
     func writeList(_ lines: [String]) throws {
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: list)

@@ -1,0 +1,304 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Whether a store can reach its server, for the operations that wait out an outage (a
+/// worker's, the batch's): the first operation that loses its connection opens an outage
+/// (one warning), operations then wait here instead of failing, and a probe tries a
+/// connection of its own with exponential backoff and jitter (``firstDelay`` doubling up to
+/// ``longestDelay``) until the server answers again. Then the waiting operations go on, and
+/// the first to succeed ends the outage (one line saying how long it lasted).
+///
+/// The probe connects directly, not through the pool: the pool queues requests while it
+/// cannot connect and retries on its own schedule, so what this side counts and paces is one
+/// connection attempt at a time, whatever number of operations wait.
+final class QueueLink: Sendable {
+    /// The first probe's delay after a connection is lost; each failed probe doubles it.
+    static let firstDelay = 0.1
+    /// The longest delay between two probes.
+    static let longestDelay = 5.0
+
+    private struct Outage {
+        var since: ContinuousClock.Instant
+        var attempts = 0
+        /// The probe reached the server: operations go through, the first to succeed ends the outage.
+        var reached = false
+    }
+
+    private struct State {
+        var outage: Outage?
+        var waiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+        var nextWaiter = 0
+        var probe: Task<Void, Never>?
+        var closed = false
+        var figures = QueueStore.Outages()
+        var recoveredAt: ContinuousClock.Instant?
+    }
+
+    private let state = Mutex(State())
+    private let location: QueueLocation
+    private let logger: Logger
+    private let clock = ContinuousClock()
+
+    init(location: QueueLocation, logger: Logger) {
+        self.location = location
+        self.logger = logger
+    }
+
+    /// Outages and probes so far.
+    var figures: QueueStore.Outages { state.withLock { $0.figures } }
+
+    /// Whether an outage is open and the probe has not reached the server yet.
+    var isOut: Bool { state.withLock { $0.outage.map { !$0.reached } ?? false } }
+
+    /// Whether the last outage ended less than `seconds` ago.
+    func recovered(within seconds: Double) -> Bool {
+        state.withLock { state in
+            guard let at = state.recoveredAt else { return false }
+            return at.duration(to: clock.now) < .milliseconds(Int64(seconds * 1000))
+        }
+    }
+
+    /// Returns at once while the server is reachable; during an outage, once the probe reached it.
+    /// - Throws: `CancellationError` when the caller is cancelled, a ``QueueError`` when the store closes.
+    func ready() async throws {
+        let id = state.withLock { state -> Int? in
+            guard let outage = state.outage, !outage.reached, !state.closed else { return nil }
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        guard let id else { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    guard let outage = state.outage, !outage.reached, !state.closed, !Task.isCancelled else { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow {
+                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// An operation (or the notification connection) lost its connection: opens an outage if
+    /// none is open, or, if the probe had reached the server, probes again where the backoff left off.
+    func lost(_ error: any Error) {
+        let (opened, probe) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closed else { return (false, false) }
+            if state.outage == nil {
+                state.outage = Outage(since: clock.now)
+                state.figures.count += 1
+                return (true, true)
+            }
+            guard state.outage?.reached == true else { return (false, false) }
+            state.outage?.reached = false
+            return (false, true)
+        }
+        if opened {
+            logger.warning(
+                "lost the connection to the queue; waiting for it with backoff (jobs in flight go on)",
+                metadata: ["queue": "\(location)", "error": "\(QueueStore.reason(error))"])
+        }
+        if probe { startProbe() }
+    }
+
+    /// An operation succeeded: an open outage is over.
+    func succeeded() {
+        let ended = state.withLock { state -> (Outage, [CheckedContinuation<Void, any Error>], Task<Void, Never>?)? in
+            guard let outage = state.outage else { return nil }
+            state.outage = nil
+            state.recoveredAt = clock.now
+            let waiters = Array(state.waiters.values)
+            state.waiters.removeAll()
+            let probe = state.probe
+            state.probe = nil
+            return (outage, waiters, probe)
+        }
+        guard let (outage, waiters, probe) = ended else { return }
+        probe?.cancel()
+        for waiter in waiters { waiter.resume() }
+        let lasted = outage.since.duration(to: clock.now)
+        logger.notice(
+            "reconnected to the queue",
+            metadata: ["queue": "\(location)", "outage.seconds": "\(String(format: "%.1f", lasted.seconds))", "outage.attempts": "\(outage.attempts)"])
+    }
+
+    /// The store is closing: the probe stops, waiting operations fail.
+    func close() {
+        let (waiters, probe) = state.withLock { state in
+            state.closed = true
+            let waiters = Array(state.waiters.values)
+            state.waiters.removeAll()
+            let probe = state.probe
+            state.probe = nil
+            return (waiters, probe)
+        }
+        probe?.cancel()
+        for waiter in waiters {
+            waiter.resume(throwing: QueueError(.unreachable, location: location.description, message: "the queue was closed while waiting for its server"))
+        }
+    }
+
+    /// How long to wait before probe number `attempt` (0-based): the doubling delay, capped,
+    /// each a random point in its upper half, so processes that lost the server together do
+    /// not knock on it together.
+    static func delay(before attempt: Int) -> Double {
+        let full = min(longestDelay, firstDelay * pow(2, Double(min(attempt, 30))))
+        return full * Double.random(in: 0.5...1)
+    }
+
+    private func startProbe() {
+        let task = Task { [self] in await probe() }
+        let stale = state.withLock { state -> Task<Void, Never>? in
+            let stale = state.probe
+            state.probe = task
+            return stale
+        }
+        stale?.cancel()
+    }
+
+    private func probe() async {
+        while !Task.isCancelled {
+            guard let attempt = state.withLock({ $0.outage?.attempts }) else { return }
+            try? await Task.sleep(for: .milliseconds(Int64(Self.delay(before: attempt) * 1000)))
+            if Task.isCancelled { return }
+            let stillOut = state.withLock { state -> Bool in
+                guard state.outage != nil, !state.closed else { return false }
+                state.outage?.attempts += 1
+                state.figures.attempts += 1
+                return true
+            }
+            guard stillOut else { return }
+            do {
+                try await reach()
+            } catch {
+                logger.debug("the queue's server is still unreachable", metadata: ["error": "\(QueueStore.reason(error))"])
+                continue
+            }
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+                guard state.outage != nil, !Task.isCancelled else { return [] }
+                state.outage?.reached = true
+                state.probe = nil
+                let waiters = Array(state.waiters.values)
+                state.waiters.removeAll()
+                return waiters
+            }
+            for waiter in waiters { waiter.resume() }
+            return
+        }
+    }
+
+    /// One connection of its own and a query: a server still starting refuses the login
+    /// (`57P03`), one that is back answers.
+    private func reach() async throws {
+        let quiet = Logger(label: "trawl.queue.probe", factory: { _ in SwiftLogNoOpLogHandler() })
+        let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration, id: 0, logger: quiet)
+        do {
+            try await connection.query("SELECT 1", logger: quiet)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try? await connection.close()
+    }
+
+    /// `body`'s answer, or ``Stalled`` if none came within `limit` (`body` is then cancelled and
+    /// left to end on its own: a request that ignores cancellation is not waited for).
+    static func answer<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let race = Race()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                race.start(
+                    work: Task {
+                        let result: Result<T, any Error>
+                        do { result = .success(try await body()) } catch { result = .failure(error) }
+                        if race.decide() {
+                            race.timer?.cancel()
+                            continuation.resume(with: result)
+                        }
+                    },
+                    timer: Task {
+                        try? await Task.sleep(for: limit)
+                        if !Task.isCancelled, race.decide() {
+                            race.work?.cancel()
+                            continuation.resume(throwing: Stalled(limit: limit))
+                        }
+                    })
+            }
+        } onCancel: {
+            race.work?.cancel()
+        }
+    }
+
+    /// The two tasks of ``answer(within:_:)`` and which came first.
+    private final class Race: Sendable {
+        private let decided = Atomic<Bool>(false)
+        private let tasks = Mutex<(work: Task<Void, Never>?, timer: Task<Void, Never>?)>((nil, nil))
+
+        var work: Task<Void, Never>? { tasks.withLock { $0.work } }
+        var timer: Task<Void, Never>? { tasks.withLock { $0.timer } }
+
+        func start(work: Task<Void, Never>, timer: Task<Void, Never>) {
+            tasks.withLock { $0 = (work, timer) }
+            // Either may have ended before it was recorded here.
+            if decided.load(ordering: .acquiring) {
+                work.cancel()
+                timer.cancel()
+            }
+        }
+
+        /// True for the first caller only.
+        func decide() -> Bool {
+            decided.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        }
+    }
+
+    /// An operation went unanswered for ``limit``.
+    struct Stalled: Error, CustomStringConvertible {
+        var limit: Duration
+        var description: String { "no answer within \(limit)" }
+    }
+
+    /// What PostgreSQL or the connection throws when the server went away or cut the
+    /// connection (`57P01` admin shutdown and `pg_terminate_backend`, `57P02` crash,
+    /// `57P03` starting up or shutting down, class `08` connection exceptions), the pool
+    /// gave up connecting for now, or the operation went unanswered (``Stalled``).
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        if error is Stalled { return true }
+        if let psql = error as? PSQLError {
+            switch psql.code {
+            case .serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection:
+                return true
+            case .server:
+                guard let state = psql.serverInfo?[.sqlState] else { return false }
+                return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(state)
+            default:
+                return false
+            }
+        }
+        // The pool's circuit breaker (no connection for a while): its error type is in a
+        // module this target does not import, so it is known by its description.
+        return "\(error)".contains("connectionCreationCircuitBreakerTripped")
+    }
+}
+
+extension QueueStore {
+    /// How often a store lost its server and how many times it probed for it.
+    public struct Outages: Sendable, Hashable {
+        /// Outages: from a lost connection to the next operation that succeeded.
+        public var count = 0
+        /// Connections the probe tried during them (one at a time, with backoff).
+        public var attempts = 0
+
+        public init(count: Int = 0, attempts: Int = 0) {
+            self.count = count
+            self.attempts = attempts
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import Logging
+import Testing
+import TrawlBatch
+import TrawlQueue
+import TrawlStore
+import TrawlTesting
+
+/// The queue's server crashing, restarting and cutting connections in the middle of a run:
+/// `trawl batch --queue`'s process and two workers, each with a store of its own (as on three
+/// machines), wait for the server with backoff and finish the list with every job once.
+///
+/// Each test crashes a cluster of its own (the shared one serves the other suites meanwhile),
+/// with PostgreSQL's durable commits, as a production server has them: the queue counts on
+/// the output mark's waiting commit to flush the results it writes out.
+@Suite("Queue workers survive database faults", .serialized)
+struct DatabaseFaultTests {
+    /// What a run left behind, per participant (0: the batch, 1 and 2: the workers).
+    struct Outcome {
+        var outages: [QueueStore.Outages]
+        /// The warnings each participant's store logged.
+        var warnings: [[String]]
+        var results: [BatchResultLine]
+        var progress: StoreProgress
+        var lines: [String]
+    }
+
+    /// A page takes a moment to answer, so the run is long enough for a fault to land in it.
+    static func fixture(cluster: PostgresCluster) throws -> QueueFixture {
+        try QueueFixture(hosts: ["a.test", "b.test", "c.test", "d.test", "e.test", "f.test"], cluster: cluster) { request in
+            Thread.sleep(forTimeInterval: 0.03)
+            return QueueFixture.page(request.path)
+        }
+    }
+
+    /// A cluster of the test's own: durable commits (on a disk that is never pulled, `fsync` off).
+    static func cluster() throws -> PostgresCluster {
+        try PostgresCluster(durable: true, settings: ["fsync": "off"])
+    }
+
+    /// Pushes `jobs` URLs, then runs the batch and two workers on them, each on a store of its
+    /// own named `trawl-0` … `trawl-2` in `pg_stat_activity`, while `faults` does its damage.
+    static func run(
+        _ fixture: QueueFixture, jobs: Int, lease: Duration, faults: @escaping @Sendable () async throws -> Void
+    ) async throws -> Outcome {
+        let lines = (1...jobs).map { "http://\(["a", "b", "c", "d", "e", "f"][$0 % 6]).test/j/\($0)" }
+        try fixture.writeList(lines)
+        var configuration = fixture.configuration(concurrency: 4, perHost: 4)
+        configuration.lease = lease
+        let settings = configuration
+        try await fixture.withStore { store in try await fixture.push(store, configuration: settings) }
+
+        let records = (0..<3).map { _ in Shared<[(Logger.Level, String)]>([]) }
+        let outages = try await withThrowingTaskGroup(of: (Int, QueueStore.Outages).self) { group in
+            for participant in 0..<3 {
+                let location = try QueueLocation(fixture.url + "?application_name=trawl-\(participant)")
+                let logger = Logger(label: "trawl-\(participant)", factory: { _ in RecordingLogHandler(records: records[participant]) })
+                group.addTask {
+                    try await QueueStore.withStore(location, logger: logger, connections: 4) { store in
+                        if participant == 0 {
+                            // The batch writes the output as results arrive, through the faults too.
+                            _ = try await QueueBatch(store: store, configuration: settings, inputs: [], output: fixture.output.path, logger: logger).run()
+                        } else {
+                            _ = try await QueueWorker(store: store, configuration: settings, logger: logger).run()
+                        }
+                        return (participant, store.outages)
+                    }
+                }
+            }
+            group.addTask {
+                try await faults()
+                return (-1, QueueStore.Outages())
+            }
+            var outages = Array(repeating: QueueStore.Outages(), count: 3)
+            for try await (participant, figures) in group where participant >= 0 { outages[participant] = figures }
+            return outages
+        }
+        let progress = try await fixture.withStore { store in try await store.progress() }
+        let warnings = records.map { $0.withLock { $0.filter { $0.0 == .warning }.map(\.1) } }
+        return Outcome(outages: outages, warnings: warnings, results: try fixture.results(), progress: progress, lines: lines)
+    }
+
+    /// Every job once in the output, done; the queue shows nothing else.
+    static func expectExactlyOnce(_ outcome: Outcome) {
+        #expect(outcome.results.count == outcome.lines.count, "every job once in the output")
+        #expect(Set(outcome.results.map(\.input)) == Set(outcome.lines))
+        #expect(outcome.results.allSatisfy { $0.status == "done" }, "\(outcome.results.filter { $0.status != "done" }.prefix(3))")
+        #expect(outcome.progress[.done] == outcome.lines.count)
+        #expect(outcome.progress.total == outcome.lines.count)
+    }
+
+    /// One warning per outage, not one per attempt; probes paced by the backoff (a busy loop
+    /// makes thousands in the seconds a restart takes: the delays double from 0.1 s to 5 s).
+    static func expectPacedProbes(_ outcome: Outcome, crashes: Int) {
+        for (participant, figures) in outcome.outages.enumerated() {
+            #expect(figures.count >= 1, "participant \(participant) saw the server go")
+            #expect(figures.attempts >= 1, "participant \(participant) probed for the server")
+            #expect(figures.attempts <= 25 * crashes, "participant \(participant) probed \(figures.attempts) times")
+            let lost = outcome.warnings[participant].filter { $0.contains("lost the connection") }
+            #expect(lost.count == figures.count, "participant \(participant): \(lost.count) warnings for \(figures.count) outages")
+        }
+    }
+
+    @Test(
+        "The server crashes mid-run (pg_ctl stop -m immediate) and starts again: the batch and two workers wait for it and finish, each job once",
+        .timeLimit(.minutes(4)))
+    func crashMidRun() async throws {
+        let cluster = try Self.cluster()
+        defer { cluster.stop() }
+        let fixture = try Self.fixture(cluster: cluster)
+        defer { fixture.server.shutdown() }
+        let jobs = 300
+        let requestsAtCrash = Shared(0)
+        let outcome = try await Self.run(fixture, jobs: jobs, lease: .seconds(6)) {
+            try await waitUntil { fixture.server.requests.count >= 90 }
+            requestsAtCrash.withLock { $0 = fixture.server.requests.count }
+            try cluster.crash()
+            try await Task.sleep(for: .milliseconds(1500))
+            try cluster.start()
+        }
+        #expect(requestsAtCrash.withLock { $0 } < jobs, "the crash came before the run ended")
+        Self.expectExactlyOnce(outcome)
+        Self.expectPacedProbes(outcome, crashes: 1)
+    }
+
+    @Test(
+        "The server restarted twice in a row, the second crash while the workers reconnect: each job once, leases shorter than the outages",
+        .timeLimit(.minutes(4)))
+    func restartedTwice() async throws {
+        let cluster = try Self.cluster()
+        defer { cluster.stop() }
+        let fixture = try Self.fixture(cluster: cluster)
+        defer { fixture.server.shutdown() }
+        let outcome = try await Self.run(fixture, jobs: 300, lease: .seconds(2)) {
+            try await waitUntil { fixture.server.requests.count >= 60 }
+            try cluster.crash()
+            try await Task.sleep(for: .milliseconds(1000))
+            try cluster.start()
+            try await Task.sleep(for: .milliseconds(200))
+            try cluster.crash()
+            try await Task.sleep(for: .milliseconds(1500))
+            try cluster.start()
+        }
+        Self.expectExactlyOnce(outcome)
+        Self.expectPacedProbes(outcome, crashes: 2)
+    }
+
+    @Test(
+        "One worker's connections cut with pg_terminate_backend every 20 pages: it reconnects each time, the others never notice, each job once",
+        .timeLimit(.minutes(4)))
+    func connectionTerminated() async throws {
+        let cluster = try Self.cluster()
+        defer { cluster.stop() }
+        let fixture = try Self.fixture(cluster: cluster)
+        defer { fixture.server.shutdown() }
+        let cut = Shared(0)
+        let outcome = try await Self.run(fixture, jobs: 300, lease: .seconds(6)) {
+            for at in stride(from: 20, to: 270, by: 20) {
+                try await waitUntil { fixture.server.requests.count >= at }
+                let terminated = try cluster.terminateConnections(application: "trawl-2")
+                cut.withLock { $0 += terminated }
+            }
+        }
+        #expect(cut.withLock { $0 } >= 3, "the worker had connections to cut")
+        Self.expectExactlyOnce(outcome)
+        #expect(outcome.outages[2].count >= 1, "the cut worker saw its connection go")
+        #expect(outcome.outages[0].count == 0 && outcome.outages[1].count == 0, "\(outcome.outages)")
+        let lost = outcome.warnings[2].filter { $0.contains("lost the connection") }
+        #expect(lost.count == outcome.outages[2].count)
+    }
+}
+
+/// Keeps what a logger was told, for a test to read.
+struct RecordingLogHandler: LogHandler {
+    let records: Shared<[(Logger.Level, String)]>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        records.withLock { $0.append((event.level, "\(event.message)")) }
+    }
+}
