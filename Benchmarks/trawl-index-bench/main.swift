@@ -4,12 +4,14 @@
 // and highlights.
 //
 //   swift run -c release trawl-index-bench [--rows 1000000] [--queries 300] [--path FILE] [--keep]
-//                                          [--through-queue] [--exact]
+//                                          [--through-queue] [--exact] [--repeat PERCENT]
 //
 // Prints the insert rate, the file size and p50/p99 per query shape. `--through-queue` inserts
 // the way Trawl did before issue 19's change (each group queued, then applied: every row written
 // twice) and `--exact` counts, facets and ranks every match (no `countLimit`): the "before" of
-// each change, from the same binary. Figures depend on the
+// each change, from the same binary. `--repeat 30` makes 30% of the media ones found before, on
+// a page of their own (often another site's): a search then collapses a media's entries into
+// one result and counts it once (by default every media is on one page). Figures depend on the
 // machine and on what else it runs: rerun it, do not quote a number without saying where.
 import Foundation
 #if canImport(Glibc)
@@ -28,6 +30,7 @@ struct Arguments {
     var group = 500
     var throughQueue = false
     var exact = false
+    var repeatPercent = 0
 
     init(_ list: [String]) {
         var list = list[...]
@@ -39,8 +42,9 @@ struct Arguments {
             case "--keep": keep = true
             case "--through-queue": throughQueue = true
             case "--exact": exact = true
+            case "--repeat": repeatPercent = min(max(Int(list.popFirst() ?? "") ?? 0, 0), 100)
             default:
-                FileHandle.standardError.write(Data("usage: trawl-index-bench [--rows N] [--queries N] [--path FILE] [--keep] [--through-queue] [--exact]\n".utf8))
+                FileHandle.standardError.write(Data("usage: trawl-index-bench [--rows N] [--queries N] [--path FILE] [--keep] [--through-queue] [--exact] [--repeat PERCENT]\n".utf8))
                 exit(2)
             }
         }
@@ -98,6 +102,7 @@ let index = try MediaIndex(path: path)
 let clock = ContinuousClock()
 print("trawl-index-bench: \(arguments.rows) rows, \(arguments.pageSize) per page, vocabulary \(vocabulary.count) words (uniform, 4–8 per title; '\(common)' in 10% of titles), groups of \(arguments.group) pages")
 print("index: \(path)")
+if arguments.repeatPercent > 0 { print("repeats: \(arguments.repeatPercent)% of the media are ones found before, on another page") }
 print(arguments.exact ? "queries: every match counted and ranked (--exact)" : "queries: the \(MediaIndex.countLimit) newest matches counted and ranked")
 
 // Insert: each group of pages as a writer's flush stores it (with --through-queue: queued in one
@@ -109,11 +114,21 @@ let start = clock.now
 let startCPU = cpuSeconds()
 var flushCPU = 0.0
 var applied = 0
+// Every media made so far, for `--repeat` to find again.
+var made: [Media] = []
 for pageNumber in 0..<pages {
     let site = sites[pageNumber % sites.count]
     let pageURL = "https://\(site).com/post/\(pageNumber)"
     var media: [Media] = []
     for n in 0..<min(arguments.pageSize, arguments.rows - rows) {
+        if arguments.repeatPercent > 0, !made.isEmpty, Int.random(in: 0..<100, using: &generator) < arguments.repeatPercent {
+            var again = made[Int.random(in: 0..<made.count, using: &generator)]
+            again.page = pageURL
+            if !media.contains(where: { $0.url == again.url }) {
+                media.append(again)
+                continue
+            }
+        }
         var words = (0..<Int.random(in: 4...8, using: &generator)).map { _ in vocabulary.randomElement(using: &generator)! }
         if Int.random(in: 0..<10, using: &generator) == 0 { words.insert(common, at: Int.random(in: 0...words.count, using: &generator)) }
         let side = [120, 200, 320, 480, 640, 1080].randomElement(using: &generator)!
@@ -121,6 +136,7 @@ for pageNumber in 0..<pages {
             url: "https://media.\(site).com/\(pageNumber)/\(n).gif", kind: kinds.randomElement(using: &generator)!,
             width: side, height: side * 9 / 16, title: words.joined(separator: " "), page: pageURL,
             provenance: Provenance(parser: "bench", origin: .document)))
+        if arguments.repeatPercent > 0 { made.append(media[media.count - 1]) }
     }
     rows += media.count
     queued.append(Extraction(request: Request(pageURL), engine: "web", media: media, isComplete: true))

@@ -11,10 +11,12 @@ import GRDB
 ///   not in it: they are facets, in `cell` (migration `v3-fts-without-facets`). New rows reach it
 ///   at the end of their transaction, through `media_fts_pending` (migration
 ///   `v4-fts-per-transaction`).
-/// - `cell`: each (site, kind, size class) seen, numbered; `media_cell`: each media's cell number,
-///   kept in step by the same triggers: what facet counts and filters read per match.
+/// - `cell`: each (site, kind, size class) seen, numbered; `media_cell`: each media's cell number
+///   and its media's key (``MediaKey``: one media found on several pages is a row per page, one
+///   key), kept in step by the same triggers: what facet counts, filters and the collapsing of
+///   a media's rows into one result read per match (migration `v5-media-url-key`).
 /// - `pending` and `pending_media`: the durable update queue, one row per page waiting to be
-///   applied and its media, already in `media`'s columns.
+///   applied and its media, already in `media`'s columns (their key too).
 enum IndexSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -230,6 +232,44 @@ enum IndexSchema {
                     INSERT OR IGNORE INTO cell (site, kind, sizeClass) VALUES (new.site, new.kind, new.sizeClass);
                     UPDATE media_cell SET cell = (SELECT id FROM cell
                         WHERE site = new.site AND kind = new.kind AND sizeClass = new.sizeClass) WHERE id = new.id;
+                END;
+                """)
+        }
+        // One media found on several pages is a row per page; a search counts, pages and facets
+        // distinct media, so `media_cell` holds each row's media key (``MediaKey``, a hash of the
+        // canonical URL) beside its cell, where the search reads it with no row of `media` per
+        // match. SQL cannot canonicalise a URL: the writer computes the key and hands it to the
+        // insert trigger in `media.urlKey` (and the queue keeps it in `pending_media`). Rows of
+        // older files get theirs here, in `media_cell` only (rewriting every `media` row would
+        // cost the file's size in writes), through a function registered for this migration;
+        // an update that names no key keeps the one `media_cell` has. A row inserted without a
+        // key (by an older Trawl writing to this file) gets its id negated: a media of its own.
+        migrator.registerMigration("v5-media-url-key", foreignKeyChecks: .immediate) { db in
+            let key = DatabaseFunction("trawl_media_key", argumentCount: 1, pure: true) { values in
+                String.fromDatabaseValue(values[0]).map(MediaKey.of)
+            }
+            db.add(function: key)
+            defer { db.remove(function: key) }
+            try db.execute(sql: """
+                ALTER TABLE media ADD COLUMN urlKey INTEGER;
+                ALTER TABLE pending_media ADD COLUMN urlKey INTEGER;
+                ALTER TABLE media_cell ADD COLUMN urlKey INTEGER NOT NULL DEFAULT 0;
+                UPDATE pending_media SET urlKey = trawl_media_key(url);
+                UPDATE media_cell SET urlKey = coalesce((SELECT trawl_media_key(url) FROM media WHERE media.id = media_cell.id), -id);
+
+                DROP TRIGGER media_insert;
+                DROP TRIGGER media_update_cell;
+                CREATE TRIGGER media_insert AFTER INSERT ON media BEGIN
+                    INSERT INTO media_fts_pending (id) VALUES (new.id);
+                    INSERT OR IGNORE INTO cell (site, kind, sizeClass) VALUES (new.site, new.kind, new.sizeClass);
+                    INSERT INTO media_cell (id, cell, urlKey) VALUES (new.id, (SELECT id FROM cell
+                        WHERE site = new.site AND kind = new.kind AND sizeClass = new.sizeClass), coalesce(new.urlKey, -new.id));
+                END;
+                CREATE TRIGGER media_update_cell AFTER UPDATE ON media BEGIN
+                    INSERT OR IGNORE INTO cell (site, kind, sizeClass) VALUES (new.site, new.kind, new.sizeClass);
+                    UPDATE media_cell SET cell = (SELECT id FROM cell
+                        WHERE site = new.site AND kind = new.kind AND sizeClass = new.sizeClass),
+                        urlKey = coalesce(new.urlKey, urlKey) WHERE id = new.id;
                 END;
                 """)
         }

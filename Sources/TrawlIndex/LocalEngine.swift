@@ -5,6 +5,8 @@ import TrawlCore
 /// `!local cat typing site:giphy kind:mp4` — words ranked by BM25, `"phrases"`, `typ*` prefixes,
 /// `site:`/`kind:`/`size:` filters (see ``LocalQuery``). Each result set carries ``Facets`` for
 /// the whole query and each media its ``TrawlCore/Media/highlight``. Pages by offset or cursor.
+/// A media found on several pages is one result, and the total and facets count it once
+/// (``MediaIndex/search(_:pagination:limit:countLimit:)``).
 public struct LocalEngine: Engine {
     public static let engineName = "local"
     public var name: String { Self.engineName }

@@ -28,11 +28,11 @@ extension MediaIndex {
             let clear = try db.cachedStatement(sql: "DELETE FROM pending_media WHERE page = ?")
             let nextPosition = try db.cachedStatement(sql: "SELECT coalesce(max(position) + 1, 0) FROM pending_media WHERE page = ?")
             let insert = try db.cachedStatement(sql: """
-                INSERT INTO pending_media (page, url, position, kind, sizeClass, site, pageURL, title, caption, tags, json)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO pending_media (page, url, position, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(page, url) DO UPDATE SET kind = excluded.kind, sizeClass = excluded.sizeClass,
                     site = excluded.site, pageURL = excluded.pageURL, title = excluded.title,
-                    caption = excluded.caption, tags = excluded.tags, json = excluded.json
+                    caption = excluded.caption, tags = excluded.tags, json = excluded.json, urlKey = excluded.urlKey
                 """)
             for update in updates {
                 let before = try String.fetchOne(waiting, arguments: [update.page]).flatMap(PageUpdate.Mode.init(rawValue:))
@@ -50,7 +50,7 @@ extension MediaIndex {
                     let document = IndexedDocument(item, pageURL: update.page, site: site)
                     try insert.execute(arguments: [
                         update.page, item.url, position, document.kind, document.sizeClass, document.site, document.pageURL,
-                        document.title, document.caption, document.tags, document.record,
+                        document.title, document.caption, document.tags, document.record, document.urlKey,
                     ])
                     position += 1
                 }
@@ -112,12 +112,12 @@ extension MediaIndex {
         // constraint failed: cell.site…", issue 19).
         try db.cachedStatement(sql: """
             UPDATE media SET kind = p.kind, sizeClass = p.sizeClass, site = p.site, pageURL = p.pageURL,
-                title = p.title, caption = p.caption, tags = p.tags, json = p.json
+                title = p.title, caption = p.caption, tags = p.tags, json = p.json, urlKey = p.urlKey
             FROM pending_media p WHERE p.page = ? AND media.pageID = ? AND media.url = p.url
             """).execute(arguments: [page, pageID])
         try db.cachedStatement(sql: """
-            INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json)
-            SELECT ?, p.url, p.kind, p.sizeClass, p.site, p.pageURL, p.title, p.caption, p.tags, p.json
+            INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey)
+            SELECT ?, p.url, p.kind, p.sizeClass, p.site, p.pageURL, p.title, p.caption, p.tags, p.json, p.urlKey
             FROM pending_media p
             WHERE p.page = ? AND NOT EXISTS (SELECT 1 FROM media m WHERE m.pageID = ? AND m.url = p.url)
             ORDER BY p.position
@@ -138,6 +138,8 @@ struct IndexedDocument {
     var tags: String?
     /// The whole media as the `json` column stores it (``MediaRecord``).
     var record: Data
+    /// The media's ``MediaKey``: the same for every page it is found on.
+    var urlKey: Int64
 
     /// The columns of `media` as found on `pageURL` (its page set to it when it names none; its
     /// highlight, a search's, left out).
@@ -156,5 +158,6 @@ struct IndexedDocument {
         var bytes: [UInt8] = []
         MediaRecord.encode(media, defaultPage: pageURL, into: &bytes)
         record = Data(bytes)
+        urlKey = MediaKey.of(media.url)
     }
 }

@@ -79,8 +79,9 @@ extension MediaIndex {
                 try update.bindText(6, row.caption, in: base)
                 try update.bindText(7, row.tags, in: base)
                 try update.bindBlob(8, row.record, in: base)
-                try update.bind(9, pageID)
-                try update.bindText(10, row.url, in: base)
+                try update.bind(9, row.urlKey)
+                try update.bind(10, pageID)
+                try update.bindText(11, row.url, in: base)
                 try update.run()
                 if statements.db.changesCount > 0 { continue }
             }
@@ -95,6 +96,7 @@ extension MediaIndex {
             try insert.bindText(8, row.caption, in: base)
             try insert.bindText(9, row.tags, in: base)
             try insert.bindBlob(10, row.record, in: base)
+            try insert.bind(11, row.urlKey)
             try insert.run()
         }
     }
@@ -121,12 +123,12 @@ private struct StoreStatements {
         insertPage = try statement("INSERT INTO page (url, site, indexedAt) VALUES (?, ?, ?)")
         clearPage = try statement("DELETE FROM media WHERE pageID = ?")
         updateMedia = try statement("""
-            UPDATE media SET kind = ?, sizeClass = ?, site = ?, pageURL = ?, title = ?, caption = ?, tags = ?, json = ?
+            UPDATE media SET kind = ?, sizeClass = ?, site = ?, pageURL = ?, title = ?, caption = ?, tags = ?, json = ?, urlKey = ?
             WHERE pageID = ? AND url = ?
             """)
         insertMedia = try statement("""
-            INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
     }
 }

@@ -26,6 +26,8 @@ struct PreparedGroup: Sendable {
         var tags: Field
         /// The ``MediaRecord`` (the `json` column, a blob).
         var record: Field
+        /// The media's ``MediaKey``.
+        var urlKey: Int64
     }
 
     /// One page update: its URL and site, and its rows, ``rows``[`rows`].
@@ -66,7 +68,9 @@ struct PreparedGroup: Sendable {
                 if let text = media.caption { caption = append(text) }
                 if let list = media.tags, !list.isEmpty { tags = appendTags(list) }
                 let record = appendRecord(media, page: update.page)
-                rows.append(Row(url: url, kind: kind, sizeClass: sizeClass, title: title, caption: caption, tags: tags, record: record))
+                rows.append(Row(
+                    url: url, kind: kind, sizeClass: sizeClass, title: title, caption: caption, tags: tags, record: record,
+                    urlKey: MediaKey.of(media.url)))
             }
             pages.append(Page(url: url, site: site, mode: update.mode, rows: first..<rows.count, distinctURLs: Self.distinct(update.media)))
         }
