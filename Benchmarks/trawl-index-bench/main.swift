@@ -7,7 +7,7 @@
 //                                          [--through-queue] [--exact] [--repeat PERCENT]
 //
 // Prints the insert rate, the file size and p50/p99 per query shape. `--through-queue` inserts
-// the way Trawl did before issue 19's change (each group queued, then applied: every row written
+// the way Trawl did before rows were bound in place (each group queued, then applied: every row written
 // twice) and `--exact` counts, facets and ranks every match (no `countLimit`): the "before" of
 // each change, from the same binary. `--repeat 30` makes 30% of the media ones found before, on
 // a page of their own (often another site's): a search then collapses a media's entries into
@@ -106,7 +106,7 @@ if arguments.repeatPercent > 0 { print("repeats: \(arguments.repeatPercent)% of 
 print(arguments.exact ? "queries: every match counted and ranked (--exact)" : "queries: the \(MediaIndex.countLimit) newest matches counted and ranked")
 
 // Insert: each group of pages as a writer's flush stores it (with --through-queue: queued in one
-// transaction, applied in one more, as before issue 19's change).
+// transaction, applied in one more, as before rows were bound in place).
 let pages = (arguments.rows + arguments.pageSize - 1) / arguments.pageSize
 var queued: [Extraction] = []
 var rows = 0

@@ -3,7 +3,7 @@ import GRDBSQLite
 
 /// A prepared statement run through SQLite's C API with its text bound in place: pointers into
 /// a buffer the caller keeps alive (`SQLITE_STATIC`), instead of GRDB's argument arrays, which
-/// box each value and have SQLite copy each string (issue 19: the insert path binds ten columns
+/// box each value and have SQLite copy each string (the insert path binds ten columns
 /// a row, a million rows).
 ///
 /// GRDB's ``GRDB/Statement`` owns the C statement (it finalizes it); this borrows it for the

@@ -3,7 +3,7 @@ import TrawlCore
 
 extension MediaIndex {
     /// What an ``IndexWriter`` flush does with a group: store it in one transaction. With
-    /// `throughQueue`, the path before issue 19's change instead (queue it in one transaction,
+    /// `throughQueue`, the path before rows were bound in place instead (queue it in one transaction,
     /// then apply the queue), for before/after figures from one binary. For `trawl-index-bench`,
     /// which feeds groups itself to time them.
     public func benchmarkFlush(_ extractions: [Extraction], throughQueue: Bool = false, now: Double = 0) async throws {

@@ -109,7 +109,7 @@ extension MediaIndex {
         // Update the media the page has, then insert the others: not an upsert (`INSERT … ON
         // CONFLICT DO UPDATE`), under whose conflict handling SQLite runs the UPDATE trigger's
         // `INSERT OR IGNORE INTO cell`, which then fails on a cell that exists ("UNIQUE
-        // constraint failed: cell.site…", issue 19).
+        // constraint failed: cell.site…").
         try db.cachedStatement(sql: """
             UPDATE media SET kind = p.kind, sizeClass = p.sizeClass, site = p.site, pageURL = p.pageURL,
                 title = p.title, caption = p.caption, tags = p.tags, json = p.json, urlKey = p.urlKey

@@ -30,7 +30,7 @@ extension MediaIndex {
     /// The most matching entries a search counts, facets and ranks: the newest this many. A word
     /// in a tenth of a million titles would otherwise cost a BM25 score and a facet lookup for
     /// each of its 100 000 matches (~400 ms); capped, a search costs at most ~3 µs per considered
-    /// match (issue 19).
+    /// match.
     public static let countLimit = 5_000
 
     /// Searches the index: distinct media ranked by BM25 (title weighted most), ties broken
@@ -223,7 +223,7 @@ extension MediaIndex {
     }
 
     /// The matches a search considers, the ``countLimit`` newest, each with its score, cell and key,
-    /// from one walk of FTS5's matches (issue 19). FTS5 walks a term's matches in row order at
+    /// from one walk of FTS5's matches. FTS5 walks a term's matches in row order at
     /// little cost per match, but a prefix with no prefix index of its length (`shai*`) merges
     /// every matching term's list at each walk, and the search walked four times (facets, rank,
     /// "more?", and once per media for highlights); what costs per match on top (BM25 reads the

@@ -7,7 +7,7 @@ import TrawlCore
 /// The transaction is what makes it safe: a process killed at any instant leaves a group either
 /// wholly in the index or not at all (then it was still in the writer's memory, as before it
 /// reached the on-disk queue), so no page is ever half-replaced and nothing is applied twice. Each
-/// row is written once (the queue wrote it twice, issue 19). The rows are prepared before the
+/// row is written once (the queue wrote it twice). The rows are prepared before the
 /// transaction (``PreparedGroup``), and bound in place into statements prepared once per
 /// connection (``InPlaceStatement``).
 extension MediaIndex {

@@ -2,8 +2,8 @@ import Foundation
 import TrawlCore
 
 /// How the index stores a whole ``TrawlCore/Media`` (the `media.json` column): a compact binary
-/// record, so that indexing does not run `JSONEncoder` per media (11% of the insert path's CPU,
-/// issue 19) and a row is about half the bytes.
+/// record, so that indexing does not run `JSONEncoder` per media (11% of the insert path's CPU)
+/// and a row is about half the bytes.
 ///
 /// The first byte says the format: ``format`` (1) for this record, `{` for the JSON that indexes
 /// written before it hold; ``decode(_:)`` reads both, so old files need no migration.

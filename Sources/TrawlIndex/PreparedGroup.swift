@@ -4,7 +4,7 @@ import TrawlCore
 /// the write transaction (so none of it runs on the single writer's connection) and laid out
 /// for binding without copies: every string and record of the group is one run of ``bytes``,
 /// and each row names its columns as ranges of it (``Field``). The writer binds pointers into
-/// ``bytes`` (SQLite's `SQLITE_STATIC`), so a row costs no allocation on either side (issue 19:
+/// ``bytes`` (SQLite's `SQLITE_STATIC`), so a row costs no allocation on either side (measured:
 /// building rows, `Data`, GRDB's argument arrays and SQLite's copies were most of an insert).
 struct PreparedGroup: Sendable {
     /// A column's bytes in ``PreparedGroup/bytes``; ``null`` for SQL `NULL`.

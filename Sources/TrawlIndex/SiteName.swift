@@ -14,7 +14,7 @@ public enum SiteName {
     }
 
     /// The host of a plain `http(s)://host/…` URL, read without Foundation's URL parser (which
-    /// cost ~20 µs a page when indexing, issue 19); `nil` for anything else (a port, user info,
+    /// cost ~20 µs a page when indexing); `nil` for anything else (a port, user info,
     /// an IPv6 address, percent-escapes), which `URLComponents` reads.
     static func plainHost(of url: String) -> String? {
         let bytes = url.utf8
