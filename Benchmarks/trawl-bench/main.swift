@@ -352,6 +352,9 @@ func devSetAccuracy() async throws {
     for trap in withSites.byTrap.keys.sorted() { print(row("  " + trap, withSites.byTrap[trap]!, genericOnly.byTrap[trap]!)) }
     print("by site:")
     for site in withSites.bySite.keys.sorted() { print(row("  " + site, withSites.bySite[site]!, genericOnly.bySite[site]!)) }
+    if let s = withSites.byTrap["no-media"], let g = genericOnly.byTrap["no-media"] {
+        print("responses with no media of their own that returned some: \(s.pagesWithResults)/\(s.pages) with site parsers, \(g.pagesWithResults)/\(g.pages) generic only")
+    }
     print("failed resolves (scored as no results): \(withSites.overall.failures) with site parsers, \(genericOnly.overall.failures) generic only")
 }
 

@@ -69,8 +69,9 @@ public enum DevSet {
         public var expected = 0, found = 0
         /// Results returned, and how many of them carry an expected URL.
         public var results = 0, right = 0
-        /// Responses counted, and how many of them failed to resolve (counted as no results).
-        public var pages = 0, failures = 0
+        /// Responses counted, how many of them failed to resolve (counted as no results), and
+        /// how many returned at least one result.
+        public var pages = 0, failures = 0, pagesWithResults = 0
 
         public init() {}
 
@@ -87,6 +88,7 @@ public enum DevSet {
             sum.right += b.right
             sum.pages += b.pages
             sum.failures += b.failures
+            sum.pagesWithResults += b.pagesWithResults
             return sum
         }
     }
@@ -106,6 +108,7 @@ public enum DevSet {
         tally.expected = expectedKeys.count
         tally.found = expectedKeys.intersection(carried).count
         tally.results = results.count
+        tally.pagesWithResults = results.isEmpty ? 0 : 1
         tally.right = results.filter { !Set($0.map(CanonicalURL.key)).isDisjoint(with: expectedKeys) }.count
         return tally
     }
