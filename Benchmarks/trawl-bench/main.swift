@@ -5,7 +5,8 @@
 //     swift run -c release trawl-bench throughput
 //     swift run -c release trawl-bench profile [ROUNDS]  # only the extraction, for perf record
 //     swift run -c release trawl-bench replay        # every case and corpus response, replayed
-//     swift run -c release trawl-bench accuracy      # precision and recall per site over the corpus
+//     swift run -c release trawl-bench accuracy      # precision and recall per site over the corpus and the dev set
+//     swift run -c release trawl-bench devset [--verbose]  # the dev set alone: overall, by trap class, by site
 //     swift run -c release trawl-bench memory        # a 30 MB page of markup
 //     swift run -c release trawl-bench memory-text   # a 30 MB page that is one text node
 //     swift run -c release trawl-bench batch [--pages 2000] [--concurrency 32] [--rounds 5] [--scrapy PYTHON]
@@ -258,6 +259,11 @@ if mode == "all" || mode == "replay" { try await replay() }
 /// HAR at its original URL through the default provider. A result is right when its URL or one
 /// of its renditions is expected; an expected URL is found when some result carries it.
 func accuracy() async throws {
+    if Corpus.isAvailable { try await corpusAccuracy() } else { print("corpus: not found at \(Corpus.root.path), its table is left out") }
+    try await devSetAccuracy()
+}
+
+func corpusAccuracy() async throws {
     let entries = try Corpus.siteEntries()
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-accuracy-\(getpid())")
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -291,7 +297,69 @@ func accuracy() async throws {
                  ratio(all.found, all.expected), all.found, all.expected, ratio(all.right, all.results), all.right, all.results))
 }
 
+/// Replays one dev-set response at `url` through the default provider; the media's URLs, or
+/// `nil` when the resolve failed (scored as no results).
+func resolveDevSet(_ entry: DevSet.Entry, at url: String) async -> [[String]]? {
+    do {
+        let replay = entry.kind == "har"
+            ? try Trawl.Replay(path: entry.path)
+            // Served as saved: a scrubbed copy would no longer carry the labelled URLs.
+            : Trawl.Replay(entries: [HARImporter.entry(body: try Data(contentsOf: entry.path), url: url, fileName: entry.path.lastPathComponent)])
+        var sets: [ResultSet] = []
+        for try await set in await Trawl.makeProvider(.init(replay: replay)).results(for: Request(url)) { sets.append(set) }
+        return MediaCollection(sets.flatMap(\.media)).media.map(\.allURLs)
+    } catch {
+        return nil
+    }
+}
+
+/// Recall and precision over the dev set, twice: replayed at each response's original URL
+/// (site parsers and generic ones), and the same bytes at the same path on a host no site
+/// parser knows (generic parsers only). Overall, by trap class and by site.
+func devSetAccuracy() async throws {
+    let entries = try DevSet.entries()
+    var withSites = DevSet.Report()
+    var genericOnly = DevSet.Report()
+    // `--verbose`: each response's figures, and the results that carry no expected URL.
+    let verbose = CommandLine.arguments.contains("--verbose")
+    for entry in entries {
+        let siteResults = await resolveDevSet(entry, at: entry.url)
+        let genericResults = await resolveDevSet(entry, at: entry.unknownHostURL)
+        let site = DevSet.score(expected: entry.expected_media, results: siteResults)
+        let generic = DevSet.score(expected: entry.expected_media, results: genericResults)
+        withSites.add(site, for: entry)
+        genericOnly.add(generic, for: entry)
+        if verbose {
+            print("\(entry.file): site parsers found \(site.found)/\(site.expected), right \(site.right)/\(site.results)\(site.failures > 0 ? " (failed)" : ""); generic found \(generic.found)/\(generic.expected), right \(generic.right)/\(generic.results)\(generic.failures > 0 ? " (failed)" : "")")
+            let expected = Set(entry.expected_media.map(CanonicalURL.key))
+            for urls in siteResults ?? [] where Set(urls.map(CanonicalURL.key)).isDisjoint(with: expected) { print("    not the page's own (site parsers): \(urls[0])") }
+        }
+    }
+    func cell(_ a: Int, _ b: Int) -> String {
+        (b == 0 ? "   -" : String(format: "%.3f", Double(a) / Double(b))) + " (\(a)/\(b))".padding(toLength: 11, withPad: " ", startingAt: 0)
+    }
+    func row(_ name: String, _ s: DevSet.Tally, _ g: DevSet.Tally) -> String {
+        name.padding(toLength: 22, withPad: " ", startingAt: 0) + String(format: "%4d  ", s.pages)
+            + cell(s.found, s.expected) + "  " + cell(s.right, s.results) + "   " + cell(g.found, g.expected) + "  " + cell(g.right, g.results)
+    }
+    let sites = Set(entries.map(\.site)).count
+    let withMedia = entries.filter { !$0.expected_media.isEmpty }.count
+    print("dev set: \(entries.count) responses from \(sites) sites, \(withMedia) with media of their own (\(DevSet.folder.path))")
+    print("                       pages  site parsers (original URL)                generic only (unknown host)")
+    print("                              recall            precision                recall            precision")
+    print(row("overall", withSites.overall, genericOnly.overall))
+    print("by trap class:")
+    for trap in withSites.byTrap.keys.sorted() { print(row("  " + trap, withSites.byTrap[trap]!, genericOnly.byTrap[trap]!)) }
+    print("by site:")
+    for site in withSites.bySite.keys.sorted() { print(row("  " + site, withSites.bySite[site]!, genericOnly.bySite[site]!)) }
+    if let s = withSites.byTrap["no-media"], let g = genericOnly.byTrap["no-media"] {
+        print("responses with no media of their own that returned some: \(s.pagesWithResults)/\(s.pages) with site parsers, \(g.pagesWithResults)/\(g.pages) generic only")
+    }
+    print("failed resolves (scored as no results): \(withSites.overall.failures) with site parsers, \(genericOnly.overall.failures) generic only")
+}
+
 if mode == "all" || mode == "accuracy" { try await accuracy() }
+if mode == "devset" { try await devSetAccuracy() }
 
 // Peak RSS is a high-water mark: each page needs a process of its own.
 if mode == "all" || mode == "memory" { try await memory(.markup) }

@@ -27,6 +27,7 @@ struct LoaderHTTPTests {
             case "/truncated": .truncated(headers: [("Content-Type", "text/html")], declaredLength: 100_000, body: Data(repeating: 0x41, count: 1000))
             case "/big-declared": .raw(Data("HTTP/1.1 200 OK\r\nContent-Length: 2147483648\r\nContent-Type: text/html\r\n\r\n<html>".utf8))
             case "/set-cookie": .ok(headers: [("Set-Cookie", "session=abc; Path=/")], body: Data("ok".utf8))
+            case "/set-cookie-then-echo": .ok(status: 302, headers: [("Set-Cookie", "session=hop; Path=/"), ("Location", "/echo-cookie")], body: Data())
             case "/echo-cookie": .ok(body: Data((request.header("cookie") ?? "none").utf8))
             case "/hangup": .hangUp
             default: .status(404)
@@ -161,6 +162,17 @@ struct LoaderHTTPTests {
         #expect(echoed.text == "session=abc")
         let fresh = try await Loader().fetch(FetchRequest(url: server.url("/echo-cookie")))
         #expect(fresh.text == "none")
+    }
+
+    /// `serve`'s loader: transfers of different clients share no jar, yet a redirect keeps the
+    /// cookie its own hop set.
+    @Test func aLoaderThatSharesNoJarKeepsCookiesWithinOneTransfer() async throws {
+        var configuration = LoaderConfiguration()
+        configuration.sharesCookies = false
+        let loader = Loader(configuration: configuration)
+        _ = try await loader.fetch(FetchRequest(url: server.url("/set-cookie")))
+        #expect(try await loader.fetch(FetchRequest(url: server.url("/echo-cookie"))).text == "none")
+        #expect(try await loader.fetch(FetchRequest(url: server.url("/set-cookie-then-echo"))).text == "session=hop")
     }
 
     @Test func cancellationReachesTheTransfer() async throws {

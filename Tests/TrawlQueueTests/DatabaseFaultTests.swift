@@ -94,7 +94,8 @@ struct DatabaseFaultTests {
     static func expectPacedProbes(_ outcome: Outcome, crashes: Int) {
         for (participant, figures) in outcome.outages.enumerated() {
             #expect(figures.count >= 1, "participant \(participant) saw the server go")
-            #expect(figures.attempts >= 1, "participant \(participant) probed for the server")
+            // No lower bound on probes: on a loaded machine a participant may notice the outage
+            // only once the server is back, and its first try then succeeds without a probe.
             #expect(figures.attempts <= 25 * crashes, "participant \(participant) probed \(figures.attempts) times")
             let lost = outcome.warnings[participant].filter { $0.contains("lost the connection") }
             #expect(lost.count == figures.count, "participant \(participant): \(lost.count) warnings for \(figures.count) outages")

@@ -14,10 +14,12 @@ struct ServeCommandTests {
         let process = Process()
         let stdout: URL
         let stderr: URL
+        /// The run's own folder: `serve/` is its data folder, `data/` its XDG_DATA_HOME.
+        let scratch: URL
 
         init(_ arguments: [String]) throws {
             let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-serve-run-\(UUID().uuidString)")
+            scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-serve-run-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             stdout = scratch.appendingPathComponent("out")
             stderr = scratch.appendingPathComponent("err")
@@ -140,6 +142,17 @@ struct ServeCommandTests {
         #expect(run.status == 2, "\(run.stderr)")
         #expect(run.stderr.contains("--token") && run.stderr.contains("--no-auth"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
+    }
+
+    /// `!local` on a server searches the server's own index, under its data folder — never the
+    /// operator's (the test's XDG_DATA_HOME stands for it).
+    @Test func theServerKeepsAnIndexOfItsOwn() async throws {
+        let server = try ServeProcess(["--port", "0", "--replay", "Recordings"])
+        _ = try await server.firstLine()
+        let data = server.scratch
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("serve/index.sqlite").path))
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("data/trawl/index.sqlite").path))
+        #expect(try await server.stop(SIGTERM) == 0, "\(server.errors)")
     }
 
     /// The guard is always on in serve: the help does not offer to turn it on.
