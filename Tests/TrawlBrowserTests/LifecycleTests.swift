@@ -142,9 +142,11 @@ extension BrowserTests.LifecycleTests {
         _ = try await pool.render(FetchRequest(url: site.url("/")))
         let frozen = try #require(await pool.browserProcessID)
         kill(frozen, SIGSTOP)
+        // The page that meets the frozen browser fails with a retryable error — unless the
+        // spare tab being prepared met it first and the pool already started another browser,
+        // which then renders it: either way the frozen one is replaced (checked below).
         do {
             _ = try await pool.render(FetchRequest(url: site.url("/")))
-            Issue.record("a frozen browser cannot render")
         } catch let error as BrowserError {
             #expect(error.isRetryable)
         }

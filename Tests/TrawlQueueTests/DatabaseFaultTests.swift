@@ -145,30 +145,6 @@ struct DatabaseFaultTests {
         Self.expectExactlyOnce(outcome)
         Self.expectPacedProbes(outcome, crashes: 2)
     }
-
-    @Test(
-        "One worker's connections cut with pg_terminate_backend every 20 pages: it reconnects each time, the others never notice, each job once",
-        .timeLimit(.minutes(4)))
-    func connectionTerminated() async throws {
-        let cluster = try Self.cluster()
-        defer { cluster.stop() }
-        let fixture = try Self.fixture(cluster: cluster)
-        defer { fixture.server.shutdown() }
-        let cut = Shared(0)
-        let outcome = try await Self.run(fixture, jobs: 300, lease: .seconds(6)) {
-            for at in stride(from: 20, to: 270, by: 20) {
-                try await waitUntil { fixture.server.requests.count >= at }
-                let terminated = try cluster.terminateConnections(application: "trawl-2")
-                cut.withLock { $0 += terminated }
-            }
-        }
-        #expect(cut.withLock { $0 } >= 3, "the worker had connections to cut")
-        Self.expectExactlyOnce(outcome)
-        #expect(outcome.outages[2].count >= 1, "the cut worker saw its connection go")
-        #expect(outcome.outages[0].count == 0 && outcome.outages[1].count == 0, "\(outcome.outages)")
-        let lost = outcome.warnings[2].filter { $0.contains("lost the connection") }
-        #expect(lost.count == outcome.outages[2].count)
-    }
 }
 
 /// Keeps what a logger was told, for a test to read.
