@@ -89,7 +89,7 @@ bench-browser: deps
 PORT ?= 8080
 serve-demo: deps
 	$(SWIFT) build --product trawl
-	$$($(SWIFT) build --show-bin-path)/trawl serve --replay Recordings --port $(PORT) --batch-dir .build/serve-demo-batches
+	$$($(SWIFT) build --show-bin-path)/trawl serve --replay Recordings --port $(PORT) --data-dir .build/serve-demo
 
 # wrk against a release `trawl serve`: /healthz and cached resolves, 64 connections.
 bench-serve: deps

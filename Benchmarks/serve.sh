@@ -26,7 +26,7 @@ trap cleanup EXIT
 
 # Starts `trawl serve ARGS…` on a free port; sets URL and PID.
 start_server() {
-  "$BIN/trawl" serve --port 0 --rate 0 --max-resolves 64 --batch-dir "$WORK/batches" --log-level warning "$@" \
+  "$BIN/trawl" serve --port 0 --rate 0 --max-resolves 64 --max-resolves-per-client 64 --max-connections-per-client 128 --data-dir "$WORK/data" --log-level warning "$@" \
     >"$WORK/serve.out" 2>"$WORK/serve.err" &
   PID=$!
   PIDS+=("$PID")

@@ -59,8 +59,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests one client may make at once above --rate.")
     var burst: Int = 40
 
+    @Option(help: "Resolves one client may have running or waiting (more: 429).")
+    var maxResolvesPerClient: Int = 4
+
     @Option(help: "Search sessions (/v1/sessions) open at once.")
     var maxSessions: Int = 256
+
+    @Option(help: "Search sessions one client may have open (more: 429).")
+    var maxSessionsPerClient: Int = 16
+
+    @Option(help: "Connections one client may have open (more are closed at once).")
+    var maxConnectionsPerClient: Int = 32
 
     @Option(help: "Seconds a search session may go without a query before it is closed.")
     var sessionIdle: Double = 600
@@ -110,6 +119,9 @@ struct ServeCommand: AsyncParsableCommand {
         if maxResolves < 1 { throw ValidationError("--max-resolves must be at least 1") }
         if !(rate >= 0) { throw ValidationError("--rate must not be negative") }
         if burst < 1 { throw ValidationError("--burst must be at least 1") }
+        if maxResolvesPerClient < 1 || maxSessionsPerClient < 1 || maxConnectionsPerClient < 1 {
+            throw ValidationError("--max-resolves-per-client, --max-sessions-per-client and --max-connections-per-client must be at least 1")
+        }
         if maxSessions < 1 { throw ValidationError("--max-sessions must be at least 1") }
         if !(sessionIdle > 0) { throw ValidationError("--session-idle must be a positive number of seconds") }
         if maxURLLength < 256 { throw ValidationError("--max-url-length must be at least 256") }
@@ -219,6 +231,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.limits.rate = rate > 0 ? rate : nil
         configuration.limits.burst = burst
         configuration.limits.maxSessions = maxSessions
+        configuration.limits.maxConcurrentResolvesPerClient = maxResolvesPerClient
+        configuration.limits.maxSessionsPerClient = maxSessionsPerClient
+        configuration.limits.maxConnectionsPerClient = maxConnectionsPerClient
         configuration.limits.sessionIdleTimeout = .milliseconds(Int(sessionIdle * 1000))
         configuration.limits.maxURLLength = maxURLLength
         configuration.limits.maxBodyBytes = maxBodySize
