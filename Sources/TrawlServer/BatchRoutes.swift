@@ -112,10 +112,11 @@ struct BatchRoutes: Sendable {
         let parameters = FormQuery(request)
         var after: Int64 = 0
         if let text = parameters.get("after") {
-            guard let value = Int64(text), value >= 0 else {
+            // Any count of digits: one past every result there can be skips them all.
+            guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
                 throw APIError.usage("invalid-cursor", "after '\(ResolveParameters.shown(text))' is not a count of results already read")
             }
-            after = value
+            after = Int64(text) ?? .max
         }
         let follow = try parameters.flag("follow")
         let start = after
