@@ -36,7 +36,7 @@ public struct MediaLine: Codable, Sendable, Hashable {
     /// - Parameters:
     ///   - media: the media to print.
     ///   - input: what the user gave (the line's `input`, with its secrets redacted as
-    ///     everything Trawl prints or answers is: ``Redaction/text(_:extraParameters:)``).
+    ///     everything Trawl prints or answers is: `Redaction.text(_:extraParameters:)`).
     ///   - reason: the reason the result set was degraded, `nil` when it was not.
     ///   - next: where the next page starts, if there is one.
     public init(_ media: Media, input: String, degraded reason: String?, next: Pagination? = nil) {

@@ -4,11 +4,11 @@ import TrawlProbe
 
 /// `--probe`: for each media of a result set (and each rendition, when asked), one ranged GET
 /// for the first 64 KiB through the same transport as pages — the address guard, per-host
-/// politeness, retries and the HTTP cache — read by ``MediaSniffer``.
+/// politeness, retries and the HTTP cache — read by `MediaSniffer` (TrawlProbe).
 ///
 /// A media whose URL answers `404`/`410`, or answers with something that is not media at all (a
 /// page where a GIF was promised), is marked dead and left out unless ``Options/keepDead``; a
-/// claimed animation whose bytes prove a still is relabelled ``MediaKind/still``. At most
+/// claimed animation whose bytes prove a still is relabelled `MediaKind.still`. At most
 /// ``Options/maxBytes`` of each answer are ever held: a server that ignores the range is read
 /// up to that and the transfer ended.
 public struct MediaProber: MediaChecker {
@@ -28,11 +28,19 @@ public struct MediaProber: MediaChecker {
     let transport: any PayloadTransport
     let options: Options
 
+    /// - Parameters:
+    ///   - transport: what pages are fetched through (the guard, politeness, the cache).
+    ///   - options: renditions, dead media, the byte cap, concurrency.
     public init(transport: any PayloadTransport, options: Options = .init()) {
         self.transport = transport
         self.options = options
     }
 
+    /// Probes `set`'s media (and renditions, when asked) and hands it on with their facts.
+    /// - Parameters:
+    ///   - set: the result set as the page claims it.
+    ///   - request: the request it answers (for recording and logs).
+    /// - Returns: the set with each media's `probe`; dead ones left out unless kept.
     public func check(_ set: ResultSet, for request: Request) async -> ResultSet {
         guard !set.media.isEmpty else { return set }
         var urls: [String] = []
@@ -79,6 +87,10 @@ public struct MediaProber: MediaChecker {
     }
 
     /// One URL's probe: a ranged GET, its first bytes read.
+    /// - Parameters:
+    ///   - url: the media URL (http or https).
+    ///   - context: the request it serves (for recording and logs).
+    /// - Returns: what the URL answered; `status` 0 and `error` when nothing did.
     public func probe(_ url: String, context: Request?) async -> MediaProbe {
         guard let location = URL(string: url), let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return MediaProbe(status: 0, error: "unsupported-scheme")

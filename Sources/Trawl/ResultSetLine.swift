@@ -22,8 +22,10 @@ public struct ResultSetLine: Codable, Sendable, Hashable {
     /// Set on the line that ends an input whose resolution failed.
     public var error: ErrorSummary?
 
-    /// - Parameter input: what the user gave; the line carries it with its secrets redacted
-    ///   (``Redaction/text(_:extraParameters:)``), as everything Trawl prints or answers does.
+    /// - Parameters:
+    ///   - set: the result set to print.
+    ///   - input: what the user gave; the line carries it with its secrets redacted
+    ///     (`Redaction.text(_:extraParameters:)`), as everything Trawl prints or answers does.
     public init(_ set: ResultSet, input: String) {
         let input = Redaction.text(input)
         self.input = input
