@@ -28,7 +28,7 @@ struct ClientAddressMiddleware: RouterMiddleware {
     func forwardedClient(_ values: [String]) -> String? {
         let hops = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
         for hop in hops.reversed() {
-            guard let address = IPAddress(literal: Self.strippingPort(hop)) else { return nil }
+            guard let address = IPAddress(literal: HostCheckMiddleware<Context>.hostPart(hop)) else { return nil }
             if !isTrusted(address) { return ClientKey.of(address) }
         }
         return nil
@@ -38,12 +38,6 @@ struct ClientAddressMiddleware: RouterMiddleware {
         trustedProxies.contains { $0.contains(address) }
     }
 
-    /// `[::1]:443` → `::1`, `1.2.3.4:80` → `1.2.3.4`; a bare address as it is.
-    static func strippingPort(_ hop: String) -> String {
-        if hop.hasPrefix("["), let end = hop.firstIndex(of: "]") { return String(hop[hop.index(after: hop.startIndex)..<end]) }
-        if hop.filter({ $0 == ":" }).count == 1, let colon = hop.firstIndex(of: ":") { return String(hop[..<colon]) }
-        return hop
-    }
 }
 
 extension HTTPField.Name {

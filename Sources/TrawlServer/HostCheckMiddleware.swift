@@ -39,13 +39,13 @@ struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
         return names.contains(host)
     }
 
-    /// `example.com:8080` → `example.com`, `[::1]:80` → `::1`.
+    /// `example.com:8080` → `example.com`, `[::1]:80` → `::1`; a bare IPv6 address as it is.
     static func hostPart(_ authority: String) -> String {
         if authority.hasPrefix("[") {
             guard let end = authority.firstIndex(of: "]") else { return "" }
             return String(authority[authority.index(after: authority.startIndex)..<end])
         }
-        if let colon = authority.lastIndex(of: ":") { return String(authority[..<colon]) }
+        if authority.filter({ $0 == ":" }).count == 1, let colon = authority.firstIndex(of: ":") { return String(authority[..<colon]) }
         return authority
     }
 
