@@ -36,7 +36,21 @@ public struct RedditJSONParser: Parser {
 
     public func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the post JSON")
-        // [post listing, comment listing], a listing, or a bare post.
+        // A listing of posts (a subreddit, the front page, a user's saved posts): every post's
+        // media, in the listing's order. A post's own JSON is [post listing, comment listing]:
+        // its comments are other people's, never the post's media.
+        if json.array == nil, json["kind"]?.string == "Listing", let children = json["data"]?["children"]?.array,
+           children.count != 1 || children.first?["kind"]?.string != "t3" || !Self.isPostURL(payload.info.url) {
+            var collection = MediaCollection()
+            for child in children where child["kind"]?.string == "t3" {
+                guard let post = child["data"] else { continue }
+                collection.insert(contentsOf: Self.media(of: post, parser: name, payload: payload))
+            }
+            var set = ResultSet(media: collection.media)
+            // A listing says what each post holds: stills and text posts give nothing.
+            set.isDefinitive = children.contains { $0["kind"]?.string == "t3" }
+            return set
+        }
         let listing = json.array?.first ?? json
         guard let post = listing["data"]?["children"]?[0]?["data"] ?? (json["title"] != nil ? json : nil) else {
             throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no post in the listing")
@@ -47,6 +61,13 @@ public struct RedditJSONParser: Parser {
         let hint = post["post_hint"]?.string
         set.isDefinitive = !set.media.isEmpty || post["is_self"]?.bool == true || hint == "image" || hint == "self"
         return set
+    }
+
+    /// Whether a URL names one post (`/comments/ID/…`, `/gallery/ID`, `/by_id/t3_ID`) rather
+    /// than a listing of posts.
+    static func isPostURL(_ url: URL) -> Bool {
+        let parts = url.path.split(separator: "/")
+        return parts.contains("comments") || parts.first == "gallery" || parts.contains("by_id")
     }
 
     static func media(of post: JSONValue, parser: String, payload: Payload) -> [Media] {
@@ -87,8 +108,13 @@ public struct RedditJSONParser: Parser {
         // The post's link, when it is a file (`v.redd.it/ID` alone is a player, not a file).
         if let link = (post["url_overridden_by_dest"] ?? post["url"])?.string.map(Unescape.htmlEntities),
            !(URL(string: link)?.host == "v.redd.it" && URL(string: link)?.pathComponents.count ?? 0 <= 2) {
-            files.add(ImgurPageParser.playable(link), name: "link")
-            if link.lowercased().hasSuffix(".gifv") { files.add(String(link.dropLast(5)) + ".gif", name: "link-gif") }
+            // The post's link is the uploaded file itself: previews are resizes of it.
+            files.add(ImgurPageParser.playable(link), name: "original")
+            if link.lowercased().hasSuffix(".gifv") {
+                // The post's own link stays among its files: it is what the post shows.
+                files.add(link, name: "gifv")
+                files.add(String(link.dropLast(5)) + ".gif", name: "link-gif")
+            }
         }
         if let media = files.media(parser: parser, payload: payload) {
             // A gallery item and the post's own preview can be the same file.

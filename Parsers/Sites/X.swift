@@ -66,6 +66,21 @@ public struct XTweetParser: Parser {
             set.isDefinitive = true
             return set
         }
+        // The v1.1 API: a status (`statuses/show`) or a timeline of them. Each status's own
+        // media, or a retweet's (the same post shown again); never a quoted tweet's (another
+        // post), never a user object's profile images.
+        if let statuses = json.array, statuses.allSatisfy({ Self.isV1Status($0) }) {
+            var collection = MediaCollection()
+            for status in statuses { collection.insert(contentsOf: Self.media(v1Status: status, parser: name, payload: payload)) }
+            var set = ResultSet(media: collection.media)
+            set.isDefinitive = true
+            return set
+        }
+        if Self.isV1Status(json), json["mediaDetails"] == nil {
+            var set = ResultSet(media: Self.media(v1Status: json, parser: name, payload: payload))
+            set.isDefinitive = true
+            return set
+        }
         // Syndication tweet-result.
         guard json["__typename"]?.string == "Tweet" || json["mediaDetails"] != nil || json["id_str"] != nil else {
             throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "neither a tweet-result nor a TweetDetail response")
@@ -98,6 +113,20 @@ public struct XTweetParser: Parser {
             if let id, tweet["rest_id"]?.string == id { found = tweet }
         }
         return found ?? (id == nil ? first : nil)
+    }
+
+    /// Whether `json` is a v1.1 status object.
+    static func isV1Status(_ json: JSONValue) -> Bool {
+        json["id_str"] != nil && json["user"] != nil && (json["full_text"] != nil || json["text"] != nil)
+    }
+
+    /// A v1.1 status's media: its own, else the status it retweets.
+    static func media(v1Status status: JSONValue, parser: String, payload: Payload) -> [Media] {
+        let own = media(legacy: status, title: (status["full_text"] ?? status["text"])?.string, parser: parser, payload: payload)
+        if own.isEmpty, let retweeted = status["retweeted_status"] {
+            return media(legacy: retweeted, title: (retweeted["full_text"] ?? retweeted["text"])?.string, parser: parser, payload: payload)
+        }
+        return own
     }
 
     static func media(legacy: JSONValue?, title: String?, parser: String, payload: Payload) -> [Media] {

@@ -1,7 +1,8 @@
 /// A list of media that holds each file once.
 ///
-/// Two sightings are the same media when any of their URLs share a ``CanonicalURL/key(_:)``:
-/// the second fills the first's missing fields and adds its new renditions.
+/// Two sightings are the same media when any of their URLs share a ``CanonicalURL/key(_:)`` or
+/// an ``UploadIdentity`` token (another size, format or host of one upload): the second fills
+/// the first's missing fields and adds its new renditions.
 public struct MediaCollection: Sendable {
     public private(set) var media: [Media] = []
     private var indexByKey: [String: Int] = [:]
@@ -17,15 +18,22 @@ public struct MediaCollection: Sendable {
     /// Inserts or merges; returns whether `item` was new.
     @discardableResult
     public mutating func insert(_ item: Media) -> Bool {
-        let keys = item.allURLs.map(CanonicalURL.key)
+        let keys = Self.keys(of: item)
         guard let existing = keys.first(where: { indexByKey[$0] != nil }).flatMap({ indexByKey[$0] }) else {
             media.append(item)
             for key in keys { indexByKey[key] = media.count - 1 }
             return true
         }
         media[existing].absorb(item)
-        for key in media[existing].allURLs.map(CanonicalURL.key) { indexByKey[key] = existing }
+        for key in Self.keys(of: media[existing]) { indexByKey[key] = existing }
         return false
+    }
+
+    /// Every URL's key, then every URL's upload identity (tokens hold a `|`, which a
+    /// canonical key of a URL never does unescaped).
+    static func keys(of item: Media) -> [String] {
+        let urls = item.allURLs
+        return urls.map(CanonicalURL.key) + urls.flatMap(UploadIdentity.tokens)
     }
 
     /// Inserts each; returns how many were new.

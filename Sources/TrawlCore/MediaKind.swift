@@ -32,8 +32,20 @@ public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// The kind a URL's path extension names, if any (`.gifv` is Imgur's MP4 page: `.mp4`).
+    ///
+    /// An image CDN's format parameter outranks the extension: `x.gif?fm=jpg` (Reddit's
+    /// previews, imgix) is a JPEG made from the GIF, `x.gif?fm=mp4` its MP4.
     public init?(urlString: String) {
-        guard let ext = MediaKind.pathExtension(of: urlString) else { return nil }
+        if let format = MediaKind.formatParameter(of: urlString), let kind = MediaKind(extension: format) {
+            self = kind
+            return
+        }
+        guard let ext = MediaKind.pathExtension(of: urlString), let kind = MediaKind(extension: ext) else { return nil }
+        self = kind
+    }
+
+    /// The kind a file extension (lower case, no dot) names, if any.
+    init?(extension ext: String) {
         switch ext {
         case "gif": self = .gif
         case "gifv", "mp4", "m4v", "mov": self = .mp4
@@ -43,6 +55,23 @@ public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable {
         case "jpg", "jpeg", "png", "avif", "bmp": self = .still
         default: return nil
         }
+    }
+
+    /// The value of an image CDN's output-format query parameter (`fm=`, `format=`), lower
+    /// cased, when it names a file format (`format=redirect` does not).
+    static func formatParameter(of urlString: String) -> String? {
+        let utf8 = urlString.utf8
+        guard let question = utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        var query = utf8[utf8.index(after: question)...]
+        if let hash = query.firstIndex(of: UInt8(ascii: "#")) { query = query[..<hash] }
+        for pair in query.split(separator: UInt8(ascii: "&")) {
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = String(decoding: pair[..<equals], as: UTF8.self).lowercased()
+            guard name == "fm" || name == "format" else { continue }
+            let value = String(decoding: pair[pair.index(after: equals)...], as: UTF8.self).lowercased()
+            if MediaKind(extension: value) != nil || value == "pjpg" { return value == "pjpg" ? "jpg" : value }
+        }
+        return nil
     }
 
     /// The lower-cased extension of a URL's path: no query, no fragment.
