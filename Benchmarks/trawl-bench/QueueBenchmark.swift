@@ -174,8 +174,8 @@ enum QueueBenchmark {
                 BatchBenchmark.trawlBinary, "batch", list.path, "--out", queueOut.path, "--queue", url, "--concurrency", "\(half)",
             ] + common)
             // The worker joins once the list is in the queue, as a second machine would: with
-            // --exit-when-empty, a worker that finds no list and no job leaves at once (it did,
-            // in some rounds of earlier sessions, and the batch then worked alone).
+            // --exit-when-empty, a worker that finds no list and no job leaves at once, and the
+            // batch would then work alone.
             for _ in 0..<500 {
                 let lists = (try? cluster.psql("SELECT count(*) FROM trawl_intake", database: database))?
                     .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -4,7 +4,7 @@ import TrawlCore
 import TrawlTesting
 
 // `trawl-browser-bench hold`: starts a browser, prints `browser PID`, and waits to be killed
-// (the kill -9 tests' browser owner). Without arguments: the figures in Benchmarks/README.md.
+// (the kill -9 tests' browser owner). Without arguments: the measurement Benchmarks/RESULTS.md reports.
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "hold" {
     let pool = BrowserPool()

@@ -1,5 +1,5 @@
 /// An error with a stable code that scripts can match on: the `error.code` that JSON output
-/// carries (`invalid-url`, `timed-out`, `http-404`). Codes are documented in the README and do
+/// carries (`invalid-url`, `timed-out`, `http-404`). Codes are documented in docs/cli.md and do
 /// not change between versions; messages may.
 public protocol CodedError: Error, Sendable, CustomStringConvertible {
     /// The stable code, lower case with dashes.

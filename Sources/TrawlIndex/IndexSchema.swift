@@ -90,13 +90,13 @@ enum IndexSchema {
                 CREATE INDEX pending_queuedAt ON pending(queuedAt);
                 """)
         }
-        // Issue 19's benchmark: searches read every match's site, kind and size for the facets
-        // (and the filters). Read from `media` (~700 bytes a row: title, URLs, JSON) they cost a
-        // cache miss per match, and grouping by three text columns sorted them; `media_cell`
+        // Searches read every match's site, kind and size for the facets (and the filters).
+        // Read from `media` (~700 bytes a row: title, URLs, JSON) they cost a cache miss per
+        // match, and grouping by three text columns sorted them; `media_cell`
         // holds one small integer per media (its `cell`: the triple, numbered), ~8 bytes a row,
         // so a million rows stay in the cache and counting groups by one integer. The 2-letter
         // prefix index made each title word cost three index entries, for the rare 2-letter
-        // prefix query, which now scans the terms instead.
+        // prefix query, which scans the terms instead.
         migrator.registerMigration("v2-lean-search") { db in
             try db.execute(sql: """
                 DROP TRIGGER media_fts_insert;
@@ -150,11 +150,11 @@ enum IndexSchema {
                 END;
                 """)
         }
-        // Issue 19, leaner inserts: kind and size class are facets, filtered (`kind:`, `size:`)
+        // Leaner inserts: kind and size class are facets, filtered (`kind:`, `size:`)
         // and counted from `cell`; as FTS5 tokens they cost every media two more index entries
         // (terms in a third of all rows: long doclists, each insert appending to them) and made a
         // bare `gif`, `large` or `med*` match every media of that kind or size. The page URL stays
-        // (a slug names what the page shows; the issue lists it as searched).
+        // (a slug names what the page shows, so it is searched).
         migrator.registerMigration("v3-fts-without-facets") { db in
             try db.execute(sql: """
                 DROP TRIGGER media_insert;
@@ -192,16 +192,16 @@ enum IndexSchema {
                 END;
                 """)
         }
-        // Issue 19, inserts 3x cheaper in SQLite: an AFTER INSERT trigger writing into FTS5 made
+        // Inserts 3x cheaper in SQLite: an AFTER INSERT trigger writing into FTS5 would make
         // FTS5 flush its in-memory term lists at every media row (the row's statement opens a
-        // savepoint, and FTS5 writes out what it holds at each one), so every row became a
-        // segment of its own and the merges that follow. Now the insert trigger only notes the new
+        // savepoint, and FTS5 writes out what it holds at each one), so every row would become a
+        // segment of its own, with the merges that follow. The insert trigger only notes the new
         // id in `media_fts_pending`, and the transaction's end (`MediaIndex.write`) moves every
         // noted row into FTS5 with one statement. A row inserted and then updated or deleted in
         // the same transaction is not in FTS5 yet: the triggers then leave FTS5 alone (the update
         // is read at the flush; a delete only drops the note). Measured with Python's sqlite3 on
-        // 200 000 synthetic rows, 5 000 per transaction: 31.6 µs of CPU a row with the old
-        // trigger, 10.4 µs with the flush per transaction.
+        // 200 000 synthetic rows, 5 000 per transaction: 31.6 µs of CPU a row with a trigger
+        // writing into FTS5, 10.4 µs with the flush per transaction.
         migrator.registerMigration("v4-fts-per-transaction") { db in
             try db.execute(sql: """
                 CREATE TABLE media_fts_pending (id INTEGER PRIMARY KEY);

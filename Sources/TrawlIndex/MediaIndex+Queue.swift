@@ -7,10 +7,10 @@ import TrawlCore
 /// transaction, so a process killed at any instant leaves each update either waiting or applied,
 /// never lost and never applied twice; whatever waits is applied by the next writer.
 ///
-/// ``IndexWriter`` no longer routes its groups through it (``store(_:now:)`` writes a group
+/// ``IndexWriter`` does not route its groups through it (``store(_:now:)`` writes a group
 /// straight into the index in one transaction: the same guarantee with each row written once);
-/// the queue stays for what an older Trawl left waiting in a file, and for callers that want
-/// an update on disk before they can afford to apply it.
+/// the queue is for what an older Trawl left waiting in a file, and for callers that want an
+/// update on disk before they can afford to apply it.
 ///
 /// Each media is encoded once, when queued, into the very columns `media` holds: applying copies
 /// rows with one `INSERT … SELECT` per page and decodes nothing.

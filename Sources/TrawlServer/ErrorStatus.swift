@@ -1,7 +1,7 @@
 import Hummingbird
 import TrawlCore
 
-/// Which HTTP status answers which error: the table the README documents.
+/// Which HTTP status answers which error: the table docs/serve.md documents.
 ///
 /// | status | codes |
 /// |---|---|

@@ -5,9 +5,9 @@ import Synchronization
 /// A loopback port that refuses every connection for as long as this value lives: a TCP
 /// socket bound to `127.0.0.1` on a port the kernel picks, never listening.
 ///
-/// Tests that need "a port nobody listens on" used to take a server's port and shut the server
-/// down; the freed port could then be handed to a server another test started meanwhile, which
-/// answered. A bound socket keeps the port taken, and Linux answers a connection to a bound
+/// Taking a server's port and shutting the server down does not give "a port nobody listens
+/// on": the freed port can be handed to a server another test starts meanwhile, which answers.
+/// A bound socket keeps the port taken, and Linux answers a connection to a bound
 /// socket that does not listen with a reset (`ECONNREFUSED`).
 ///
 /// ```swift

@@ -12,7 +12,7 @@ import TrawlTesting
 /// the figures rise; `trawl-bench devset` prints the breakdown by site and trap class.
 @Suite("Dev set accuracy floors")
 struct DevSetTests {
-    // Measured when the set was added (127 responses): site parsers recall 176/334 = 0.527,
+    // The figures in Benchmarks/RESULTS.md (127 responses): site parsers recall 176/334 = 0.527,
     // precision 99/416 = 0.238; generic only recall 327/334 = 0.979, precision 201/1014 = 0.198.
     static let recallFloor = 0.516
     static let precisionFloor = 0.227

@@ -39,7 +39,7 @@ struct ServerCapTests {
                 #expect(status["state"] as? String == "finished", "\(status)")
                 ids.append(id)
             }
-            // A finished batch keeps no descriptor (each used to keep five: 150 here).
+            // A finished batch keeps no descriptor (five each would make 150 here).
             let after = Self.openDescriptors()
             #expect(after - before < 15, "descriptors: \(before) before 30 batches, \(after) after")
 

@@ -5,9 +5,9 @@ import Trawl
 // This file imports only `Trawl` (and the test frameworks): the README's promise that
 // `import Trawl` is enough is checked by compiling the snippets here.
 
-/// The README's snippets, verbatim between the `snippet` markers: ``readmeSnippetsAreHere``
-/// fails when the README changes and this file does not, so the README never shows code that
-/// does not compile.
+/// The Swift snippets of the README and of `docs/`, verbatim between the `snippet` markers:
+/// ``readmeSnippetsAreHere`` fails when a page changes and this file does not, so the
+/// documentation never shows code that does not compile.
 enum ReadmeSnippets {
     /// The first snippet goes to the network: it is compiled, not run.
     static func library() async throws {
@@ -69,12 +69,12 @@ enum ReadmeSnippets {
 struct ReadmeSnippetTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Code blocks marked `swift` in the README, without their `import` lines.
-    static func readmeSnippets() throws -> [String] {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    /// Code blocks marked `swift` in a Markdown file of the repository, without their `import` lines.
+    static func snippets(in relativePath: String) throws -> [String] {
+        let page = try String(contentsOf: root.appendingPathComponent(relativePath), encoding: .utf8)
         var snippets: [String] = []
         var current: [String]?
-        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in page.split(separator: "\n", omittingEmptySubsequences: false) {
             if current == nil, line.trimmingCharacters(in: .whitespaces) == "```swift" {
                 current = []
             } else if current != nil, line.trimmingCharacters(in: .whitespaces) == "```" {
@@ -85,6 +85,12 @@ struct ReadmeSnippetTests {
             }
         }
         return snippets
+    }
+
+    /// The Markdown pages under `docs/`, as paths relative to the repository.
+    static func docsPages() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
     }
 
     /// The code between the markers of this file.
@@ -110,11 +116,20 @@ struct ReadmeSnippetTests {
     }
 
     @Test func readmeSnippetsAreHere() throws {
-        let readme = try Self.readmeSnippets()
         let compiled = try Self.compiledSnippets()
+        let readme = try Self.snippets(in: "README.md")
         #expect(readme.count >= 2)
-        for snippet in readme {
-            #expect(compiled.contains(snippet), "README snippet not compiled by ReadmeSnippetTests:\n\(snippet)")
+        var documented = readme.map { ("README.md", $0) }
+        for page in try Self.docsPages() {
+            documented += try Self.snippets(in: page).map { (page, $0) }
+        }
+        // The session and local-index snippets live in docs/: every compiled snippet is shown somewhere.
+        #expect(documented.count >= compiled.count)
+        for (page, snippet) in documented {
+            #expect(compiled.contains(snippet), "\(page) snippet not compiled by ReadmeSnippetTests:\n\(snippet)")
+        }
+        for snippet in compiled {
+            #expect(documented.contains { $0.1 == snippet }, "snippet compiled here but shown on no page:\n\(snippet)")
         }
     }
 
