@@ -333,6 +333,7 @@ func devSetAccuracy() async throws {
             print("\(entry.file): site parsers found \(site.found)/\(site.expected), right \(site.right)/\(site.results)\(site.failures > 0 ? " (failed)" : ""); generic found \(generic.found)/\(generic.expected), right \(generic.right)/\(generic.results)\(generic.failures > 0 ? " (failed)" : "")")
             let expected = Set(entry.expected_media.map(CanonicalURL.key))
             for urls in siteResults ?? [] where Set(urls.map(CanonicalURL.key)).isDisjoint(with: expected) { print("    not the page's own (site parsers): \(urls[0])") }
+            for urls in genericResults ?? [] where Set(urls.map(CanonicalURL.key)).isDisjoint(with: expected) { print("    not the page's own (generic only): \(urls[0])") }
             let carried = Set((siteResults ?? []).flatMap { $0 }.map(CanonicalURL.key))
             for url in entry.expected_media where !carried.contains(CanonicalURL.key(url)) { print("    missed (site parsers): \(url)") }
             let carriedGeneric = Set((genericResults ?? []).flatMap { $0 }.map(CanonicalURL.key))

@@ -79,12 +79,40 @@ public struct WebEngine: Engine {
         }
 
         let siteParsers = Set(environment.parsers.parsers.filter { $0.stage == .site }.map(\.name))
+        /// Whether the caller asked why each media was kept or dropped.
+        let explain = request.explain == true
+        /// Candidates the ranking stage dropped, each once (reported with `explain`).
+        var dropped = MediaCollection()
         @discardableResult
         func emit(_ set: ResultSet, page: URL) -> Int {
             var set = set
             // A poster or still of one media is not another media.
             for still in set.media.compactMap(\.still) { stills.insert(CanonicalURL.key(still)) }
             set.media.removeAll { stills.contains($0.canonicalKey) }
+            // The ranking stage: every candidate of every payload is judged by one set of rules.
+            var droppedHere: [Media] = []
+            set.media = set.media.compactMap { candidate in
+                var media = candidate
+                let verdict = MediaRanking.judge(media)
+                if explain {
+                    media.explanation = verdict
+                    media.evidence = MediaRanking.evidence(of: media)
+                } else {
+                    media.evidence = nil
+                }
+                guard verdict.verdict == .kept else {
+                    droppedHere.append(media)
+                    return nil
+                }
+                return media
+            }
+            if explain {
+                droppedHere = droppedHere.filter { dropped.insert($0) }.map { item in
+                    var item = item
+                    item.page = page.absoluteString
+                    return item
+                }
+            }
             // After a site parser failed, any other parser's answer is degraded.
             if !set.media.isEmpty, set.degradation == nil, !siteFailures.isEmpty, !set.media.contains(where: { siteParsers.contains($0.provenance.parser) }) {
                 set.degradation = Degradation(failures: siteFailures, answeredBy: set.provenance?.parser ?? "generic")
@@ -92,7 +120,8 @@ public struct WebEngine: Engine {
             // Every result of a page belongs to that page, whichever payload it came from.
             for index in set.media.indices { set.media[index].page = page.absoluteString }
             let fresh = set.media.filter { seen.insert($0) }
-            guard !fresh.isEmpty else { return 0 }
+            if explain, !droppedHere.isEmpty { set.dropped = droppedHere }
+            guard !fresh.isEmpty || set.dropped != nil else { return 0 }
             set.media = fresh
             continuation.yield(set)
             return fresh.count

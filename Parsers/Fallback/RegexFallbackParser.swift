@@ -21,9 +21,20 @@ public struct RegexFallbackParser: Parser {
     }
 
     public func parse(_ payload: Payload) throws -> ResultSet {
+        // A JSON document is read by its structure (``StateMediaParser``): the URLs the text
+        // scan would add are the ones the structure says belong elsewhere (a user's profile
+        // images, a quoted post, a comment's text).
+        if payload.info.isJSON, (try? JSONValue(parsing: payload.body)) != nil { return ResultSet() }
         let found = payload.body.withUnsafeBytes { Self.scan($0.bindMemory(to: UInt8.self), limit: limit) }
         let media = found.map { url -> Media in
-            MediaHints(url: url).media(parser: name, payload: payload)
+            var media = MediaHints(url: url).media(parser: name, payload: payload)
+            // Imgur's `.gifv` is a page around the MP4 of the same name: the MP4 is the file,
+            // the `.gifv` what the page linked.
+            if MediaKind.pathExtension(of: url) == "gifv", let dot = url.range(of: ".gifv", options: .backwards) {
+                media.url.replaceSubrange(dot, with: ".mp4")
+                media.renditions = [Rendition(url: url, kind: .mp4)]
+            }
+            return media
         }
         return ResultSet(media: media)
     }
@@ -121,10 +132,6 @@ public struct RegexFallbackParser: Parser {
         var url = CanonicalURL.normalize(raw)
         while let last = url.last, ".,;:!".contains(last) { url.removeLast() }
         guard let host = KnownMediaHosts.host(of: url), host.contains(".") else { return nil }
-        if MediaKind.pathExtension(of: url) == "gifv" {
-            // Imgur's .gifv is an HTML page around the .mp4 of the same name.
-            if let dot = url.range(of: ".gifv", options: .backwards) { url.replaceSubrange(dot, with: ".mp4") }
-        }
         // The kind comes from the extension, or (extensionless) from a video-only host.
         let hints = MediaHints(url: url)
         guard hints.isAnimatedMedia, !Decorations.isDecoration(url, width: nil, height: nil), !Decorations.isAdOrTracker(url),

@@ -1,7 +1,7 @@
 import TrawlCore
 
 /// Finds the other formats of media a page is about: files named like a found media but with
-/// another extension, in the same folder (`…/ID/giphy.mp4` → `…/ID/giphy.webp`,
+/// another extension in the same folder, or sharing its ``UploadIdentity`` (`…/ID/giphy.mp4` → `…/ID/giphy.webp`,
 /// `i.imgur.com/ID.gif` → `i.imgur.com/ID.mp4`). Sites list these formats in scripts that no
 /// metadata parser reads.
 public enum SiblingRenditions {
@@ -10,15 +10,23 @@ public enum SiblingRenditions {
         guard !media.isEmpty else { return media }
         let merged = mergeByStem(media)
         var byStem: [String: [Int]] = [:]
+        var byIdentity: [String: Int] = [:]
         for (index, item) in merged.enumerated() {
-            for url in item.allURLs { byStem[stem(url), default: []].append(index) }
+            for url in item.allURLs {
+                byStem[stem(url), default: []].append(index)
+                for token in UploadIdentity.tokens(of: url) where byIdentity[token] == nil { byIdentity[token] = index }
+            }
         }
         var result = merged
         var known = Set(media.flatMap(\.allURLs).map(CanonicalURL.key))
         // The scan returns normalised URLs: their keys need no second decoding.
         for url in RegexFallbackParser.scan(text, limit: 2000) {
             let key = CanonicalURL.keyOfNormalized(url)
-            guard known.insert(key).inserted, let owners = byStem[stem(key: key)], let owner = owners.first else { continue }
+            guard known.insert(key).inserted else { continue }
+            // Same name beside it, or another size of the same upload (`…/s1600/name.gif`
+            // linked around the `…/s640/name.gif` the page shows).
+            let owner = byStem[stem(key: key)]?.first ?? UploadIdentity.tokens(of: url).lazy.compactMap { byIdentity[$0] }.first
+            guard let owner else { continue }
             result[owner].renditions.append(Rendition(url: url, kind: MediaKind(urlString: url) ?? .unknown))
         }
         return result

@@ -21,9 +21,24 @@ public struct HTML5MediaParser: Parser {
     public func parse(_ payload: Payload) throws -> ResultSet {
         guard let document = payload.document else { return ResultSet() }
         let elements = document.mediaElements
+        // A lazy loader's placeholder: one src that several <img>s show while each names its
+        // real file elsewhere. It is never media, and never a rendition that would make those
+        // images one media.
+        var placeholderCount: [String: Int] = [:]
+        for element in elements where element.tag == .img && element.original != nil {
+            if let src = element.src { placeholderCount[src, default: 0] += 1 }
+        }
+        let placeholders = Set(placeholderCount.filter { $0.value >= 2 }.keys)
         var collection = MediaCollection()
         var ranked: [(rank: Int, media: Media)] = []
         func insert(_ media: Media, _ element: MediaElement) {
+            var media = media
+            // What the ranking stage reads (and `--explain` shows): where the page shows it.
+            var evidence = (media.evidence ?? []) + [Self.regionNote(element.region)]
+            if let width = element.width, let height = element.height { evidence.append("declared \(width)×\(height)") }
+            if MediaRanking.isWellAboveIconSize(element.width, element.height) { evidence.append(Evidence.largeBox) }
+            if let alt = element.alt, !alt.isEmpty { evidence.append("alt text") }
+            media.evidence = evidence
             ranked.append((Self.rank(of: element.region), media))
         }
         for (index, element) in elements.enumerated() where element.region != .peripheral && !element.isHidden {
@@ -68,7 +83,10 @@ public struct HTML5MediaParser: Parser {
                 var seenReferences = Set<String>()
                 let candidates: [(hints: MediaHints, isSrc: Bool)] = references.compactMap { item in
                     guard seenReferences.insert(item.reference).inserted, Self.mayNameAnimatedImage(item.reference),
-                          let url = document.resolve(item.reference) else { return nil }
+                          !(item.isSrc && placeholders.contains(item.reference)),
+                          let url = document.resolve(item.reference),
+                          // A placeholder named as one (`blank.gif`, `lazy_placeholder.gif`).
+                          !(item.isSrc && element.original != nil && Decorations.isDecoration(url, width: nil, height: nil)) else { return nil }
                     let hints = MediaHints(url: url, width: item.width, height: nil)
                     return hints.isAnimatedMedia && Self.imageKinds.contains(hints.kind ?? .unknown) ? (hints, item.isSrc) : nil
                 }
@@ -79,6 +97,10 @@ public struct HTML5MediaParser: Parser {
                 // The <img>'s declared size is its src's; a full file has only what it declares.
                 if first.isSrc { (primary.width, primary.height) = (element.width, element.height) }
                 var media = primary.media(parser: name, payload: payload, title: element.alt.flatMap { $0.isEmpty ? nil : $0 })
+                // The <img> offers a larger file than it shows (a srcset candidate wider than
+                // its box): a picture someone meant to be seen, not interface art. A lazy
+                // loader's `data-src` says nothing of the kind.
+                if !first.isSrc, let width = first.hints.width, width > (element.width ?? 0) { media.evidence = [Evidence.linkedFullFile] }
                 // Other sizes of the same image, each with the size it declares (never the <img>'s).
                 media.renditions = candidates.dropFirst().filter { $0.hints.url != primary.url }.map {
                     Rendition(url: $0.hints.url, kind: $0.hints.kind ?? .unknown, width: $0.isSrc ? element.width : $0.hints.width,
@@ -98,6 +120,17 @@ public struct HTML5MediaParser: Parser {
             collection.insert(item.element.media)
         }
         return ResultSet(media: collection.media)
+    }
+
+    /// How `--explain` names a region.
+    static func regionNote(_ region: MediaElement.Region) -> String {
+        switch region {
+        case .mainContent: "in the main content"
+        case .unmarked: "in the page body"
+        case .script: "in markup a script builds"
+        case .otherPost: "in another post"
+        case .peripheral: "in page furniture"
+        }
     }
 
     /// Regions in the order their media are returned.

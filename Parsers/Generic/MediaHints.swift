@@ -110,6 +110,7 @@ enum Decorations {
     static let interfaceWords: Set<String> = [
         "spinner", "sprite", "sprites", "spacer", "throbber", "preloader", "loader", "loading", "1x1", "beacon", "favicon", "icon",
         "icons", "pixel", "tracking", "tracker", "adbanner", "banner", "badge", "button", "btn", "logo", "avatar", "spaceball",
+        "placeholder", "lazy", "lazyload", "blank", "grey", "gray",
     ]
     /// Words that mark an interface image with a suffix too (`logo2`, `icon_up`, `icons32`).
     static let interfacePrefixes = ["logo", "icon", "sprite", "spinner"]
@@ -140,6 +141,6 @@ enum Decorations {
         "quantserve.com", "moatads.com", "pubmatic.com", "rubiconproject.com", "openx.net", "adsrvr.org", "mathtag.com",
         "bluekai.com", "krxd.net", "demdex.net", "yieldmo.com", "adform.net", "bidswitch.net", "rlcdn.com", "agkn.com", "adsymptotic.com", "everesttech.net", "casalemedia.com", "sharethrough.com",
         "teads.tv", "smartadserver.com", "advertising.com", "adtech.de", "revcontent.com", "mgid.com", "zemanta.com", "bat.bing.com",
-        "facebook.net", "hotjar.com", "chartbeat.net", "newrelic.com", "nr-data.net", "ads-twitter.com",
+        "facebook.net", "hotjar.com", "chartbeat.net", "newrelic.com", "nr-data.net", "ads-twitter.com", "revsci.net",
     ]
 }

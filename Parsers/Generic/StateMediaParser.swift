@@ -76,7 +76,8 @@ enum StateItems {
     static let foreignKeys: Set<String> = [
         "related", "recommended", "recommendations", "suggested", "suggestions", "similar", "more", "morefrom", "next", "prev",
         "previous", "comments", "replies", "trending", "popular", "sidebar", "promo", "promos", "promoted", "ads", "ad",
-        "user", "author", "owner", "creator", "profile", "avatar", "channel", "publisher", "sponsor", "tags",
+        "user", "author", "owner", "creator", "profile", "avatar", "channel", "publisher", "sponsor", "tags", "quoted_status",
+        "quoted_status_result", "quotedpost", "quoted",
     ]
 
     /// Keys of an array that lists formats of one media, not several items.

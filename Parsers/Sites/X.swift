@@ -117,7 +117,9 @@ public struct XTweetParser: Parser {
 
     /// Whether `json` is a v1.1 status object.
     static func isV1Status(_ json: JSONValue) -> Bool {
-        json["id_str"] != nil && json["user"] != nil && (json["full_text"] != nil || json["text"] != nil)
+        // Syndication answers carry `__typename`; v1.1 statuses always carry `entities`.
+        json["__typename"] == nil && json["entities"] != nil && json["id_str"] != nil && json["user"] != nil
+            && (json["full_text"] != nil || json["text"] != nil)
     }
 
     /// A v1.1 status's media: its own, else the status it retweets.

@@ -32,6 +32,10 @@ public struct MediaLine: Codable, Sendable, Hashable {
     public var highlight: String?
     /// What the URL really answered, when it was probed (`--probe`).
     public var probe: MediaProbe?
+    /// What says this media is the page's own (`--explain` only).
+    public var evidence: [String]?
+    /// Kept or dropped, and by which rule of the ranking stage (`--explain` only).
+    public var explanation: Explanation?
 
     /// - Parameters:
     ///   - media: the media to print.
@@ -62,6 +66,8 @@ public struct MediaLine: Codable, Sendable, Hashable {
         self.next = next?.token
         highlight = media.highlight
         probe = media.probe
+        evidence = media.evidence
+        explanation = media.explanation
     }
 
     /// The line for `media` of `set`: degradation and next page from the set.

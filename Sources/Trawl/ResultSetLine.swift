@@ -21,6 +21,9 @@ public struct ResultSetLine: Codable, Sendable, Hashable {
     public var facets: Facets?
     /// Set on the line that ends an input whose resolution failed.
     public var error: ErrorSummary?
+    /// What the ranking stage judged not the page's own, each with its explanation
+    /// (`--explain` only).
+    public var dropped: [MediaLine]?
 
     /// - Parameters:
     ///   - set: the result set to print.
@@ -39,5 +42,6 @@ public struct ResultSetLine: Codable, Sendable, Hashable {
         degradedReason = set.degradation?.reason
         diagnostics = set.diagnostics.map(\.description)
         facets = set.facets
+        dropped = set.dropped.map { $0.map { MediaLine($0, input: input, degraded: nil) } }
     }
 }

@@ -28,6 +28,11 @@ public struct Media: Sendable, Hashable, Codable {
     public var highlight: String?
     /// What the URL really answered, when it was probed (`--probe`).
     public var probe: MediaProbe?
+    /// What the parsers saw that says this is the page's own media (`in <article>`,
+    /// `declared 480×270`, `named by opengraph`); filled only when an explanation was asked for.
+    public var evidence: [String]?
+    /// The ranking stage's verdict on it; filled only when an explanation was asked for.
+    public var explanation: Explanation?
 
     public init(
         url: String, kind: MediaKind, width: Int? = nil, height: Int? = nil, byteSize: Int? = nil,

@@ -54,6 +54,9 @@ extension Media {
         title = title ?? other.title
         still = still ?? other.still
         page = page ?? other.page
+        if let more = other.evidence {
+            evidence = (evidence ?? []) + more.filter { !(evidence ?? []).contains($0) }
+        }
         var known = Set(allURLs.map(CanonicalURL.key))
         let candidates = [Rendition(url: other.url, kind: other.kind, width: other.width, height: other.height, byteSize: other.byteSize)]
             + other.renditions

@@ -34,14 +34,17 @@ public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// The kind a URL's path extension names, if any (`.gifv` is Imgur's MP4 page: `.mp4`).
     ///
     /// An image CDN's format parameter outranks the extension: `x.gif?fm=jpg` (Reddit's
-    /// previews, imgix) is a JPEG made from the GIF, `x.gif?fm=mp4` its MP4.
+    /// previews, imgix) is a JPEG made from the GIF, `x.gif?fm=mp4` its MP4; a still stays a
+    /// still in any format (`x.png?fm=webp`).
     public init?(urlString: String) {
-        if let format = MediaKind.formatParameter(of: urlString), let kind = MediaKind(extension: format) {
+        let byExtension = MediaKind.pathExtension(of: urlString).flatMap(MediaKind.init(extension:))
+        // Re-encoding a still (`photo.png?fm=webp`) never makes it move.
+        if byExtension != .still, let format = MediaKind.formatParameter(of: urlString), let kind = MediaKind(extension: format) {
             self = kind
             return
         }
-        guard let ext = MediaKind.pathExtension(of: urlString), let kind = MediaKind(extension: ext) else { return nil }
-        self = kind
+        guard let byExtension else { return nil }
+        self = byExtension
     }
 
     /// The kind a file extension (lower case, no dot) names, if any.

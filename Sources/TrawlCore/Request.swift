@@ -4,6 +4,9 @@ public struct Request: Sendable, Hashable, Codable {
     public var pagination: Pagination
     /// A hint, not a rule: engines may return more or fewer.
     public var limit: Int?
+    /// Whether results carry their ``Media/evidence`` and ``Media/explanation``, and result sets
+    /// the media the ranking stage dropped (``ResultSet/dropped``).
+    public var explain: Bool?
 
     public init(query: Query, pagination: Pagination = .start, limit: Int? = nil) {
         self.query = query

@@ -21,8 +21,11 @@ public struct ResultSet: Sendable, Hashable, Codable {
     /// How the whole result (not only this page) breaks down by site, kind and size, when the
     /// engine counts it (the local index does).
     public var facets: Facets?
+    /// Candidates the ranking stage found on the page and judged not its own, each with its
+    /// ``Media/explanation``: present only when the request asked for explanations.
+    public var dropped: [Media]?
 
-    private enum CodingKeys: String, CodingKey { case media, total, totalIsLowerBound, next, provenance, degradation, diagnostics, facets }
+    private enum CodingKeys: String, CodingKey { case media, total, totalIsLowerBound, next, provenance, degradation, diagnostics, facets, dropped }
 
     public init(
         media: [Media] = [], total: Int? = nil, next: Pagination? = nil, provenance: Provenance? = nil,

@@ -65,10 +65,16 @@ final class ScanState {
             scriptCount += 1
             capture = .script
         case .video, .audio:
+            // Lazy players name their files in data attributes until they scroll into view.
+            let src = [attributes["src"], attributes["data-src"], attributes["data-mp4src"]].lazy.compactMap { $0 }.first { !$0.isEmpty }
             summary.mediaElements.append(MediaElement(
-                tag: tag == .video ? .video : .audio, src: attributes["src"], poster: attributes["poster"],
+                tag: tag == .video ? .video : .audio, src: src, poster: attributes["poster"],
                 type: attributes["type"], width: attributes.int("width"), height: attributes.int("height"), region: region))
             mediaParents.append(summary.mediaElements.count - 1)
+            if let webm = attributes["data-webmsrc"], !webm.isEmpty {
+                summary.mediaElements.append(MediaElement(
+                    tag: .source, src: webm, type: "video/webm", parent: summary.mediaElements.count - 1, region: region))
+            }
         case .picture:
             pictureDepth += 1
         case .source:
@@ -264,7 +270,7 @@ extension Tag {
         case .title, .picture, .article, .main, .header, .nav, .aside, .footer: []
         case .section: ["id", "class"]
         case .script: ["type", "id"]
-        case .video, .audio: ["src", "poster", "type", "width", "height"]
+        case .video, .audio: ["src", "data-src", "data-mp4src", "data-webmsrc", "poster", "type", "width", "height"]
         case .source: ["srcset", "data-srcset", "src", "data-src", "type", "width", "height"]
         case .img: ["data-src", "data-original", "data-lazy-src", "data-gif", "src", "srcset", "data-srcset", "width", "height", "alt", "aria-hidden"]
         case .embed: ["src", "type", "width", "height"]

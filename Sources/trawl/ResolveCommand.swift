@@ -28,6 +28,9 @@ struct ResolveCommand: AsyncParsableCommand {
     @Flag(help: "A table even when the output is not a terminal.")
     var table = false
 
+    @Flag(help: "Say why: each media's evidence and the rule that kept it, and the candidates the page offered that a rule dropped.")
+    var explain = false
+
     @Option(help: "Stop after this many media per input.")
     var limit: Int?
 
@@ -116,7 +119,8 @@ struct ResolveCommand: AsyncParsableCommand {
                 let index = next
                 next += 1
                 let input = inputs[index]
-                let request = Request(texts[index], pagination: pagination, limit: limit)
+                var request = Request(texts[index], pagination: pagination, limit: limit)
+                if explain { request.explain = true }
                 group.addTask { [limit] in
                     let outcome = await Self.resolve(
                         request, input: input, limit: limit, provider: provider, format: format,

@@ -20,11 +20,15 @@ struct ResultRenderer {
     mutating func lines(for set: ResultSet) -> [String] {
         switch format {
         case .table:
-            guard !set.media.isEmpty else { return [] }
+            let dropped = set.dropped ?? []
+            guard !set.media.isEmpty || !dropped.isEmpty else { return [] }
             defer { printedSet = true }
-            return (printedSet ? [] : [input, Self.row(Self.header)]) + set.media.map { Self.row(Self.cells($0)) }
+            return (printedSet ? [] : [input, Self.row(Self.header)])
+                + set.media.flatMap { [Self.row(Self.cells($0))] + Self.explanation(of: $0) }
+                + dropped.flatMap { ["  dropped  \($0.url)"] + Self.explanation(of: $0) }
         case .jsonLines:
-            return set.media.map { JSONLine.encode(MediaLine($0, of: set, input: input)) }
+            // Dropped candidates print as lines of their own, marked by their explanation.
+            return (set.media + (set.dropped ?? [])).map { JSONLine.encode(MediaLine($0, of: set, input: input)) }
         case .stream:
             printedSet = true
             return [JSONLine.encode(ResultSetLine(set, input: input))]
@@ -61,6 +65,13 @@ struct ResultRenderer {
         let size = width.map { w in "\(w)x\(height.map(String.init) ?? "?")" } ?? "-"
         let kind = media.probe?.dead == true ? "dead" : media.kind.rawValue
         return [kind, size, media.provenance.parser, media.url, media.title ?? ""]
+    }
+
+    /// With `--explain`, the line under a media that says why: the rule, then the evidence.
+    private static func explanation(of media: Media) -> [String] {
+        guard let explanation = media.explanation else { return [] }
+        let evidence = (media.evidence ?? []).joined(separator: "; ")
+        return ["      \(explanation.verdict.rawValue) by \(explanation.rule)\(evidence.isEmpty ? "" : ": " + evidence)"]
     }
 
     private static func row(_ cells: [String]) -> String {

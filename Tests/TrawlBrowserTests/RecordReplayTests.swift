@@ -94,7 +94,7 @@ extension BrowserTests {
                 body: Data("""
                     <html><body><div id="grid"></div><script>
                     fetch('/api/unrecorded').then(r => r.json()).then(d => { grid.innerHTML = '<img src="' + d.items[0].url + '">'; })
-                      .catch(e => { grid.innerHTML = '<p>offline</p><img src="https://media.test/fallback.gif">'; });
+                      .catch(e => { grid.innerHTML = '<p>offline</p><img src="https://media.test/fallback.gif" width="320" height="240">'; });
                     </script></body></html>
                     """.utf8),
                 info: PayloadInfo(

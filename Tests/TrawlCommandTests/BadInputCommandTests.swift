@@ -29,7 +29,7 @@ struct BadInputCommandTests {
             state ^= state << 5
             page.append(UInt8(truncatingIfNeeded: state))
         }
-        page += Data(#"<img src="https://media.example.com/after.gif" width="300" height="200"></body></html>"#.utf8)
+        page += Data(#"<video src="https://media.example.com/after.mp4" width="300" height="200"></video></body></html>"#.utf8)
         let file = folder.appendingPathComponent("junk.html")
         try page.write(to: file)
         return file
@@ -40,9 +40,9 @@ struct BadInputCommandTests {
         let run = try trawl(["resolve", "--json", page.path])
         #expect(run.status == 0, "\(run.stderr)")
         let urls = try run.lines.map { try json($0)["url"] as? String }
-        // What came before the junk, first; the img after it, found by the text fallback.
+        // What came before the junk, first; the video after it, found by the text fallback.
         #expect(urls.first == "https://media.example.com/clip.mp4", "\(run.stdout)")
-        #expect(urls.contains("https://media.example.com/after.gif"), "\(run.stdout)")
+        #expect(urls.contains("https://media.example.com/after.mp4"), "\(run.stdout)")
         #expect(!run.stderr.contains("htmlParseChunk"), "not a failure: \(run.stderr)")
 
         let stream = try trawl(["resolve", "--stream", page.path])

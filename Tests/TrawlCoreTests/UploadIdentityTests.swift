@@ -45,6 +45,7 @@ struct UploadIdentityTests {
         ("https://cdn.example/v.mp4?format=redirect", .mp4),
         ("https://cdn.example/v.gif?format=png", .still),
         ("https://cdn.example/v.gif", .gif),
+        ("https://images.ctfassets.net/a/b/report-image.png?fm=webp&w=820", .still),
     ])
     func formatParameterOutranksTheExtension(url: String, kind: MediaKind) {
         #expect(MediaKind(urlString: url) == kind)

@@ -94,9 +94,26 @@ struct RegexFallbackTests {
             url(https://m.example/bg.webm) https://m.example/q.mp4.
             """#
         #expect(scan(text) == [
-            "https://media.example/x/giphy.gif?cid=1&rid=2", "https://i.imgur.com/abc.mp4", "https://media.giphy.com/y.webp",
+            "https://media.example/x/giphy.gif?cid=1&rid=2", "https://i.imgur.com/abc.gifv", "https://media.giphy.com/y.webp",
             "https://m.example/z.mp4", "https://v.redd.it/abcdef", "https://m.example/bg.webm", "https://m.example/q.mp4",
         ])
+    }
+
+    @Test func aGifvIsItsMP4WithTheGifvBeside() throws {
+        let info = PayloadInfo(url: URL(string: "https://forum.example/t/1")!, contentType: "text/html")
+        let set = try RegexFallbackParser().parse(Payload(body: Data(#"<p>look https://i.imgur.com/Kq3xZ9a.gifv</p>"#.utf8), info: info))
+        #expect(set.media.map(\.url) == ["https://i.imgur.com/Kq3xZ9a.mp4"])
+        #expect(set.media.first?.renditions.map(\.url) == ["https://i.imgur.com/Kq3xZ9a.gifv"])
+    }
+
+    @Test func aJSONDocumentIsLeftToItsStructure() throws {
+        // The structure reader keeps a user's profile images out; the text scan would not.
+        let json = #"{"id":"1","user":{"profile_background_image_url":"http://abs.twimg.com/images/themes/theme2/bg.gif"}}"#
+        let info = PayloadInfo(url: URL(string: "https://api.example/status/1.json")!, contentType: "application/json")
+        #expect(try RegexFallbackParser().parse(Payload(body: Data(json.utf8), info: info)).media.isEmpty)
+        // JSON that does not parse is text like any other.
+        let broken = Payload(body: Data(#"{"a":"https://m.example/x.gif""#.utf8), info: info)
+        #expect(try RegexFallbackParser().parse(broken).media.map(\.url) == ["https://m.example/x.gif"])
     }
 
     /// The byte pre-check may only skip URLs the full check rejects too.

@@ -61,7 +61,7 @@ struct ListingTests {
 
     static func status(_ id: String, text: String, media: String = "", extra: String = "") -> String {
         """
-        {"id_str":"\(id)","full_text":"\(text)","user":{"id_str":"9","profile_background_image_url":"http://abs.twimg.com/images/themes/theme2/bg.gif",
+        {"id_str":"\(id)","full_text":"\(text)","entities":{},"user":{"id_str":"9","profile_background_image_url":"http://abs.twimg.com/images/themes/theme2/bg.gif",
           "profile_image_url_https":"https://pbs.twimg.com/profile_images/9/a.gif"},
          "extended_entities":{"media":[\(media)]}\(extra)}
         """

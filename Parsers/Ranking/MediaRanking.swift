@@ -1,0 +1,139 @@
+import TrawlCore
+
+/// The one place that decides whether a candidate is the page's own media.
+///
+/// Every media a page's payloads yield — named by its metadata or its site's post object, shown
+/// in its markup, found in its text — passes here before it is returned. The rules run in order
+/// and the first that applies decides:
+///
+/// 1. `ad-or-tracker`: served by an ad network or a tracker: never.
+/// 2. `tracking-pixel`: declared 2 pixels or less on a side: never.
+/// 3. `interface-image`: named or sized like interface art (a spinner, a sprite, a logo, a
+///    placeholder, an icon, under 40 pixels): never.
+/// 4. `named-by-page`: the page names it as its item (OpenGraph, a Twitter card, JSON-LD,
+///    oEmbed, microdata, the page's state item, a site's post): kept.
+/// 5. `item-of-page-json`: an item of a JSON answer or state object the page carries, read
+///    by its structure (users, ads, comments and other posts' keys left out): kept.
+/// 6. `moving-video`: a video shown or found on the page: kept.
+/// 7. An animated image the page merely shows or mentions is media only with evidence beyond
+///    its extension: a GIF site's media host (`gif-site-host`), a video of the same upload
+///    (`video-rendition`), a declared size well above an icon's (`declared-size`, or
+///    `size-in-name` when its file name says it), or a larger file offered beside it
+///    (`linked-full-file`). Without any: `no-evidence-beyond-extension`, dropped.
+public enum MediaRanking {
+    /// Parsers that report what a page shows rather than what it names.
+    static let shownParsers: Set<String> = ["html5-media"]
+    /// Parsers that read every item of a JSON document or state object (other posts' keys,
+    /// users and ads left out) when nothing names the page's item.
+    static let structureParsers: Set<String> = ["state-groups"]
+    /// Parsers that find media-looking URLs in text: the last resort.
+    static let textParsers: Set<String> = ["regex-fallback"]
+
+    /// How a media came to be a candidate.
+    enum Source: String {
+        case named, item, shown, text
+    }
+
+    static func source(of media: Media) -> Source {
+        let parsers = media.provenance.parser.split(separator: "+").map(String.init)
+        let lowerTiers = shownParsers.union(textParsers).union(structureParsers)
+        if parsers.contains(where: { !lowerTiers.contains($0) }) { return .named }
+        if parsers.contains(where: structureParsers.contains) { return .item }
+        return parsers.contains(where: shownParsers.contains) ? .shown : .text
+    }
+
+    /// The verdict on one candidate.
+    public static func judge(_ media: Media) -> Explanation {
+        let urls = media.allURLs
+        if Decorations.isAdOrTracker(media.url) { return Explanation(.dropped, rule: "ad-or-tracker") }
+        if let width = media.width, width <= 2 { return Explanation(.dropped, rule: "tracking-pixel") }
+        if let height = media.height, height <= 2 { return Explanation(.dropped, rule: "tracking-pixel") }
+        if Decorations.isDecoration(media.url, width: media.width, height: media.height) {
+            return Explanation(.dropped, rule: "interface-image")
+        }
+        let source = source(of: media)
+        if source == .named { return Explanation(.kept, rule: "named-by-page") }
+        if source == .item { return Explanation(.kept, rule: "item-of-page-json") }
+        if !imageKinds.contains(media.kind) { return Explanation(.kept, rule: "moving-video") }
+        if urls.contains(where: isGIFSiteHost) { return Explanation(.kept, rule: "gif-site-host") }
+        if media.renditions.contains(where: { !imageKinds.contains($0.kind) && $0.kind.isAnimated }) {
+            return Explanation(.kept, rule: "video-rendition")
+        }
+        let sizes = [(media.width, media.height)] + media.renditions.map { ($0.width, $0.height) }
+        if sizes.contains(where: isWellAboveIconSize) || media.evidence?.contains(Evidence.largeBox) == true {
+            return Explanation(.kept, rule: "declared-size")
+        }
+        if let (width, height) = sizeInName(media.url), isWellAboveIconSize(width, height) {
+            return Explanation(.kept, rule: "size-in-name")
+        }
+        if media.evidence?.contains(Evidence.linkedFullFile) == true { return Explanation(.kept, rule: "linked-full-file") }
+        return Explanation(.dropped, rule: "no-evidence-beyond-extension")
+    }
+
+    static let imageKinds: Set<MediaKind> = [.gif, .webp, .apng]
+
+    /// A size no icon, badge or sponsor logo has: at least 150×100 pixels of area, no side
+    /// under 50 and no banner strip longer than 8:1; with one side declared, that side at least
+    /// 150.
+    public static func isWellAboveIconSize(_ width: Int?, _ height: Int?) -> Bool {
+        switch (width, height) {
+        case let (width?, height?):
+            width * height >= 15_000 && min(width, height) >= 50 && max(width, height) <= 8 * min(width, height)
+        case let (side?, nil), let (nil, side?): side >= 150
+        case (nil, nil): false
+        }
+    }
+
+    /// The size a file's name declares (`lede_2000x1000.gif`, `banner-728x90.gif`), as CMSs
+    /// name their resizes.
+    static func sizeInName(_ url: String) -> (Int, Int)? {
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        guard let name = path.split(separator: "/").last else { return nil }
+        for part in name.split(whereSeparator: { $0 == "-" || $0 == "_" || $0 == "." }) {
+            let sides = part.lowercased().split(separator: "x")
+            guard sides.count == 2, sides.allSatisfy({ (2...5).contains($0.count) }),
+                  let width = Int(sides[0]), let height = Int(sides[1]) else { continue }
+            return (width, height)
+        }
+        return nil
+    }
+
+    /// Hosts that serve GIFs people share, whatever the page around them.
+    static func isGIFSiteHost(_ url: String) -> Bool {
+        guard let host = KnownMediaHosts.host(of: url)?.lowercased() else { return false }
+        return gifSiteHosts.contains { host == $0 || host.hasSuffix("." + $0) }
+    }
+
+    static let gifSiteHosts = [
+        "giphy.com", "tenor.com", "imgur.com", "redd.it", "redditmedia.com", "gfycat.com", "tumblr.com", "9cache.com", "gifs.com",
+        "imgflip.com", "redgifs.com", "media.discordapp.net",
+    ]
+}
+
+/// The evidence notes parsers write (``Media/evidence``) that the ranking reads back.
+enum Evidence {
+    static let linkedFullFile = "linked full file"
+    /// The element showing it declares a box well above icon size (its full file, named beside
+    /// it, has no size of its own).
+    static let largeBox = "shown in a box well above icon size"
+}
+
+extension MediaRanking {
+    /// The media's evidence for a reader: how it came to be a candidate, then what its parsers
+    /// noted.
+    public static func evidence(of media: Media) -> [String] {
+        let how: String
+        switch source(of: media) {
+        case .named: how = "named by \(media.provenance.parser)"
+        case .item: how = "an item of the page's JSON (\(media.provenance.parser))"
+        case .shown: how = "shown in the markup"
+        case .text: how = "found by \(media.provenance.parser)"
+        }
+        var notes = [how] + (media.evidence ?? [])
+        if let width = media.width, let height = media.height, !notes.contains(where: { $0.hasPrefix("declared") }) {
+            notes.append("declared \(width)×\(height)")
+        }
+        if let host = KnownMediaHosts.host(of: media.url) { notes.append("host \(host)") }
+        return notes
+    }
+}
