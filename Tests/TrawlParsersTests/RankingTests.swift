@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import TrawlCore
+import TrawlHTML
+
+@testable import TrawlParsers
+
+/// The ranking stage, on pages written for these tests: what a page shows or mentions is its
+/// media only with evidence beyond a file extension.
+@Suite("Ranking")
+struct RankingTests {
+    static let url = "https://blog.example/2026/11/skating-cats"
+
+    /// Every result set of `html` resolved with explanations asked for.
+    static func explained(_ html: String) async throws -> [ResultSet] {
+        let environment = Environment(
+            transport: RecordedPages(pages: [url: ("text/html", html)]), scanner: HTMLScanner(),
+            parsers: GenericParsers.chain(siteParsers: Sites.parsers))
+        let provider = SearchProvider(environment: environment, webEngine: WebEngine())
+        var request = Request(url)
+        request.explain = true
+        var sets: [ResultSet] = []
+        for try await set in await provider.results(for: request) { sets.append(set) }
+        return sets
+    }
+
+    @Test func interfaceArtWithoutEvidenceIsDroppedAndSaysWhy() async throws {
+        let sets = try await Self.explained("""
+            <html><body><div class="sidebar-box">
+            <img src="https://blog.example/assets/partners/acme-gmbh-ss5863475-100x50.gif" width="100" height="50">
+            <img src="https://blog.example/static/store/takeover-mobile.gif">
+            <img src="https://blog.example/images/choc/expand.gif"></div>
+            <article><img src="https://blog.example/uploads/cat-skates.gif" width="480" height="270" alt="A cat on a skateboard"></article>
+            </body></html>
+            """)
+        let kept = sets.flatMap(\.media)
+        #expect(kept.map(\.url) == ["https://blog.example/uploads/cat-skates.gif"])
+        #expect(kept.first?.explanation == Explanation(.kept, rule: "declared-size"))
+        #expect(kept.first?.evidence?.contains("declared 480×270") == true)
+        let dropped = sets.flatMap { $0.dropped ?? [] }
+        #expect(Set(dropped.map(\.url)) == [
+            "https://blog.example/assets/partners/acme-gmbh-ss5863475-100x50.gif", "https://blog.example/static/store/takeover-mobile.gif",
+            "https://blog.example/images/choc/expand.gif",
+        ])
+        #expect(dropped.allSatisfy { $0.explanation?.verdict == .dropped && $0.explanation?.rule == "no-evidence-beyond-extension" })
+    }
+
+    @Test func evidenceBeyondTheExtensionKeepsAGIF() async throws {
+        let media = try await resolveHTML("""
+            <html><body><article>
+            <img src="https://media.giphy.com/media/Qm81xZabc/giphy.gif">
+            <img src="https://cdn.blog.example/uploads/lede_2000x1000.gif">
+            <img src="https://cdn.blog.example/uploads/dance.gif"><video src="https://cdn.blog.example/uploads/dance.mp4"></video>
+            <img src="https://cdn.blog.example/uploads/wave-small.gif" width="120"
+                 srcset="https://cdn.blog.example/uploads/wave-small.gif 120w, https://cdn.blog.example/uploads/wave.gif 960w">
+            <img src="https://cdn.blog.example/uploads/bare.gif">
+            </article></body></html>
+            """)
+        let urls = Set(media.flatMap(\.allURLs))
+        #expect(urls.isSuperset(of: [
+            "https://media.giphy.com/media/Qm81xZabc/giphy.gif", "https://cdn.blog.example/uploads/lede_2000x1000.gif",
+            "https://cdn.blog.example/uploads/dance.gif", "https://cdn.blog.example/uploads/wave.gif",
+        ]))
+        #expect(!urls.contains("https://cdn.blog.example/uploads/bare.gif"))
+    }
+
+    @Test func withoutExplainNothingOfTheRankingShows() async throws {
+        let media = try await resolveHTML(#"<html><body><img src="https://cdn.blog.example/u/cat.gif" width="400" height="300"></body></html>"#)
+        #expect(media.count == 1)
+        #expect(media.first?.evidence == nil && media.first?.explanation == nil)
+    }
+
+    @Test func aSharedLazyPlaceholderIsNeverMediaNorARendition() async throws {
+        let media = try await resolveHTML("""
+            <html><body><article>
+            <img src="/img/p.gif" data-src="https://cdn.blog.example/u/one.gif" width="400" height="300">
+            <img src="/img/p.gif" data-src="https://cdn.blog.example/u/two.gif" width="400" height="300">
+            <img src="/img/p.gif" data-src="https://cdn.blog.example/u/three.gif" width="400" height="300">
+            <img src="https://cdn.blog.example/plugins/lazy-load/lazy_placeholder.gif" data-src="https://cdn.blog.example/u/four.gif" width="400" height="300">
+            </article></body></html>
+            """)
+        #expect(media.map(\.url) == [
+            "https://cdn.blog.example/u/one.gif", "https://cdn.blog.example/u/two.gif", "https://cdn.blog.example/u/three.gif",
+            "https://cdn.blog.example/u/four.gif",
+        ])
+        #expect(media.allSatisfy { $0.renditions.isEmpty })
+    }
+
+    @Test func aLazyPlayerNamesItsFilesInDataAttributes() async throws {
+        let media = try await resolveHTML("""
+            <html><body><article><video poster="data:image/gif;base64,R0lGODlhAQABAAAAACw="
+              data-mp4src="https://cdn.blog.example/v/18zqfwc3l0k28gif.mp4" data-webmsrc="https://cdn.blog.example/v/18zqfwc3l0k28gif.webm"></video>
+            </article></body></html>
+            """)
+        #expect(media.map(\.url) == ["https://cdn.blog.example/v/18zqfwc3l0k28gif.mp4"])
+        #expect(media.first?.renditions.map(\.url) == ["https://cdn.blog.example/v/18zqfwc3l0k28gif.webm"])
+    }
+
+    @Test(arguments: [
+        (480, 270, true), (600, 80, true), (100, 50, false), (728, 90, false), (40, 400, false), (120, 100, false),
+    ])
+    func declaredSizeWellAboveAnIcon(width: Int, height: Int, large: Bool) {
+        #expect(MediaRanking.isWellAboveIconSize(width, height) == large)
+    }
+}
