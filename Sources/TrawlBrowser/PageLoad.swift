@@ -105,11 +105,7 @@ struct PageLoad {
                 if !settled { break }
             }
         }
-        let snapshot = try await evaluate(
-            """
-            (() => { const d = document; const t = d.doctype ? '<!DOCTYPE ' + d.doctype.name + '>' : '';
-              return [location.href, t + (d.documentElement ? d.documentElement.outerHTML : '')]; })()
-            """)
+        let snapshot = try await evaluate(DOMSnapshot.pageExpression)
         if let href = snapshot[0]?.string, let final = URL(string: href) { finalURL = final }
         let frames = await frameSnapshots()
         return RenderedPage(
