@@ -20,7 +20,7 @@ extension PageLoad {
         let isFrame = type == "iframe"
         let intercepted = Self.interceptedTargetTypes.contains(type)
         if isFrame { frameSessions.append(child) }
-        if intercepted { attachedChildren += 1 }
+        if intercepted { settle.attachedChildren += 1 }
         let connection = connection
         let parent = sessionId
         let configuration = configuration
