@@ -6,9 +6,10 @@ import Foundation
 ///
 /// The network's quiet is a proxy: a page whose requests are done may still have a timer about to
 /// fetch more. The count makes the proxy exact where it can be: timeouts due within the quiet
-/// window (longer ones would be missed by the window too), intervals, animation frames, messages
-/// posted in the last 50 ms (schedulers such as React's run their work through `MessageChannel`),
-/// a document still loading, and iframes (whose own scripts are not counted). Anything the count
+/// window (a later one holds only a page without media, through
+/// ``BrowserConfiguration/pendingTimerWait``), intervals, animation frames, messages posted in
+/// the last 50 ms (schedulers such as React's run their work through `MessageChannel`), a
+/// document still loading, and iframes (whose own scripts are not counted). Anything the count
 /// cannot see — an `IntersectionObserver` after layout, a worker's timers — falls to the rest of
 /// the rules: the page only settles early at zero, after ``BrowserConfiguration/idleProbeAfter``
 /// of network quiet, with no request in flight and no worker or out-of-process frame attached.
