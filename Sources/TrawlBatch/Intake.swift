@@ -29,6 +29,8 @@ public actor Intake {
     private let store: any IntakeStore
     private let chunkSize: Int
     private let maxLineLength: Int
+    /// Pages may be rendered: a URL's fragment is part of its job (``BatchInput/classify(_:maxLength:keepsFragment:)``).
+    private let keepsFragments: Bool
     private var lineNumber: Int
     private var finished = false
     /// Lines an earlier run committed, skipped before the first chunk.
@@ -42,6 +44,7 @@ public actor Intake {
         self.store = store
         chunkSize = configuration.intakeChunk
         maxLineLength = configuration.maxLineLength
+        keepsFragments = configuration.browser != .never
         source = path == "-" ? "-" : URL(fileURLWithPath: path).standardizedFileURL.path
         if source == "-" {
             lineNumber = 0
@@ -83,7 +86,7 @@ public actor Intake {
             }
             read += 1
             let number = lineNumber + read
-            switch BatchInput.classify(line, maxLength: maxLineLength) {
+            switch BatchInput.classify(line, maxLength: maxLineLength, keepsFragment: keepsFragments) {
             case .skip:
                 continue
             case .url(let input, let normalized, let host):

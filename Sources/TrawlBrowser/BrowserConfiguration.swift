@@ -55,6 +55,13 @@ public struct BrowserConfiguration: Sendable, Hashable {
     /// ``quietWindow``; otherwise it is asked again, and the whole window still applies. `nil`:
     /// always wait the whole window. Scrolling (``scrollCount``) always waits the whole window.
     public var idleProbeAfter: Duration? = .milliseconds(50)
+    /// While a rendered page has shown no media (no XHR/fetch JSON naming a media file, no
+    /// `<video>` or GIF/WebP `<img>` in its DOM), a timeout its scripts set that is due within
+    /// this long of the moment the page would have settled holds it until the timer has run and
+    /// its requests are done: a widget that fetches its GIF a second after the load is not cut
+    /// off by ``quietWindow``. A page with media settles as before. `nil` or zero: timers never
+    /// hold a page (intervals never do).
+    public var pendingTimerWait: Duration? = .seconds(2)
     /// More Chromium switches, after Trawl's own (a later switch of the same name wins): for
     /// measuring a switch's effect before making it a default (`trawl-browser-bench --variant`).
     public var extraArguments: [String] = []

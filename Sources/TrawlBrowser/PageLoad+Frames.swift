@@ -20,7 +20,7 @@ extension PageLoad {
         let isFrame = type == "iframe"
         let intercepted = Self.interceptedTargetTypes.contains(type)
         if isFrame { frameSessions.append(child) }
-        if intercepted { attachedChildren += 1 }
+        if intercepted { settle.attachedChildren += 1 }
         let connection = connection
         let parent = sessionId
         let configuration = configuration
@@ -85,20 +85,11 @@ extension PageLoad {
                 let context = world["executionContextId"],
                 let reply = try? await connection.send(
                     "Runtime.evaluate",
-                    ["expression": .string(Self.frameDocumentExpression), "contextId": context, "returnByValue": .bool(true)],
+                    ["expression": .string(DOMSnapshot.frameExpression), "contextId": context, "returnByValue": .bool(true)],
                     sessionId: session, timeout: timeout),
                 let href = reply[path: "result", "value", 0]?.string, let html = reply[path: "result", "value", 1]?.string else { continue }
             documents.append((href, html))
         }
         return documents
     }
-
-    /// The frame's URL and its serialized DOM, with its doctype. An `<iframe srcdoc>` frame is
-    /// at `about:srcdoc`; its relative URLs resolve against its parent's, which is its base URL
-    /// and the URL its snapshot is given.
-    private static let frameDocumentExpression = """
-        [location.href === 'about:srcdoc' ? document.baseURI : location.href,
-          (document.doctype ? '<!DOCTYPE ' + document.doctype.name + '>' : '')
-          + (document.documentElement ? document.documentElement.outerHTML : '')]
-        """
 }

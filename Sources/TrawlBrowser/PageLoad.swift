@@ -26,26 +26,12 @@ struct PageLoad {
     private let clock = ContinuousClock()
     private(set) var mainFrameId: String
     private var loaderId: String?
-    private var navigated = false
-    private var loadFired = false
     private var loadReported = false
-    private var domContentFired = false
-    private var lastActivity: ContinuousClock.Instant
-    /// Network events seen (a scroll that brings none brought nothing).
-    private var activityCount = 0
-    /// The page may settle on its scripts' word (``ScriptActivity``): not while scrolling.
-    private var mayProbe = true
-    private var probeInFlight = false
-    private var lastProbe: ContinuousClock.Instant?
-    /// The last probe found nothing pending and no network event came since.
-    private var scriptsIdle = false
+    /// When the page counts as settled (network quiet, the scripts' word, timers about to fetch).
+    var settle: SettleStateMachine
     private var settledEarly = false
-    /// Workers and out-of-process frames attached: their timers are not counted.
-    var attachedChildren = 0
-    private var inFlight: [String: ContinuousClock.Instant] = [:]
     private var firstURLs: [String: String] = [:]
     private var candidates: [String: PayloadInfo] = [:]
-    private var bodiesPending = 0
     private var finalURL: URL
     private var status = 200
     private var headers: HTTPHeaders = [:]
@@ -81,7 +67,7 @@ struct PageLoad {
         self.onResponse = onResponse
         self.onLoad = onLoad
         mainFrameId = targetId  // a tab's main frame id is its target id
-        lastActivity = now
+        settle = SettleStateMachine(configuration: configuration, start: now)
         finalURL = url
     }
 
@@ -91,25 +77,20 @@ struct PageLoad {
         var iterator = stream.makeAsyncIterator()
         startNavigation()
         var settled = try await waitUntilSettled(&iterator, notBefore: nil)
-        guard navigated else { throw BrowserError.timedOut("Page.navigate", url: url.absoluteString) }
+        guard settle.navigated else { throw BrowserError.timedOut("Page.navigate", url: url.absoluteString) }
         var scrolls = 0
-        mayProbe = false
         if settled {
             while scrolls < configuration.scrollCount {
                 let before = try await evaluate("(() => { const h = document.documentElement.scrollHeight; window.scrollTo(0, h); return h; })()")
-                let activityBefore = activityCount
+                let activityBefore = settle.activityCount
                 settled = try await waitUntilSettled(&iterator, notBefore: clock.now)
                 let after = try await evaluate("document.documentElement.scrollHeight")
-                guard (after.double ?? 0) > (before.double ?? 0) || activityCount != activityBefore else { break }
+                guard (after.double ?? 0) > (before.double ?? 0) || settle.activityCount != activityBefore else { break }
                 scrolls += 1
                 if !settled { break }
             }
         }
-        let snapshot = try await evaluate(
-            """
-            (() => { const d = document; const t = d.doctype ? '<!DOCTYPE ' + d.doctype.name + '>' : '';
-              return [location.href, t + (d.documentElement ? d.documentElement.outerHTML : '')]; })()
-            """)
+        let snapshot = try await evaluate(DOMSnapshot.pageExpression)
         if let href = snapshot[0]?.string, let final = URL(string: href) { finalURL = final }
         let frames = await frameSnapshots()
         return RenderedPage(
@@ -171,7 +152,7 @@ struct PageLoad {
     /// Handles signals until the page is settled (`true`) or the settle deadline passes (`false`).
     /// - Parameter notBefore: activity before this instant does not count as quiet time (a scroll).
     private mutating func waitUntilSettled(_ iterator: inout AsyncStream<PageSignal>.Iterator, notBefore: ContinuousClock.Instant?) async throws -> Bool {
-        if let notBefore { lastActivity = max(lastActivity, notBefore) }
+        if let notBefore { settle.scrolled(at: notBefore) }
         while true {
             guard let signal = await iterator.next() else {
                 try Task.checkCancellation()
@@ -179,45 +160,19 @@ struct PageLoad {
             }
             try Task.checkCancellation()
             try handle(signal)
-            if isSettled { return true }
-            if settlesOnScriptsWord {
-                settledEarly = true
+            switch settle.next(now: clock.now) {
+            case .settled(let early):
+                if early { settledEarly = true }
                 return true
+            case .probeScripts(let activity):
+                send(.idleProbe(activity: activity), "Runtime.evaluate", ["expression": .string(ScriptActivity.probe), "returnByValue": .bool(true)])
+            case .askForTimers(let activity):
+                send(.timerProbe(activity: activity), "Runtime.evaluate", ["expression": .string(ScriptActivity.timerProbe), "returnByValue": .bool(true)])
+            case .wait:
+                break
             }
-            probeScriptsIfDue()
             if clock.now >= settleDeadline { return false }
         }
-    }
-
-    private var isSettled: Bool {
-        guard navigated, bodiesPending == 0 else { return false }
-        let now = clock.now
-        let quiet = now - lastActivity
-        guard quiet >= configuration.quietWindow else { return false }
-        // The load event, or (a subresource that never arrives holds it back) a long quiet.
-        guard loadFired || (domContentFired && quiet >= configuration.stalledRequestAge) else { return false }
-        return inFlight.values.allSatisfy { now - $0 >= configuration.stalledRequestAge }
-    }
-
-    /// Quiet and loaded, nothing in flight, nothing attached whose scripts go uncounted.
-    private var isQuietEnoughToProbe: Bool {
-        guard mayProbe, let after = configuration.idleProbeAfter, navigated, loadFired, bodiesPending == 0,
-              inFlight.isEmpty, attachedChildren == 0 else { return false }
-        return clock.now - lastActivity >= after
-    }
-
-    /// Settled before the whole quiet window: the last probe found nothing pending.
-    private var settlesOnScriptsWord: Bool { scriptsIdle && isQuietEnoughToProbe }
-
-    /// Asks the page for its pending work once quiet enough, and again every
-    /// ``BrowserConfiguration/idleProbeAfter`` while it says it has some.
-    private mutating func probeScriptsIfDue() {
-        guard !probeInFlight, !scriptsIdle, isQuietEnoughToProbe, let after = configuration.idleProbeAfter else { return }
-        let now = clock.now
-        if let lastProbe, now - lastProbe < after { return }
-        lastProbe = now
-        probeInFlight = true
-        send(.idleProbe(activity: activityCount), "Runtime.evaluate", ["expression": .string(ScriptActivity.probe), "returnByValue": .bool(true)])
     }
 
     private mutating func handle(_ signal: PageSignal) throws {
@@ -225,12 +180,13 @@ struct PageLoad {
         case .tick:
             return
         case .reply(.idleProbe(let activity), let result):
-            probeInFlight = false
-            // Zero, and no network event since the probe was sent (a request a timer started
-            // just before the probe ran reaches Trawl before the probe's reply).
-            if case .success(let reply) = result, reply[path: "result", "value"]?.double == 0, activity == activityCount {
-                scriptsIdle = true
-            }
+            let pending = (try? result.get())?[path: "result", "value"]?.double
+            settle.probeAnswered(pending: pending, activity: activity)
+        case .reply(.timerProbe(let activity), let result):
+            // `[milliseconds to the next timeout or -1, whether the DOM shows media]`.
+            let value = (try? result.get())?[path: "result", "value"]
+            let next = value?[0]?.double.flatMap { $0 >= 0 ? Duration.milliseconds($0) : nil }
+            settle.timersAnswered(nextTimer: next, hasMedia: value?[1]?.bool ?? false, activity: activity, now: clock.now)
         case .closed(let error):
             throw BrowserError(error.code, url: url.absoluteString, message: error.message)
         case .refused(let error):
@@ -242,13 +198,19 @@ struct PageLoad {
             }
             if let frame = reply["frameId"]?.string { mainFrameId = frame }
             if let loader = reply["loaderId"]?.string { loaderId = loader }
-            navigated = true
+            settle.navigationAnswered()
         case .reply(.responseBody(let requestId), let result):
-            bodiesPending -= 1
             guard let info = candidates.removeValue(forKey: requestId), case .success(let reply) = result,
-                  let text = reply["body"]?.string else { return }
+                  let text = reply["body"]?.string else {
+                settle.bodyArrived(namesMedia: false)
+                return
+            }
             let body = reply["base64Encoded"]?.bool == true ? (Data(base64Encoded: text) ?? Data()) : Data(text.utf8)
-            guard body.count <= configuration.maxBodyBytes else { return }
+            guard body.count <= configuration.maxBodyBytes else {
+                settle.bodyArrived(namesMedia: false)
+                return
+            }
+            settle.bodyArrived(namesMedia: info.isJSON && MediaMention.appears(in: body))
             let payload = Payload(body: body, info: info)
             responses.append(payload)
             onResponse(payload)
@@ -291,12 +253,14 @@ struct PageLoad {
             let parent = sessionId
             Task { await connection.closeChildSession(childSession, parent: parent) }
         case "Network.requestWillBeSent":
-            noteActivity()
-            guard let id = params["requestId"]?.string else { return }
-            inFlight[id] = clock.now
+            guard let id = params["requestId"]?.string else {
+                settle.noteActivity(now: clock.now)
+                return
+            }
+            settle.requestStarted(id, now: clock.now)
             if firstURLs[id] == nil, let first = params[path: "request", "url"]?.string { firstURLs[id] = first }
         case "Network.responseReceived":
-            noteActivity()
+            settle.noteActivity(now: clock.now)
             guard let id = params["requestId"]?.string, let response = params["response"] else { return }
             let type = params["type"]?.string
             if type == "Document", params["frameId"]?.string == mainFrameId {
@@ -316,9 +280,11 @@ struct PageLoad {
                 contentType: response["mimeType"]?.string, origin: .browserXHR)
             if info.isJSON || info.isHTML { candidates[id] = info }
         case "Network.loadingFinished":
-            noteActivity()
-            guard let id = params["requestId"]?.string else { return }
-            inFlight.removeValue(forKey: id)
+            guard let id = params["requestId"]?.string else {
+                settle.noteActivity(now: clock.now)
+                return
+            }
+            settle.requestEnded(id, now: clock.now)
             firstURLs.removeValue(forKey: id)
             guard candidates[id] != nil else { return }
             if let length = params["encodedDataLength"]?.double, length > Double(configuration.maxBodyBytes) {
@@ -326,35 +292,33 @@ struct PageLoad {
                 requestSessions.removeValue(forKey: id)
                 return
             }
-            bodiesPending += 1
+            settle.bodyRequested()
             send(.responseBody(requestId: id), "Network.getResponseBody", ["requestId": .string(id)], session: requestSessions.removeValue(forKey: id))
         case "Network.loadingFailed":
-            noteActivity()
-            guard let id = params["requestId"]?.string else { return }
-            inFlight.removeValue(forKey: id)
+            guard let id = params["requestId"]?.string else {
+                settle.noteActivity(now: clock.now)
+                return
+            }
+            settle.requestEnded(id, now: clock.now)
             firstURLs.removeValue(forKey: id)
             candidates.removeValue(forKey: id)
             requestSessions.removeValue(forKey: id)
         case "Network.dataReceived":
-            noteActivity()
+            settle.noteActivity(now: clock.now)
         case "Page.frameStartedLoading":
-            if params["frameId"]?.string == mainFrameId {
-                loadFired = false
-                domContentFired = false
-                noteActivity()
-            }
+            if params["frameId"]?.string == mainFrameId { settle.frameStartedLoading(now: clock.now) }
         case "Page.frameNavigated":
             guard let frame = params["frame"], frame["parentId"] == nil else { return }
             if let id = frame["id"]?.string { mainFrameId = id }
             if let loader = frame["loaderId"]?.string { loaderId = loader }
             if let href = frame["url"]?.string, let final = URL(string: href) { finalURL = final }
-            noteActivity()
+            settle.noteActivity(now: clock.now)
         case "Page.domContentEventFired":
-            domContentFired = true
+            settle.domContentLoaded()
         case "Page.loadEventFired":
             if !loadReported { onLoad() }
             loadReported = true
-            loadFired = true
+            settle.loaded()
         case "Page.javascriptDialogOpening":
             // alert(), confirm(), prompt() and beforeunload would stop the page's main thread
             // until a person answers: dismiss each at once (accepting, as a reader clicking OK).
@@ -364,12 +328,6 @@ struct PageLoad {
         default:
             return
         }
-    }
-
-    private mutating func noteActivity() {
-        lastActivity = clock.now
-        activityCount += 1
-        scriptsIdle = false
     }
 
     /// Only the web's own schemes: a page may not read `file:` or other local URLs.

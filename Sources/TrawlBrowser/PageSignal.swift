@@ -20,4 +20,6 @@ enum PageCommand: Sendable, Hashable {
     case responseBody(requestId: String)
     /// ``ScriptActivity/probe``, sent when the network had been through `activity` events.
     case idleProbe(activity: Int)
+    /// ``ScriptActivity/timerProbe``, sent when the network had been through `activity` events.
+    case timerProbe(activity: Int)
 }

@@ -68,7 +68,7 @@ struct PreparedTab: Sendable {
     }
 
     /// Sent back to back: the session runs them in order, one round trip for all four (and the
-    /// script counting the page's pending work, when pages may settle early).
+    /// script counting the page's pending work, when pages may settle early or wait for timers).
     private static func enableDomains(
         _ connection: CDPConnection, sessionId: String, configuration: BrowserConfiguration, paused: PausedRequests
     ) async throws {
@@ -90,9 +90,10 @@ struct PreparedTab: Sendable {
     private static func installScriptActivity(
         _ connection: CDPConnection, sessionId: String, configuration: BrowserConfiguration
     ) async throws -> JSONValue? {
-        guard configuration.idleProbeAfter != nil else { return nil }
+        guard configuration.idleProbeAfter != nil || configuration.pendingTimerWait != nil else { return nil }
+        let source = ScriptActivity.source(quietWindow: configuration.quietWindow, timerWait: configuration.pendingTimerWait)
         return try await connection.send(
-            "Page.addScriptToEvaluateOnNewDocument", ["source": .string(ScriptActivity.source(quietWindow: configuration.quietWindow))],
+            "Page.addScriptToEvaluateOnNewDocument", ["source": .string(source)],
             sessionId: sessionId, timeout: configuration.commandTimeout)
     }
 

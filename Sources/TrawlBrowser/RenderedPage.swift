@@ -11,7 +11,8 @@ public struct RenderedPage: Sendable {
     public var status: Int
     /// The main document's response headers.
     public var headers: HTTPHeaders
-    /// `document.documentElement.outerHTML` (with its doctype) once the page settled.
+    /// The document's HTML (with its doctype) once the page settled, open shadow roots written
+    /// inline in their hosts (see `DOMSnapshot`).
     public var html: Data
     /// Every XHR/fetch response with a JSON or HTML body, in the order their bodies arrived.
     public var responses: [Payload]

@@ -6,32 +6,38 @@ import Foundation
 ///
 /// The network's quiet is a proxy: a page whose requests are done may still have a timer about to
 /// fetch more. The count makes the proxy exact where it can be: timeouts due within the quiet
-/// window (longer ones would be missed by the window too), intervals, animation frames, messages
-/// posted in the last 50 ms (schedulers such as React's run their work through `MessageChannel`),
-/// a document still loading, and iframes (whose own scripts are not counted). Anything the count
+/// window (a later one holds only a page without media, through
+/// ``BrowserConfiguration/pendingTimerWait``), intervals, animation frames, messages posted in
+/// the last 50 ms (schedulers such as React's run their work through `MessageChannel`), a
+/// document still loading, and iframes (whose own scripts are not counted). Anything the count
 /// cannot see — an `IntersectionObserver` after layout, a worker's timers — falls to the rest of
 /// the rules: the page only settles early at zero, after ``BrowserConfiguration/idleProbeAfter``
 /// of network quiet, with no request in flight and no worker or out-of-process frame attached.
 enum ScriptActivity {
     /// The script `Page.addScriptToEvaluateOnNewDocument` installs; `window.__trawlIdle()` then
-    /// returns how many things are pending (0: none).
-    static func source(quietWindow: Duration) -> String {
-        let limit = Int(quietWindow.components.seconds * 1000 + quietWindow.components.attoseconds / 1_000_000_000_000_000)
+    /// returns how many things are pending (0: none), and `window.__trawlNextTimer()` the
+    /// milliseconds until the next pending timeout due within `timerWait` (-1: none), for
+    /// ``BrowserConfiguration/pendingTimerWait``.
+    static func source(quietWindow: Duration, timerWait: Duration?) -> String {
+        let limit = milliseconds(quietWindow)
+        let horizon = max(limit, timerWait.map(milliseconds) ?? 0)
         return """
             (() => {
               if (Object.prototype.hasOwnProperty.call(window, '__trawlIdle')) return;
-              const limit = \(limit);
+              const limit = \(limit), horizon = \(horizon);
               const timers = new Set(), intervals = new Set(), frames = new Set();
+              const dues = new Map();
               let messageAt = -1e9;
               const now = () => performance.now();
               const setT = window.setTimeout, clearT = window.clearTimeout;
               const setI = window.setInterval, clearI = window.clearInterval;
-              const forget = (id) => { timers.delete(id); intervals.delete(id); };
+              const forget = (id) => { timers.delete(id); intervals.delete(id); dues.delete(id); };
               window.setTimeout = function (handler, delay, ...rest) {
                 const wait = Number(delay) || 0;
-                if (typeof handler !== 'function' || wait > limit) return setT.apply(this, arguments);
-                const id = setT.call(this, function () { timers.delete(id); return handler.apply(this, arguments); }, wait, ...rest);
-                timers.add(id);
+                if (typeof handler !== 'function' || wait > horizon) return setT.apply(this, arguments);
+                const id = setT.call(this, function () { forget(id); return handler.apply(this, arguments); }, wait, ...rest);
+                if (wait <= limit) timers.add(id);
+                dues.set(id, now() + wait);
                 return id;
               };
               window.clearTimeout = function (id) { forget(id); return clearT.apply(this, arguments); };
@@ -61,6 +67,13 @@ enum ScriptActivity {
                 value: () => timers.size + intervals.size + frames.size + (now() - messageAt < 50 ? 1 : 0)
                   + (document.readyState === 'complete' ? 0 : 1) + window.frames.length,
               });
+              Object.defineProperty(window, '__trawlNextTimer', {
+                value: () => {
+                  let next = Infinity;
+                  for (const due of dues.values()) next = Math.min(next, due);
+                  return next === Infinity ? -1 : Math.max(0, next - now());
+                },
+              });
             })();
             """
     }
@@ -68,4 +81,16 @@ enum ScriptActivity {
     /// Evaluated in the page: the pending count, or -1 when the script is not there (a page
     /// that replaced it, a document it did not reach).
     static let probe = "typeof window.__trawlIdle === 'function' ? window.__trawlIdle() : -1"
+
+    /// Evaluated in the page: `[milliseconds to the next pending timeout or -1, whether the DOM
+    /// shows media]` — a `<video>`, or an `<img>` or `<source>` of a GIF, WebP or MP4 file (a
+    /// cheap look, not the parsers' reading).
+    static let timerProbe = """
+        [typeof window.__trawlNextTimer === 'function' ? window.__trawlNextTimer() : -1,
+          document.querySelector('video, img[src*=".gif" i], img[src*=".webp" i], img[srcset*=".gif" i], source[src*=".mp4" i], source[srcset*=".gif" i]') !== null]
+        """
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
 }

@@ -20,10 +20,14 @@ struct BrowserOptions: ParsableArguments {
         help: "Settle a rendered page after 50 ms of network quiet when its scripts have nothing pending (timers, intervals, animation frames, iframes); without it, every page waits its whole --quiet-window.")
     var earlySettle = true
 
+    @Option(help: "Milliseconds a rendered page without media yet waits for a timer its scripts set (a widget that fetches its GIF a moment after the load); 0: timers never hold a page.")
+    var timerWait: Int = 2000
+
     func validate() throws {
         if scroll < 0 { throw ValidationError("--scroll must not be negative") }
         if !(pageBudget > 0) { throw ValidationError("--page-budget must be a positive number of seconds") }
         if quietWindow < 1 { throw ValidationError("--quiet-window must be at least 1 millisecond") }
+        if timerWait < 0 { throw ValidationError("--timer-wait must not be negative") }
     }
 
     /// The browser's configuration; `connectTo` and the user agent come from the loader's.
@@ -33,6 +37,7 @@ struct BrowserOptions: ParsableArguments {
         configuration.pageBudget = .milliseconds(Int(pageBudget * 1000))
         configuration.quietWindow = .milliseconds(quietWindow)
         if !earlySettle { configuration.idleProbeAfter = nil }
+        configuration.pendingTimerWait = timerWait > 0 ? .milliseconds(timerWait) : nil
         return configuration
     }
 }

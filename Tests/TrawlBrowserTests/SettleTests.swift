@@ -85,6 +85,60 @@ extension BrowserTests {
         await site.close()
     }
 
+    /// A widget that asks for its GIF 1.2 s after the load: far past the quiet window, but the
+    /// page has no media yet and its timer is due within `pendingTimerWait`.
+    static let lateWidget = """
+        <html><body><div id="widget"></div><script>
+        setTimeout(() => {
+          fetch('/api/widget').then(r => r.json()).then(d => { widget.innerHTML = '<img src="' + d.gif + '" width="300" height="200">'; });
+        }, 1200);
+        </script></body></html>
+        """
+
+    @Test(.timeLimit(.minutes(1))) func aPageWithoutMediaWaitsForATimerDueSoon() async throws {
+        let site = try BrowserSite(quietWindow: .milliseconds(400)) { request in
+            switch request.path {
+            case "/": .html(Self.lateWidget)
+            case "/api/widget": .json(#"{"gif":"https://media.test/widget.gif"}"#)
+            default: .status(404)
+            }
+        }
+        let page = try await site.pool.render(FetchRequest(url: site.url("/")))
+        await site.close()
+        #expect(page.settled)
+        #expect(page.responses.map(\.info.url.path) == ["/api/widget"])
+        #expect(String(decoding: page.html, as: UTF8.self).contains("widget.gif"))
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aPageWithMediaOrWithoutTheWaitSettlesWithoutTheTimer() async throws {
+        let site = try BrowserSite(quietWindow: .milliseconds(400)) { request in
+            switch request.path {
+            case "/": .html(Self.lateWidget)
+            case "/with-media": .html(Self.lateWidget.replacingOccurrences(of: "<body>", with: #"<body><video src="/clip.mp4"></video>"#))
+            case "/api/widget": .json(#"{"gif":"https://media.test/widget.gif"}"#)
+            default: .status(404)
+            }
+        }
+        let page = try await site.pool.render(FetchRequest(url: site.url("/with-media")))
+        #expect(page.settled)
+        #expect(page.responses.isEmpty, "settled before its timer ran")
+        await site.close()
+
+        // The same widget with timers never holding a page: missed.
+        let server = try LoopbackServer(keepsAlive: true) { request in
+            request.path == "/" ? .html(Self.lateWidget) : request.path == "/api/widget" ? .json(#"{"gif":"https://media.test/widget.gif"}"#) : .status(404)
+        }
+        var configuration = BrowserConfiguration(quietWindow: .milliseconds(400), commandTimeout: .seconds(5), connectTo: ["::127.0.0.1:\(server.port)"])
+        configuration.pendingTimerWait = nil
+        let pool = BrowserPool(configuration: configuration)
+        let missed = try await pool.render(FetchRequest(url: URL(string: "http://site.test/")!))
+        await pool.shutdown()
+        server.shutdown()
+        #expect(missed.settled)
+        #expect(missed.responses.isEmpty)
+        #expect(!server.requests.contains { $0.path == "/api/widget" })
+    }
+
     @Test func withoutProbesAPageWaitsItsWholeWindow() async throws {
         let site = try BrowserSite(quietWindow: .milliseconds(800), idleProbeAfter: nil) { request in
             switch request.path {

@@ -186,6 +186,62 @@ struct ResolveBrowserCommandTests {
         #expect(never.status == 1, "no browser, no media: \(never.stderr)")
     }
 
+    /// A web component draws its GIF in an open shadow root (the URL put together by its script):
+    /// rendered, the shadow root's `<img>` is read like the rest of the page.
+    @Test(arguments: ["always", "auto"])
+    func aGIFInAShadowRootIsFound(browser: String) throws {
+        let server = try LoopbackServer(keepsAlive: true) { request in
+            request.path == "/card" ? .html("""
+                <html><body><gif-card></gif-card><script>
+                const media = (name, type) => 'https://media.test/' + name + '.' + type;
+                customElements.define('gif-card', class extends HTMLElement {
+                  constructor() {
+                    super();
+                    this.attachShadow({ mode: 'open' }).innerHTML = '<img src="' + media('shadow', 'gif') + '" width="300" height="200">';
+                  }
+                });
+                </script></body></html>
+                """) : .status(404)
+        }
+        defer { server.shutdown() }
+        let binary = try #require(CommandRun.builtExecutable("trawl"))
+        let run = try CommandRun.run(binary, [
+            "resolve", "--browser", browser, "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--retries", "0",
+            "https://site.test/card",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(try JSONSerialization.jsonObject(with: Data((run.lines.first ?? "").utf8)) as? [String: Any], "\(run.stdout)")
+        #expect(line["url"] as? String == "https://media.test/shadow.gif")
+        #expect(line["loader"] as? String == "browser")
+        #expect(run.lines.count == 1)
+    }
+
+    /// A widget asks for its GIF 1.2 s after the load, long after 400 ms of network quiet: the
+    /// page has no media yet and a timer due soon, so it waits for the timer (unless told not to).
+    @Test func aWidgetThatFetchesItsGIFAfterATimerIsWaitedFor() throws {
+        let server = try LoopbackServer(keepsAlive: true) { request in
+            switch request.path {
+            case "/widget": .html("""
+                <html><body><div id="widget"></div><script>
+                setTimeout(() => fetch('/api/widget').then(r => r.json()).then(d => { widget.innerHTML = '<img src="' + d.gif + '">'; }), 1200);
+                </script></body></html>
+                """)
+            case "/api/widget": .json(#"{"gif":"https://media.test/widget.gif"}"#)
+            default: .status(404)
+            }
+        }
+        defer { server.shutdown() }
+        let binary = try #require(CommandRun.builtExecutable("trawl"))
+        let common = ["resolve", "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--retries", "0", "https://site.test/widget"]
+        let run = try CommandRun.run(binary, common)
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(try JSONSerialization.jsonObject(with: Data((run.lines.first ?? "").utf8)) as? [String: Any], "\(run.stdout)")
+        #expect(line["url"] as? String == "https://media.test/widget.gif")
+
+        let impatient = try CommandRun.run(binary, common + ["--timer-wait", "0"])
+        #expect(impatient.status == 1, "settled before the timer ran: no media")
+    }
+
     /// `trawl resolve` prints the API's media while the page is still loading: the loopback
     /// server holds `/slow` open until the test has read the first line.
     @Test(arguments: ["--json", "--stream", "--table"])

@@ -1,0 +1,132 @@
+import Testing
+@testable import TrawlBrowser
+
+/// The settle rule without a browser: ``SettleStateMachine`` fed events at made-up instants.
+@Suite struct SettleRuleTests {
+    static let start = ContinuousClock.now
+    static func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+
+    /// Quiet window 400 ms, probes after 50 ms, timers held up to 2 s.
+    static func machine(idleProbeAfter: Duration? = .milliseconds(50), timerWait: Duration? = .seconds(2)) -> SettleStateMachine {
+        var configuration = BrowserConfiguration(quietWindow: .milliseconds(400))
+        configuration.idleProbeAfter = idleProbeAfter
+        configuration.pendingTimerWait = timerWait
+        var machine = SettleStateMachine(configuration: configuration, start: at(0))
+        machine.navigationAnswered()
+        machine.requestStarted("doc", now: at(0))
+        machine.requestEnded("doc", now: at(100))
+        machine.loaded()
+        return machine
+    }
+
+    @Test func quietAndLoadedSettlesWhenTimersNeverHold() {
+        var machine = Self.machine(idleProbeAfter: nil, timerWait: nil)
+        #expect(machine.next(now: Self.at(300)) == .wait)
+        #expect(machine.next(now: Self.at(500)) == .settled(early: false))
+    }
+
+    @Test func aRequestInFlightHoldsUntilItIsStalled() {
+        var machine = Self.machine(idleProbeAfter: nil, timerWait: nil)
+        machine.requestStarted("poll", now: Self.at(100))
+        #expect(machine.next(now: Self.at(1000)) == .wait)
+        #expect(machine.next(now: Self.at(1600)) == .settled(early: false))
+    }
+
+    @Test func theScriptsWordSettlesEarlyUnlessANetworkEventCameSinceTheProbe() {
+        var machine = Self.machine(timerWait: nil)
+        #expect(machine.next(now: Self.at(120)) == .wait, "not quiet long enough to ask")
+        #expect(machine.next(now: Self.at(150)) == .probeScripts(activity: 2))
+        #expect(machine.next(now: Self.at(160)) == .wait, "one probe at a time")
+        machine.probeAnswered(pending: 0, activity: 2)
+        #expect(machine.next(now: Self.at(170)) == .settled(early: true))
+
+        var late = Self.machine(timerWait: nil)
+        #expect(late.next(now: Self.at(150)) == .probeScripts(activity: 2))
+        late.requestStarted("xhr", now: Self.at(155))
+        late.requestEnded("xhr", now: Self.at(160))
+        late.probeAnswered(pending: 0, activity: 2)
+        #expect(late.next(now: Self.at(170)) == .wait)
+    }
+
+    /// Each row: the timer probe's answer when the page would first settle (at 500 ms), then
+    /// what the page does at later instants with no network event.
+    @Test(arguments: [
+        // No media, a timeout due in 700 ms: held until it has run (+ a margin), then asked again.
+        (nextTimer: 700 as Int?, hasMedia: false, then: [(1000, SettleStateMachine.Action.wait), (1230, .askForTimers(activity: 2))]),
+        // No media, nothing pending: settles.
+        (nextTimer: nil, hasMedia: false, then: [(500, .settled(early: false))]),
+        // A timeout due after the wait (2 s from 500 ms) does not hold.
+        (nextTimer: 2500, hasMedia: false, then: [(500, .settled(early: false))]),
+        // Media in the DOM: a pending timer changes nothing.
+        (nextTimer: 100, hasMedia: true, then: [(500, .settled(early: false))]),
+    ])
+    func aTimerHoldsAPageWithoutMedia(nextTimer: Int?, hasMedia: Bool, then: [(Int, SettleStateMachine.Action)]) {
+        var machine = Self.machine(idleProbeAfter: nil)
+        #expect(machine.next(now: Self.at(500)) == .askForTimers(activity: 2))
+        #expect(machine.next(now: Self.at(501)) == .wait, "waiting for the answer")
+        machine.timersAnswered(nextTimer: nextTimer.map { .milliseconds($0) }, hasMedia: hasMedia, activity: 2, now: Self.at(500))
+        for (instant, action) in then { #expect(machine.next(now: Self.at(instant)) == action, "at \(instant) ms") }
+    }
+
+    @Test func theTimersFetchBringsMediaAndThePageSettlesWithoutAskingAgain() {
+        var machine = Self.machine(idleProbeAfter: nil)
+        #expect(machine.next(now: Self.at(500)) == .askForTimers(activity: 2))
+        machine.timersAnswered(nextTimer: .milliseconds(700), hasMedia: false, activity: 2, now: Self.at(500))
+        // The timer fires and fetches the widget's JSON, which names a GIF.
+        machine.requestStarted("widget", now: Self.at(1210))
+        machine.requestEnded("widget", now: Self.at(1250))
+        machine.bodyRequested()
+        #expect(machine.next(now: Self.at(1700)) == .wait, "its body is still being read")
+        machine.bodyArrived(namesMedia: true)
+        #expect(machine.next(now: Self.at(1600)) == .wait, "quiet window not over")
+        #expect(machine.next(now: Self.at(1650)) == .settled(early: false))
+    }
+
+    @Test func aChainOfTimersHoldsNoLongerThanTheWait() {
+        var machine = Self.machine(idleProbeAfter: nil)
+        var now = 500
+        var asks = 0
+        while now < 5000 {
+            let action = machine.next(now: Self.at(now))
+            if action == .settled(early: false) { break }
+            if action == .askForTimers(activity: 2) {
+                asks += 1
+                machine.timersAnswered(nextTimer: .milliseconds(100), hasMedia: false, activity: 2, now: Self.at(now))
+            }
+            now += 10
+        }
+        // Asked at 500 ms, and again once each timer has run (every 130 ms here); the first
+        // timer due past 2500 ms (500 + 2 s) no longer holds the page.
+        #expect(now == 2460)
+        #expect(asks == 16)
+    }
+
+    @Test func anEarlySettleWaitsForTheTimerToo() {
+        var machine = Self.machine()
+        #expect(machine.next(now: Self.at(150)) == .probeScripts(activity: 2))
+        machine.probeAnswered(pending: 0, activity: 2)
+        #expect(machine.next(now: Self.at(160)) == .askForTimers(activity: 2))
+        machine.timersAnswered(nextTimer: .milliseconds(1000), hasMedia: false, activity: 2, now: Self.at(160))
+        #expect(machine.next(now: Self.at(600)) == .wait, "the quiet window is over, the timer is not due")
+        #expect(machine.next(now: Self.at(1190)) == .askForTimers(activity: 2))
+        machine.timersAnswered(nextTimer: nil, hasMedia: false, activity: 2, now: Self.at(1190))
+        #expect(machine.next(now: Self.at(1200)) == .settled(early: false))
+    }
+
+    @Test func anXHRNamingMediaReleasesThePageBeforeItWouldSettle() {
+        var machine = Self.machine(idleProbeAfter: nil)
+        machine.requestStarted("api", now: Self.at(100))
+        machine.requestEnded("api", now: Self.at(120))
+        machine.bodyRequested()
+        machine.bodyArrived(namesMedia: true)
+        #expect(machine.next(now: Self.at(520)) == .settled(early: false), "no question to the page")
+    }
+
+    @Test(arguments: [
+        (#"{"url":"https:\/\/media.test\/a.GIF"}"#, true), (#"{"v":"clip.mp4?x=1"}"#, true), (#"{"still":"a.webp"}"#, true),
+        (#"{"v":"b.WebM"}"#, true), (#"{"bundle":"webpack.js","gifts":"none","mp3":"a.mp3"}"#, false), ("", false), (".gi", false),
+    ])
+    func mediaMentions(body: String, names: Bool) {
+        #expect(MediaMention.appears(in: Array(body.utf8)) == names)
+    }
+}
