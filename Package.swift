@@ -221,7 +221,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlQueueTests",
-            dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlBatch", "TrawlStore", "TrawlQueue", "TrawlTesting", "trawl"],
+            dependencies: [
+                "Trawl", "TrawlCore", "TrawlFetch", "TrawlBatch", "TrawlStore", "TrawlQueue", "TrawlTesting", "trawl",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlBrowserTests",

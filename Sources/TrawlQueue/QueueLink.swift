@@ -195,67 +195,153 @@ final class QueueLink: Sendable {
     }
 
     /// One connection of its own and a query: a server still starting refuses the login
-    /// (`57P03`), one that is back answers.
+    /// (`57P03`), one that is back answers. Bounded (``probeLimit``, and the connection's
+    /// close: a probe cut in the middle would otherwise wait for ever, and every operation
+    /// with it).
     private func reach() async throws {
-        let quiet = Logger(label: "trawl.queue.probe", factory: { _ in SwiftLogNoOpLogHandler() })
-        let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration, id: 0, logger: quiet)
-        do {
-            try await connection.query("SELECT 1", logger: quiet)
-        } catch {
+        let location = self.location
+        try await Self.answer(within: Self.probeLimit) { watch in
+            let quiet = Logger(label: "trawl.queue.probe", factory: { _ in SwiftLogNoOpLogHandler() })
+            let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration, id: 0, logger: quiet)
+            watch.watch(connection)
+            do {
+                try await connection.query("SELECT 1", logger: quiet)
+            } catch {
+                try? await connection.close()
+                throw error
+            }
             try? await connection.close()
-            throw error
         }
-        try? await connection.close()
     }
 
-    /// `body`'s answer, or ``Stalled`` if none came within `limit` (`body` is then cancelled and
-    /// left to end on its own: a request that ignores cancellation is not waited for).
-    static func answer<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let race = Race()
+    /// How long a request may stay unanswered once its connection has closed: a request the
+    /// connection was running when it closed has failed by then; one still waiting was never
+    /// sent (see ``answer(within:_:)``).
+    static let closeGrace = Duration.seconds(1)
+
+    /// The longest one probe (a connection and a query) may take.
+    static let probeLimit = Duration.seconds(10)
+
+    /// `body`'s answer; ``Stalled`` if none came within `limit` (nil: no limit); ``Closed`` if
+    /// the connection `body` named to its ``Watch`` closed and `body` has not ended about
+    /// ``closeGrace`` later. Either way `body` is cancelled and left to end on its own: a
+    /// request that ignores cancellation is not waited for.
+    ///
+    /// Why the watch: postgres-nio hands a request to its connection's channel with no way to
+    /// hear that the channel is gone. A connection closed (`pg_terminate_backend`, the server
+    /// stopping) fails the requests it holds, but one written after the close — a pooled
+    /// connection leased in the moment it closed, a request that waited for a thread on a
+    /// loaded machine — is dropped by the closed channel, and its answer never comes.
+    static func answer<T: Sendable>(within limit: Duration?, _ body: @escaping @Sendable (Watch) async throws -> T) async throws -> T {
+        let race = Race<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                race.begin(continuation)
                 race.start(
                     work: Task {
                         let result: Result<T, any Error>
-                        do { result = .success(try await body()) } catch { result = .failure(error) }
-                        if race.decide() {
-                            race.timer?.cancel()
-                            continuation.resume(with: result)
-                        }
+                        do { result = .success(try await body(Watch(race: race))) } catch { result = .failure(error) }
+                        race.finish(result)
                     },
                     timer: Task {
-                        try? await Task.sleep(for: limit)
-                        if !Task.isCancelled, race.decide() {
-                            race.work?.cancel()
-                            continuation.resume(throwing: Stalled(limit: limit))
+                        let clock = ContinuousClock()
+                        let end = limit.map { clock.now + $0 }
+                        // Closed at one look and still unanswered at the next.
+                        var closedSeen = false
+                        while !Task.isCancelled {
+                            if let end, clock.now >= end, let limit {
+                                race.finish(.failure(Stalled(limit: limit)))
+                                return
+                            }
+                            let step = end.map { min(closeGrace, clock.now.duration(to: $0)) } ?? closeGrace
+                            try? await Task.sleep(for: step)
+                            if Task.isCancelled { return }
+                            if race.connectionClosed {
+                                if closedSeen {
+                                    race.finish(.failure(Closed()))
+                                    return
+                                }
+                                closedSeen = true
+                            }
                         }
                     })
             }
         } onCancel: {
-            race.work?.cancel()
+            // The body is cancelled and waited for (a commit under way is better known than
+            // guessed), within the same bounds.
+            race.cancelWork()
         }
     }
 
-    /// The two tasks of ``answer(within:_:)`` and which came first.
-    private final class Race: Sendable {
-        private let decided = Atomic<Bool>(false)
-        private let tasks = Mutex<(work: Task<Void, Never>?, timer: Task<Void, Never>?)>((nil, nil))
+    /// Lets the body of ``answer(within:_:)`` name the connection it sends its requests on.
+    struct Watch: Sendable {
+        fileprivate let race: any ConnectionWatching
 
-        var work: Task<Void, Never>? { tasks.withLock { $0.work } }
-        var timer: Task<Void, Never>? { tasks.withLock { $0.timer } }
+        /// The requests that follow go to `connection`: if it closes, they are not waited for.
+        func watch(_ connection: PostgresConnection) { race.watch(connection) }
+    }
+
+    /// The body, the timer and the caller of ``answer(within:_:)``, and which ended it.
+    private final class Race<T: Sendable>: ConnectionWatching {
+        private struct State {
+            var continuation: CheckedContinuation<T, any Error>?
+            var work: Task<Void, Never>?
+            var timer: Task<Void, Never>?
+            var ended = false
+            /// The caller was cancelled.
+            var cancelled = false
+            var connection: PostgresConnection?
+        }
+        private let state = Mutex(State())
+
+        func begin(_ continuation: CheckedContinuation<T, any Error>) {
+            state.withLock { $0.continuation = continuation }
+        }
 
         func start(work: Task<Void, Never>, timer: Task<Void, Never>) {
-            tasks.withLock { $0 = (work, timer) }
-            // Either may have ended before it was recorded here.
-            if decided.load(ordering: .acquiring) {
+            let (ended, cancelled) = state.withLock { state in
+                state.work = work
+                state.timer = timer
+                return (state.ended, state.cancelled)
+            }
+            // Either may have ended the race, or the caller been cancelled, before it was recorded here.
+            if ended {
                 work.cancel()
                 timer.cancel()
+            } else if cancelled {
+                work.cancel()
             }
         }
 
-        /// True for the first caller only.
-        func decide() -> Bool {
-            decided.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        func cancelWork() {
+            state.withLock { state in
+                state.cancelled = true
+                return state.work
+            }?.cancel()
+        }
+
+        func watch(_ connection: PostgresConnection) {
+            state.withLock { $0.connection = connection }
+        }
+
+        var connectionClosed: Bool { state.withLock { $0.connection?.isClosed ?? false } }
+
+        /// The first call ends the race with `result`; later ones do nothing.
+        func finish(_ result: Result<T, any Error>) {
+            let ended = state.withLock { state -> (CheckedContinuation<T, any Error>, Task<Void, Never>?, Task<Void, Never>?)? in
+                guard !state.ended, let continuation = state.continuation else {
+                    state.ended = true
+                    return nil
+                }
+                state.ended = true
+                state.continuation = nil
+                state.connection = nil
+                return (continuation, state.work, state.timer)
+            }
+            guard let (continuation, work, timer) = ended else { return }
+            work?.cancel()
+            timer?.cancel()
+            continuation.resume(with: result)
         }
     }
 
@@ -265,12 +351,21 @@ final class QueueLink: Sendable {
         var description: String { "no answer within \(limit)" }
     }
 
+    /// An operation's connection closed and its answer never came.
+    struct Closed: Error, CustomStringConvertible {
+        var description: String { "the connection closed before the answer came" }
+    }
+
     /// What PostgreSQL or the connection throws when the server went away or cut the
     /// connection (`57P01` admin shutdown and `pg_terminate_backend`, `57P02` crash,
     /// `57P03` starting up or shutting down, class `08` connection exceptions), the pool
-    /// gave up connecting for now, or the operation went unanswered (``Stalled``).
+    /// gave up connecting for now, or the operation went unanswered (``Stalled``, ``Closed``).
+    /// A transaction's error counts by the error that ended it.
     static func isConnectionLoss(_ error: any Error) -> Bool {
-        if error is Stalled { return true }
+        if error is Stalled || error is Closed { return true }
+        if let transaction = error as? PostgresTransactionError {
+            return cause(of: transaction).map(isConnectionLoss) ?? false
+        }
         if let psql = error as? PSQLError {
             switch psql.code {
             case .serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection:
@@ -285,6 +380,19 @@ final class QueueLink: Sendable {
         // The pool's circuit breaker (no connection for a while): its error type is in a
         // module this target does not import, so it is known by its description.
         return "\(error)".contains("connectionCreationCircuitBreakerTripped")
+    }
+}
+
+/// What ``QueueLink/Watch`` reaches: the race it names the connection to.
+private protocol ConnectionWatching: Sendable {
+    func watch(_ connection: PostgresConnection)
+}
+
+extension QueueLink {
+    /// The error that ended a transaction: `BEGIN`'s, the body's or `COMMIT`'s (a failed
+    /// rollback after the body's error says nothing more about it).
+    static func cause(of transaction: PostgresTransactionError) -> (any Error)? {
+        transaction.beginError ?? transaction.closureError ?? transaction.commitError
     }
 }
 

@@ -50,9 +50,9 @@ extension QueueStore {
         status.intakeComplete = progress.intakeComplete
         status.migrations = try await appliedMigrations()
         let started = status
-        return try await run("read the queue's status") {
+        return try await run("read the queue's status") { connection in
             var status = started
-            let hosts = try await client.query("""
+            let hosts = try await connection.query("""
                 SELECT j.host,
                        COUNT(*) FILTER (WHERE j.state IN ('pending', 'retry-later')),
                        COUNT(*) FILTER (WHERE j.state = 'running'),
@@ -73,7 +73,7 @@ extension QueueStore {
                     host: host, pending: Int(pending), running: Int(running), done: Int(done), failed: Int(failed), inFlight: Int(inFlight),
                     nextAllowed: nextAllowed))
             }
-            let workers = try await client.query("""
+            let workers = try await connection.query("""
                 SELECT w.id, w.machine, w.pid, w.concurrency,
                        (SELECT COUNT(*) FROM trawl_job j WHERE j.state = 'running' AND j.lease_owner = w.id),
                        w.finished, w.seen_at, w.stopped_at

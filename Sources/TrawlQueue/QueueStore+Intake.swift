@@ -5,8 +5,8 @@ import TrawlStore
 
 extension QueueStore: IntakeStore {
     public func intake(of source: String) async throws -> IntakeMark {
-        try await run("read the intake mark of \(source)") {
-            let rows = try await client.query("SELECT lines_read, complete FROM trawl_intake WHERE source = \(source)", logger: logger)
+        try await run("read the intake mark of \(source)") { connection in
+            let rows = try await connection.query("SELECT lines_read, complete FROM trawl_intake WHERE source = \(source)", logger: logger)
             for try await (lines, complete) in rows.decode((Int64, Bool).self) {
                 return IntakeMark(linesRead: Int(lines), complete: complete)
             }
@@ -20,9 +20,9 @@ extension QueueStore: IntakeStore {
     public func addCounting(_ jobs: [NewJob], source: String, linesRead: Int, complete: Bool, now: Double) async throws -> IntakeCounts {
         let chunk = PushChunk(jobs)
         let repeated = Flag()
-        return try await run("add jobs from \(source)", lostConnection: { repeated.set() }) {
+        return try await run("add jobs from \(source)", lostConnection: { repeated.set() }) { connection in
             let again = repeated.isSet
-            return try await client.withTransaction(logger: logger) { connection in
+            return try await connection.withTransaction(logger: logger) { connection in
                 if again, linesRead > 0 {
                     // Tried again after a lost connection: if the first try committed (the
                     // connection went before its answer), the mark is already past this chunk,

@@ -52,9 +52,9 @@ extension QueueStore {
         // than their room): every row in the slice is locked, and workers claiming at once
         // each take their own slice, so a wide slice costs writes and starves the others.
         let hosts = min(rules.hosts, max(2, 2 * ((limit + perClaim - 1) / perClaim)))
-        return try await run("claim jobs") {
+        return try await run("claim jobs") { connection in
             // Prepared once per connection; its commit does not wait for the disk (see ClaimStatement).
-            let rows = try await client.execute(
+            let rows = try await connection.execute(
                 ClaimStatement(
                     perHost: Int32(rules.perHost), perClaim: Int32(perClaim), now: now, hosts: Int32(hosts), limit: Int32(limit),
                     owner: owner, leaseUntil: leaseUntil, delay: rules.delay),
@@ -97,11 +97,11 @@ extension QueueStore {
         for finish in finishes.sorted(by: { $0.jobID < $1.jobID }) { statement.append(finish) }
         let prepared = statement
         var repeated = false
-        var result = try await run("record finished jobs", lostConnection: { repeated = true }) {
+        var result = try await run("record finished jobs", lostConnection: { repeated = true }) { connection in
             // Prepared once per connection; its commit does not wait for the disk (see FinishStatement).
             var kept: Set<Int64> = []
             var next: [Job] = []
-            for try await row in try await client.execute(prepared, logger: logger) {
+            for try await row in try await connection.execute(prepared, logger: logger) {
                 kept.formUnion(row.0)
                 // The first row carries the verdicts; the others, the jobs taken over.
                 guard let id = row.2, let key = row.3, let input = row.4, let was = row.7, let attempts = row.8, let due = row.10,
@@ -116,9 +116,9 @@ extension QueueStore {
             // time (the connection went before the answer): its results are there, in this
             // worker's name, and count as kept, not as late.
             let ids = Array(result.discarded)
-            let recorded = try await run("read the results recorded") {
+            let recorded = try await run("read the results recorded") { connection in
                 var recorded: Set<Int64> = []
-                let rows = try await client.query(
+                let rows = try await connection.query(
                     "SELECT job_id FROM trawl_result WHERE job_id = ANY(\(ids)::int8[]) AND worker = \(owner)", logger: logger)
                 for try await id in rows.decode(Int64.self) { recorded.insert(id) }
                 return recorded
@@ -133,11 +133,11 @@ extension QueueStore {
     /// finish, committed without waiting for the disk, was lost in a server crash) is left to
     /// expire, and is then worked again.
     public func renew(owner: String, jobs: [Int64], until: Double, now: Double) async throws {
-        try await run("renew leases") {
-            try await client.query("""
+        try await run("renew leases") { connection in
+            try await connection.query("""
                 UPDATE trawl_job SET lease_until = \(until) WHERE state = 'running' AND lease_owner = \(owner) AND id = ANY(\(jobs)::int8[])
                 """, logger: logger)
-            try await client.query("UPDATE trawl_worker SET seen_at = \(now) WHERE id = \(owner)", logger: logger)
+            try await connection.query("UPDATE trawl_worker SET seen_at = \(now) WHERE id = \(owner)", logger: logger)
         }
     }
 
@@ -149,8 +149,8 @@ extension QueueStore {
     /// expiry. Returns how many jobs went back or failed.
     @discardableResult
     public func reap(now: Double, expiryLimit: Int = QueueWorker.Configuration.defaultExpiryLimit) async throws -> Int {
-        try await run("return expired leases") {
-            try await client.withTransaction(logger: logger) { connection in
+        try await run("return expired leases") { connection in
+            try await connection.withTransaction(logger: logger) { connection in
                 try await connection.query("""
                     SELECT 1 FROM trawl_host WHERE name IN (
                         SELECT host FROM trawl_job WHERE state = 'running' AND lease_until < \(now) AND host IS NOT NULL)
@@ -214,8 +214,8 @@ extension QueueStore {
     /// Returns every job `owner` still holds to the queue (the worker is stopping).
     public func release(owner: String, now: Double, expiryLimit: Int = QueueWorker.Configuration.defaultExpiryLimit) async throws {
         // -1 marks a lease given back, not expired: the reaper does not count it.
-        try await run("return the worker's jobs") {
-            try await client.query("UPDATE trawl_job SET lease_until = -1 WHERE state = 'running' AND lease_owner = \(owner)", logger: logger)
+        try await run("return the worker's jobs") { connection in
+            try await connection.query("UPDATE trawl_job SET lease_until = -1 WHERE state = 'running' AND lease_owner = \(owner)", logger: logger)
         }
         try await reap(now: now, expiryLimit: expiryLimit)
     }
@@ -223,8 +223,8 @@ extension QueueStore {
     /// When an idle worker should look again without being notified: the earliest time a host
     /// with room has due work and may start, or a lease expires. `nil`: nothing to wait for.
     public func nextWake(rules: ClaimRules) async throws -> Double? {
-        try await run("read the next wake-up") {
-            let rows = try await client.query("""
+        try await run("read the next wake-up") { connection in
+            let rows = try await connection.query("""
                 SELECT LEAST(
                     (SELECT MIN(GREATEST(h.ready_at, h.next_allowed)) FROM trawl_host h
                      WHERE h.ready_at < 'Infinity'
@@ -238,15 +238,15 @@ extension QueueStore {
 
     /// Wakes every idle worker (they look at the queue again).
     public func wakeWorkers() async throws {
-        try await run("notify the workers") {
-            try await client.query("SELECT pg_notify(\(Self.workChannel), '')", logger: logger)
+        try await run("notify the workers") { connection in
+            try await connection.query("SELECT pg_notify(\(Self.workChannel), '')", logger: logger)
         }
     }
 
     /// Whether the queue has work left: jobs not final, or a URL list not read to its end.
     public func hasUnfinishedWork() async throws -> Bool {
-        try await run("read whether work is left") {
-            let rows = try await client.query("""
+        try await run("read whether work is left") { connection in
+            let rows = try await connection.query("""
                 SELECT EXISTS (SELECT 1 FROM trawl_job WHERE state IN ('pending', 'retry-later'))
                     OR EXISTS (SELECT 1 FROM trawl_job WHERE state = 'running')
                     OR EXISTS (SELECT 1 FROM trawl_intake WHERE NOT complete)
@@ -258,8 +258,8 @@ extension QueueStore {
 
     /// Records a worker joining (or rejoining) the queue.
     public func register(worker: String, machine: String, pid: Int, concurrency: Int, now: Double) async throws {
-        try await run("register the worker") {
-            try await client.query("""
+        try await run("register the worker") { connection in
+            try await connection.query("""
                 INSERT INTO trawl_worker (id, machine, pid, concurrency, started_at, seen_at) VALUES
                     (\(worker), \(machine), \(Int32(pid)), \(Int32(concurrency)), \(now), \(now))
                 ON CONFLICT (id) DO UPDATE SET seen_at = EXCLUDED.seen_at, stopped_at = NULL
@@ -269,8 +269,8 @@ extension QueueStore {
 
     /// Records a worker leaving cleanly.
     public func deregister(worker: String, now: Double) async throws {
-        try await run("record the worker's stop") {
-            try await client.query("UPDATE trawl_worker SET stopped_at = \(now), seen_at = \(now) WHERE id = \(worker)", logger: logger)
+        try await run("record the worker's stop") { connection in
+            try await connection.query("UPDATE trawl_worker SET stopped_at = \(now), seen_at = \(now) WHERE id = \(worker)", logger: logger)
         }
     }
 }

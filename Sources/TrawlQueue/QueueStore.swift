@@ -27,9 +27,9 @@ public struct QueueStore: Sendable {
     let link: QueueLink
     /// Operations wait out an outage (``reconnecting``) instead of failing.
     let reconnects: Bool
-    /// In a reconnecting store, how long an operation may go unanswered before it is taken
-    /// for lost and tried again.
-    var stallLimit: Duration = .seconds(30)
+    /// How long an operation may go unanswered before it is taken for lost (and, in a
+    /// reconnecting store, tried again); nil: as long as its connection is open.
+    var stallLimit: Duration?
 
     /// The channel workers `LISTEN` on: work arrived, a full host has room, leases returned.
     static let workChannel = "trawl_work"
@@ -89,19 +89,22 @@ public struct QueueStore: Sendable {
     /// attempt, so their leases expire and they are worked again; a finish repeated finds its
     /// leases gone and changes nothing, its result already recorded once.
     ///
-    /// An operation that goes unanswered for `stallLimit` is taken for lost as well: a
-    /// connection cut in the middle of a statement has been seen to leave its request waiting
-    /// for ever (postgres-nio 1.33, a prepared statement's first use on a connection that
-    /// `pg_terminate_backend` cut), while the next try on another connection answers at once.
+    /// An operation whose connection closed without its answer is taken for lost about a
+    /// second later (postgres-nio drops a request written to a connection that is closing, as
+    /// `pg_terminate_backend` leaves it: its answer never comes), and so is one that goes
+    /// unanswered for `stallLimit` on a connection still open; the next try, on another
+    /// connection, answers.
     public func reconnecting(stallLimit: Duration = .seconds(30)) -> QueueStore {
         var store = QueueStore(location: location, client: client, logger: logger, signal: signal, link: link, reconnects: true)
         store.stallLimit = stallLimit
         return store
     }
 
-    /// The same store, failing at once when the connection is lost.
+    /// The same store, failing at once when the connection is lost (with the same stall limit).
     var failingFast: QueueStore {
-        QueueStore(location: location, client: client, logger: logger, signal: signal, link: link, reconnects: false)
+        var store = QueueStore(location: location, client: client, logger: logger, signal: signal, link: link, reconnects: false)
+        store.stallLimit = stallLimit
+        return store
     }
 
     /// How often this store (any of its copies) lost its server, and how many connections the
@@ -167,8 +170,8 @@ public struct QueueStore: Sendable {
 
     /// Whether this store's connections to the server are encrypted (`pg_stat_ssl`).
     public func usesTLS() async throws -> Bool {
-        try await run("read whether the connection uses TLS") {
-            let rows = try await client.query("SELECT COALESCE((SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()), false)", logger: logger)
+        try await run("read whether the connection uses TLS") { connection in
+            let rows = try await connection.query("SELECT COALESCE((SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()), false)", logger: logger)
             for try await encrypted in rows.decode(Bool.self) { return encrypted }
             return false
         }
@@ -176,30 +179,40 @@ public struct QueueStore: Sendable {
 
     /// The names of the migrations applied, oldest first.
     public func appliedMigrations() async throws -> [String] {
-        try await run("read the migrations") {
+        try await run("read the migrations") { connection in
             var names: [String] = []
-            let rows = try await client.query("SELECT name FROM trawl_migrations ORDER BY applied_at, name", logger: logger)
+            let rows = try await connection.query("SELECT name FROM trawl_migrations ORDER BY applied_at, name", logger: logger)
             for try await name in rows.decode(String.self) { names.append(name) }
             return names
         }
     }
 
-    /// Runs `body`, turning what PostgreSQL or the connection throws into a ``QueueError``
-    /// that says what was being done; a deadlock or serialisation failure is tried again, and
-    /// so, in a ``reconnecting`` store, is a lost connection, once the server answers again.
+    /// Runs `body` on a connection of the pool, turning what PostgreSQL or the connection
+    /// throws into a ``QueueError`` that says what was being done; a deadlock or serialisation
+    /// failure is tried again, and so, in a ``reconnecting`` store, is a lost connection, once
+    /// the server answers again. `body` is not waited for once its connection has closed
+    /// without an answer, nor past ``stallLimit``.
     /// - Parameter lostConnection: called each time `body` lost its connection and is to be tried again.
     @discardableResult
-    func run<T: Sendable>(_ what: String, lostConnection: () -> Void = {}, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    func run<T: Sendable>(
+        _ what: String, lostConnection: () -> Void = {}, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let client = self.client
         var tries = 0
         while true {
             if reconnects { try await link.ready() }
             do {
-                let value = try await reconnects ? QueueLink.answer(within: stallLimit, body) : body()
+                let value = try await QueueLink.answer(within: stallLimit) { watch in
+                    try await client.withConnection { connection in
+                        watch.watch(connection)
+                        return try await body(connection)
+                    }
+                }
                 if reconnects { link.succeeded() }
                 return value
             } catch let error as QueueError {
                 throw error
-            } catch let error as PSQLError where tries < 5 && Self.isRetryable(error) {
+            } catch where tries < 5 && Self.isRetryable(error) {
                 tries += 1
                 continue
             } catch is CancellationError {
@@ -215,8 +228,11 @@ public struct QueueStore: Sendable {
     }
 
     /// Deadlock detected (40P01) or a serialisation failure (40001): the transaction was rolled back whole.
-    static func isRetryable(_ error: PSQLError) -> Bool {
-        guard let state = error.serverInfo?[.sqlState] else { return false }
+    static func isRetryable(_ error: any Error) -> Bool {
+        if let transaction = error as? PostgresTransactionError {
+            return QueueLink.cause(of: transaction).map(isRetryable) ?? false
+        }
+        guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
         return state == "40P01" || state == "40001"
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Logging
 import Testing
 import TrawlBatch
@@ -20,6 +21,8 @@ struct DatabaseFaultTests {
         var outages: [QueueStore.Outages]
         /// The warnings each participant's store logged.
         var warnings: [[String]]
+        /// How many times each participant's store said it had reconnected.
+        var reconnects: [Int]
         var results: [BatchResultLine]
         var progress: StoreProgress
         var lines: [String]
@@ -77,7 +80,9 @@ struct DatabaseFaultTests {
         }
         let progress = try await fixture.withStore { store in try await store.progress() }
         let warnings = records.map { $0.withLock { $0.filter { $0.0 == .warning }.map(\.1) } }
-        return Outcome(outages: outages, warnings: warnings, results: try fixture.results(), progress: progress, lines: lines)
+        let reconnects = records.map { $0.withLock { $0.filter { $0.1.contains("reconnected to the queue") }.count } }
+        return Outcome(
+            outages: outages, warnings: warnings, reconnects: reconnects, results: try fixture.results(), progress: progress, lines: lines)
     }
 
     /// Every job once in the output, done; the queue shows nothing else.
@@ -144,6 +149,143 @@ struct DatabaseFaultTests {
         }
         Self.expectExactlyOnce(outcome)
         Self.expectPacedProbes(outcome, crashes: 2)
+    }
+
+    @Test(
+        "One worker's connections cut with pg_terminate_backend every 10 pages: it reconnects with backoff each time, the others never notice, each job once",
+        .timeLimit(.minutes(4)))
+    func connectionTerminated() async throws {
+        let cluster = try Self.cluster()
+        defer { cluster.stop() }
+        let fixture = try Self.fixture(cluster: cluster)
+        defer { fixture.server.shutdown() }
+        let cuts = Shared(0)
+        let outcome = try await Self.run(fixture, jobs: 300, lease: .seconds(6)) {
+            for at in stride(from: 20, to: 270, by: 10) {
+                try await waitUntil { fixture.server.requests.count >= at }
+                let terminated = try cluster.terminateConnections(application: "trawl-2")
+                cuts.withLock { $0 += terminated > 0 ? 1 : 0 }
+            }
+        }
+        let cut = cuts.withLock { $0 }
+        #expect(cut >= 3, "the worker had connections to cut")
+        Self.expectExactlyOnce(outcome)
+        #expect(outcome.outages[2].count >= 1, "the cut worker saw its connection go")
+        #expect(outcome.outages[0].count == 0 && outcome.outages[1].count == 0, "\(outcome.outages)")
+        #expect(outcome.reconnects[2] >= 1, "the cut worker said it was back")
+        // Paced: a busy loop would probe thousands of times; the backoff starts at 0.1 s.
+        #expect(outcome.outages[2].attempts <= 25 * cut, "\(outcome.outages[2].attempts) probes for \(cut) cuts")
+        let lost = outcome.warnings[2].filter { $0.contains("lost the connection") }
+        #expect(lost.count == outcome.outages[2].count)
+    }
+
+    @Test(
+        "Both workers' connections, probes included, cut every 4 pages: neither is left waiting on a connection that is gone, each job once",
+        .timeLimit(.minutes(4)))
+    func connectionsTerminatedOften() async throws {
+        let cluster = try Self.cluster()
+        defer { cluster.stop() }
+        let fixture = try Self.fixture(cluster: cluster)
+        defer { fixture.server.shutdown() }
+        let cuts = Shared(0)
+        let outcome = try await Self.run(fixture, jobs: 600, lease: .seconds(6)) {
+            for at in stride(from: 8, to: 580, by: 4) {
+                try await waitUntil { fixture.server.requests.count >= at }
+                let terminated = try cluster.terminateConnections(application: "trawl-1") + cluster.terminateConnections(application: "trawl-2")
+                cuts.withLock { $0 += terminated > 0 ? 1 : 0 }
+            }
+        }
+        let cut = cuts.withLock { $0 }
+        #expect(cut >= 10, "the workers had connections to cut")
+        Self.expectExactlyOnce(outcome)
+        for participant in 1...2 {
+            #expect(outcome.reconnects[participant] >= 1, "participant \(participant) said it was back")
+            #expect(outcome.outages[participant].attempts <= 25 * cut, "participant \(participant): \(outcome.outages)")
+        }
+    }
+
+    @Test(
+        "Three `trawl worker` processes whose connections are cut again and again mid-run: each says it reconnected, exits 0 at the end, each job once",
+        .timeLimit(.minutes(4)))
+    func workerProcessesCut() async throws {
+        let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
+        let cluster = try Self.cluster()
+        defer { cluster.stop() }
+        // Pages wait until every process has joined, so the cuts land in the middle of the run.
+        let gate = Shared(false)
+        let fixture = try QueueFixture(hosts: ["a.test", "b.test", "c.test", "d.test", "e.test", "f.test"], cluster: cluster) { request in
+            while !gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
+            Thread.sleep(forTimeInterval: 0.03)
+            return QueueFixture.page(request.path)
+        }
+        defer {
+            gate.withLock { $0 = true }
+            fixture.server.shutdown()
+        }
+        let lines = (1...300).map { "http://\(["a", "b", "c", "d", "e", "f"][$0 % 6]).test/p/\($0)" }
+        try fixture.writeList(lines)
+        // Pushed first, so workers told to exit when the queue is empty find work.
+        let configuration = fixture.configuration(concurrency: 4, perHost: 4)
+        try await fixture.withStore { store in try await fixture.push(store, configuration: configuration) }
+
+        func launch(_ arguments: [String], application: String) throws -> Process {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = arguments + [
+                "--queue", fixture.url + "?application_name=\(application)", "--concurrency", "4", "--per-host", "4", "--backoff", "0.02",
+                "--lease", "6",
+            ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
+            process.environment = CommandRun.isolatedEnvironment()
+            process.standardOutput = FileHandle.nullDevice
+            let log = fixture.folder.appendingPathComponent("\(application).txt")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: log)
+            try process.run()
+            return process
+        }
+        func log(_ application: String) -> String {
+            (try? String(contentsOf: fixture.folder.appendingPathComponent("\(application).txt"), encoding: .utf8)) ?? ""
+        }
+        let names = ["trawl-w1", "trawl-w2", "trawl-w3"]
+        let workers = try names.map { try launch(["worker", "--exit-when-empty"], application: $0) }
+        let batch = try launch(["batch", fixture.list.path, "--out", fixture.output.path], application: "trawl-batch")
+        let everyone = workers + [batch]
+        // Whatever happens, no process outlives the test.
+        defer { for process in everyone where process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+        // Cut in the middle of the run, not at start-up: a process that loses its connection
+        // while it brings the schema up to date fails at once (as it should: a person started it).
+        func registered() -> Int {
+            Int((try? cluster.psql("SELECT COUNT(*) FROM trawl_worker", database: fixture.database))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        }
+        try await waitUntil { registered() == names.count + 1 || !everyone.allSatisfy(\.isRunning) }
+        gate.withLock { $0 = true }
+        var cuts = 0
+        for at in stride(from: fixture.server.requests.count + 10, to: 270, by: 12) {
+            try await waitUntil { fixture.server.requests.count >= at || !batch.isRunning }
+            guard batch.isRunning else { break }
+            var terminated = 0
+            for name in names { terminated += try cluster.terminateConnections(application: name) }
+            if terminated > 0 { cuts += 1 }
+        }
+        try await waitUntil(within: .seconds(180)) { everyone.allSatisfy { !$0.isRunning } }
+
+        #expect(cuts >= 3, "the workers had connections to cut")
+        #expect(batch.terminationStatus == 0, "\(log("trawl-batch").suffix(2000))")
+        for (name, worker) in zip(names, workers) {
+            let text = log(name)
+            #expect(worker.terminationReason == .exit && worker.terminationStatus == 0, "\(name): \(text.suffix(2000))")
+            #expect(text.contains("reconnected to the queue"), "\(name) never said it was back: \(text.suffix(2000))")
+            // One warning per outage, at most a few per cut: a worker looping on a dead
+            // connection would write them by the thousand.
+            let lost = text.components(separatedBy: "lost the connection").count - 1
+            #expect(lost >= 1 && lost <= 3 * cuts, "\(name): \(lost) outages for \(cuts) cuts")
+        }
+        let results = try fixture.results()
+        #expect(results.count == lines.count, "every job once in the output")
+        #expect(Set(results.map(\.input)) == Set(lines))
+        #expect(results.allSatisfy { $0.status == "done" }, "\(results.filter { $0.status != "done" }.prefix(3))")
     }
 }
 
