@@ -17,11 +17,11 @@ struct MediaHints {
         return KnownMediaHosts.kind(of: url)
     }
 
-    /// Whether this is a file a player would play as a GIF, not a page, a stream or a still.
+    /// Whether this is something a player would play as a GIF — a file, or an HLS/DASH
+    /// playlist a page names (never a page, a still, or a `blob:` only the page can read).
     var isAnimatedMedia: Bool {
         guard let kind, kind.isAnimated else { return false }
         return !url.utf8.prefix(5).elementsEqual("blob:".utf8, by: { $0 | 0x20 == $1 })
-            && !url.containsASCII(".m3u8", ignoringCase: true) && !url.containsASCII(".mpd", ignoringCase: true)
     }
 
     func media(parser: String, payload: Payload, title: String? = nil, still: String? = nil) -> Media {
@@ -53,11 +53,12 @@ enum KnownMediaHosts {
         return url.containsASCII("gif", ignoringCase: true) || url.containsASCII("anim", ignoringCase: true)
     }
 
-    /// `v.redd.it/ID` and `video.twimg.com/…` are videos even without `.mp4`; the bare host
-    /// (a `preconnect` or `dns-prefetch` link, `https://v.redd.it/`) names no file.
+    /// `v.redd.it/ID/DASH_720` and `video.twimg.com/…` are videos even without `.mp4`; the
+    /// bare host (a `preconnect` or `dns-prefetch` link) names no file, and `v.redd.it/ID` alone
+    /// answers with a redirect to the post's page, not a video.
     static func kind(of url: String) -> MediaKind? {
         guard let host = host(of: url)?.lowercased(), hasFilePath(url) else { return nil }
-        if host == "v.redd.it" { return .video }
+        if host == "v.redd.it" { return pathSegmentCount(url) >= 2 ? .video : nil }
         if host == "video.twimg.com" { return .mp4 }
         return nil
     }
@@ -72,6 +73,13 @@ extension KnownMediaHosts {
         let path = url.prefix { $0 != "?" && $0 != "#" }
         guard let name = path.split(separator: "/").last?.lowercased() else { return false }
         return name.hasSuffix("_s.gif") || name.hasSuffix("_s.webp") || name.hasSuffix("_s.jpg")
+    }
+
+    /// How many non-empty segments the URL's path has.
+    static func pathSegmentCount(_ url: String) -> Int {
+        guard let schemeEnd = url.firstRange(ofASCII: "://") else { return 0 }
+        let afterHost = url[schemeEnd.upperBound...].drop { $0 != "/" && $0 != "?" && $0 != "#" }
+        return afterHost.prefix { $0 != "?" && $0 != "#" }.split(separator: "/").count
     }
 
     /// Whether the URL's path names something below the root: not `https://host`, `…/` or `…/?q`.

@@ -84,8 +84,10 @@ public struct RedditJSONParser: Parser {
                 let width = source?["x"]?.number, height = source?["y"]?.number
                 files.add(source?["gif"]?.string.map(Unescape.htmlEntities), name: "gif", mimeType: "image/gif", width: width, height: height)
                 files.add(source?["mp4"]?.string.map(Unescape.htmlEntities), name: "mp4", mimeType: "video/mp4", width: width, height: height)
-                // A RedditVideo item names only its HLS and DASH playlists: no file to return (a
-                // DASH_<height>.mp4 built from its id and size would be a guess).
+                // A RedditVideo item names only its HLS and DASH playlists: those are returned
+                // (a DASH_<height>.mp4 built from its id and size would be a guess).
+                files.add(item["hlsUrl"]?.string.map(Unescape.htmlEntities), name: "hls", mimeType: "application/x-mpegurl", width: item["x"]?.number, height: item["y"]?.number)
+                files.add(item["dashUrl"]?.string.map(Unescape.htmlEntities), name: "dash", mimeType: "application/dash+xml", width: item["x"]?.number, height: item["y"]?.number)
                 if let media = files.media(parser: parser, payload: payload) { results.append(media) }
             }
         }
@@ -95,6 +97,8 @@ public struct RedditJSONParser: Parser {
             guard let video else { continue }
             files.add(video["fallback_url"]?.string, name: "fallback", mimeType: "video/mp4",
                       width: video["width"]?.number, height: video["height"]?.number)
+            files.add(video["hls_url"]?.string.map(Unescape.htmlEntities), name: "hls", mimeType: "application/x-mpegurl")
+            files.add(video["dash_url"]?.string.map(Unescape.htmlEntities), name: "dash", mimeType: "application/dash+xml")
         }
         for image in post["preview"]?["images"]?.array ?? [] {
             let source = image["source"]

@@ -89,7 +89,8 @@ struct SiteMedia {
         }
     }
 
-    static let kindOrder: [MediaKind] = [.gif, .mp4, .webp, .webm, .apng, .video]
+    /// Files before playlists: an HLS or DASH playlist is the primary only when nothing else plays.
+    static let kindOrder: [MediaKind] = [.gif, .mp4, .webp, .webm, .apng, .video, .hls, .dash]
 
     /// Sort key of a rendition: its kind's place in ``kindOrder``, then the original's own file
     /// of that kind, then larger area, then higher bitrate or byte size, then the order the site gave.

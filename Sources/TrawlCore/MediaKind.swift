@@ -1,8 +1,12 @@
 /// What a media file is, as far as Trawl can tell from its URL or declared type.
 public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable {
     case gif, mp4, webm, webp, apng
-    /// A video of another or unknown container (HLS excluded).
+    /// A video of another or unknown container.
     case video
+    /// An HLS playlist (`.m3u8`): a stream a player plays, for sources that offer no file.
+    case hls
+    /// A DASH manifest (`.mpd`).
+    case dash
     /// A still picture (JPEG, PNG, …): used as a poster, never a result of its own.
     case still
     case unknown
@@ -10,7 +14,7 @@ public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// Whether a person would call this "a GIF": it moves.
     public var isAnimated: Bool {
         switch self {
-        case .gif, .mp4, .webm, .webp, .apng, .video: true
+        case .gif, .mp4, .webm, .webp, .apng, .video, .hls, .dash: true
         case .still, .unknown: false
         }
     }
@@ -25,7 +29,8 @@ public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable {
         case "image/webp": self = .webp
         case "image/apng": self = .apng
         case "image/jpeg", "image/jpg", "image/png", "image/avif", "image/bmp", "image/svg+xml": self = .still
-        case "application/x-mpegurl", "application/vnd.apple.mpegurl", "application/dash+xml": return nil
+        case "application/x-mpegurl", "application/vnd.apple.mpegurl", "audio/mpegurl", "audio/x-mpegurl": self = .hls
+        case "application/dash+xml": self = .dash
         default:
             if type.hasPrefix("video/") { self = .video } else { return nil }
         }
@@ -56,6 +61,8 @@ public enum MediaKind: String, Sendable, Hashable, Codable, CaseIterable {
         case "webp": self = .webp
         case "apng": self = .apng
         case "jpg", "jpeg", "png", "avif", "bmp": self = .still
+        case "m3u8": self = .hls
+        case "mpd": self = .dash
         default: return nil
         }
     }

@@ -90,12 +90,12 @@ struct RegexFallbackTests {
         let text = #"""
             {"a":"https:\/\/media.example\/x\/giphy.gif?cid=1\u0026rid=2","b":"//i.imgur.com/abc.gifv"}
             <img src="https://media.giphy.com/y.webp"> <img src="https://m.example/thumb.webp"> <a href="https://m.example/page.html">no</a>
-            &quot;https://m.example/z.mp4&quot; https://v.redd.it/abcdef https://m.example/still.jpg
+            &quot;https://m.example/z.mp4&quot; https://v.redd.it/abcdef/DASH_720.mp4 https://v.redd.it/ghijkl https://m.example/still.jpg
             url(https://m.example/bg.webm) https://m.example/q.mp4.
             """#
         #expect(scan(text) == [
             "https://media.example/x/giphy.gif?cid=1&rid=2", "https://i.imgur.com/abc.gifv", "https://media.giphy.com/y.webp",
-            "https://m.example/z.mp4", "https://v.redd.it/abcdef", "https://m.example/bg.webm", "https://m.example/q.mp4",
+            "https://m.example/z.mp4", "https://v.redd.it/abcdef/DASH_720.mp4", "https://m.example/bg.webm", "https://m.example/q.mp4",
         ])
     }
 
@@ -119,7 +119,7 @@ struct RegexFallbackTests {
     /// The byte pre-check may only skip URLs the full check rejects too.
     @Test(arguments: [
         ("https://m.example/a.GIF", true), ("https://m.example/a.gif.", true), ("https://m.example/a.mp4?x=1#y", true),
-        ("https://V.REDD.IT/abc", true), (#"https:\/\/m.example\/a.webm"#, true), ("https://m.example/a.gifv", true),
+        ("https://V.REDD.IT/abc/DASH_480", true), ("https://v.redd.it/abc", false), (#"https:\/\/m.example\/a.webm"#, true), ("https://m.example/a.gifv", true),
         ("https://m.example/a.apng,", true), ("//i.imgur.com/x/y.webp", true), ("https://m.example/still-thumb.webp", false), ("https://video.twimg.com/tweet_video/x", true),
         ("https://m.example/a.MOV;", true), ("https://m.example:8080/a.m4v", true),
         ("https://m.example/a.jpg", false), ("https://m.example/page", false), ("https://m.example/a.gif/", false),

@@ -217,7 +217,7 @@ struct PageItemTests {
 
     // MARK: URLs the payload names, and only those
 
-    @Test func aRedditVideoGalleryItemWithOnlyPlaylistsGivesNoGuessedFile() throws {
+    @Test func aRedditVideoGalleryItemGivesItsPlaylistsNotAGuessedFile() throws {
         let json = """
             [{"data":{"children":[{"kind":"t3","data":{"id":"1q2w3e","title":"Mixed","is_gallery":true,
               "gallery_data":{"items":[{"media_id":"vid1"},{"media_id":"gif1"}]},
@@ -228,7 +228,10 @@ struct PageItemTests {
             """
         let info = PayloadInfo(url: URL(string: "https://www.reddit.com/comments/1q2w3e/.json?raw_json=1")!, contentType: "application/json")
         let media = try RedditJSONParser().parse(Payload(body: Data(json.utf8), info: info)).media
-        #expect(media.map(\.url) == ["https://i.redd.it/gif1.gif"])
+        // Gallery order; the video item is its HLS playlist, its DASH manifest a rendition.
+        #expect(media.map(\.url) == ["https://v.redd.it/link/1q2w3e/asset/vid1/HLSPlaylist.m3u8", "https://i.redd.it/gif1.gif"])
+        #expect(media.first?.kind == .hls)
+        #expect(media.first?.renditions.map(\.kind) == [.dash])
         #expect(!media.flatMap(\.allURLs).contains { $0.contains("DASH_") })
     }
 
@@ -236,10 +239,11 @@ struct PageItemTests {
         let text = """
             <link rel="preconnect" href="https://v.redd.it/"><link rel="dns-prefetch" href="//video.twimg.com">
             <link rel="preconnect" href="https://video.twimg.com"><a href="https://v.redd.it/?utm=x">x</a>
-            <script>var clip = "https://v.redd.it/k3j4h5g6"</script>
+            <script>var clip = "https://v.redd.it/k3j4h5g6/DASH_720.mp4", post = "https://v.redd.it/k3j4h5g6"</script>
             """
+        // `v.redd.it/ID` alone redirects to the post's page: only its files are media.
         let found = Array(text.utf8).withUnsafeBufferPointer { RegexFallbackParser.scan($0, limit: 10) }
-        #expect(found == ["https://v.redd.it/k3j4h5g6"])
+        #expect(found == ["https://v.redd.it/k3j4h5g6/DASH_720.mp4"])
         // Nor are an ad network's images, found in any text.
         let ads = Array(#"x("https://tpc.googlesyndication.com/simgad/123/creative.gif"); z("https://idsync.rlcdn.com/379708.gif?partner_uid="); y("https://m.example/real.gif")"#.utf8)
         #expect(ads.withUnsafeBufferPointer { RegexFallbackParser.scan($0, limit: 10) } == ["https://m.example/real.gif"])

@@ -96,6 +96,29 @@ struct RankingTests {
         #expect(media.first?.renditions.map(\.url) == ["https://cdn.blog.example/v/18zqfwc3l0k28gif.webm"])
     }
 
+    @Test func anHLSOnlySourceIsReturnedAsHLSAndBesideAnMP4IsItsRendition() async throws {
+        let only = try await resolveHTML("""
+            <html><body><article><video width="640" height="360">
+            <source src="https://cdn.blog.example/v/7Qm81xZ/playlist.m3u8" type="application/x-mpegURL"></video></article></body></html>
+            """)
+        #expect(only.map(\.url) == ["https://cdn.blog.example/v/7Qm81xZ/playlist.m3u8"])
+        #expect(only.first?.kind == .hls)
+        let both = try await resolveHTML("""
+            <html><body><article><video width="640" height="360">
+            <source src="https://cdn.blog.example/v/7Qm81xZ/playlist.m3u8" type="application/x-mpegURL">
+            <source src="https://cdn.blog.example/v/7Qm81xZ/720.mp4" type="video/mp4"></video></article></body></html>
+            """)
+        #expect(both.map(\.url) == ["https://cdn.blog.example/v/7Qm81xZ/720.mp4"])
+        #expect(both.first?.renditions.map(\.kind) == [.hls])
+    }
+
+    @Test func aMetaTagMayGiveItsValueInValue() async throws {
+        let media = try await resolveHTML("""
+            <html><head><meta property="og:video" value="https://cdn.blog.example/v/skate.mp4"></head><body></body></html>
+            """)
+        #expect(media.map(\.url) == ["https://cdn.blog.example/v/skate.mp4"])
+    }
+
     @Test(arguments: [
         (480, 270, true), (600, 80, true), (100, 50, false), (728, 90, false), (40, 400, false), (120, 100, false),
     ])
