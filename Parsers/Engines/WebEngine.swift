@@ -221,7 +221,20 @@ public struct WebEngine: Engine {
             // Nothing named or shown statically: a page whose media arrive by script is rendered
             // (what it shows statically, if anything, waits with what it shows rendered).
             let document = kept.first { $0.info.origin == .document }
-            let needed = heldBack?.media.isEmpty ?? true ? await renderer.shouldRender(afterStatic: document, url: url) : false
+            var needed = false
+            if heldBack?.media.isEmpty ?? true {
+                // Every static stage before the decision: the items a state object or a JSON
+                // answer of the page carries (`__NEXT_DATA__`, a rehydration blob), read by
+                // their structure as the fallback would, answer without a browser.
+                let structure = StateMediaParser(.everyItem)
+                for payload in kept where structure.canParse(payload.info) {
+                    guard let set = try? structure.parse(payload), !set.media.isEmpty else { continue }
+                    var found = set
+                    found.provenance = Provenance(parser: structure.name, origin: payload.info.origin, payloadURL: payload.info.url.absoluteString)
+                    emit(found, page: documentURL)
+                }
+                if seen.count == 0 { needed = await renderer.shouldRender(afterStatic: document, url: url) }
+            }
             var renderFailed = false
             if needed {
                 rendered = true

@@ -308,6 +308,12 @@ struct Attributes {
 /// Media elements in markup a script builds as a string (`el.innerHTML = '<img src="…">'`,
 /// `html += "<video src=\"…\">"`): read from the script's text, each as written.
 enum ScriptMarkup {
+    /// Whether a `src` read from script text is code that builds the URL rather than the URL.
+    static func isAssembled(_ src: String) -> Bool {
+        src.contains("'") || src.contains("\"") || src.contains("${") || src.contains(" + ") || src.contains("'+") || src.contains("+'")
+            || src.contains("`")
+    }
+
     /// Scripts that run (not JSON, not templates of another type).
     static func mayHoldMarkup(type: String?) -> Bool {
         guard let type, !type.isEmpty else { return true }
@@ -334,7 +340,9 @@ enum ScriptMarkup {
             while end < n, end - i < 2048, text[end] != UInt8(ascii: ">") { end += 1 }
             let attributes = UnsafeBufferPointer(rebasing: text[i..<end])
             let src = value(attributes, "data-src") ?? value(attributes, "data-original") ?? value(attributes, "src")
-            guard let src, !src.isEmpty, !src.hasPrefix("data:") else { continue }
+            // A URL the script puts together (`'…/g/' + name + '.gif'`, `${id}`) is not written
+            // in its text: what the scan would read is a piece of code.
+            guard let src, !src.isEmpty, !src.hasPrefix("data:"), !Self.isAssembled(src) else { continue }
             found.append(MediaElement(
                 tag: tag, src: src, type: value(attributes, "type"),
                 width: value(attributes, "width").flatMap { Int($0.prefix { $0.isNumber }) },
