@@ -6,34 +6,20 @@ import Synchronization
 /// Whether a store can reach its server, for the operations that wait out an outage (a
 /// worker's, the batch's): the first operation that loses its connection opens an outage
 /// (one warning), operations then wait here instead of failing, and a probe tries a
-/// connection of its own with exponential backoff and jitter (``firstDelay`` doubling up to
-/// ``longestDelay``) until the server answers again. Then the waiting operations go on, and
-/// the first to succeed ends the outage (one line saying how long it lasted).
+/// connection of its own with exponential backoff and jitter (``OutageStateMachine/firstDelay``
+/// doubling up to ``OutageStateMachine/longestDelay``) until the server answers again. Then
+/// the waiting operations go on, and the first to succeed ends the outage (one line saying how
+/// long it lasted). ``OutageStateMachine`` keeps the outage; this class does its IO.
 ///
 /// The probe connects directly, not through the pool: the pool queues requests while it
 /// cannot connect and retries on its own schedule, so what this side counts and paces is one
 /// connection attempt at a time, whatever number of operations wait.
 final class QueueLink: Sendable {
-    /// The first probe's delay after a connection is lost; each failed probe doubles it.
-    static let firstDelay = 0.1
-    /// The longest delay between two probes.
-    static let longestDelay = 5.0
-
-    private struct Outage {
-        var since: ContinuousClock.Instant
-        var attempts = 0
-        /// The probe reached the server: operations go through, the first to succeed ends the outage.
-        var reached = false
-    }
-
     private struct State {
-        var outage: Outage?
+        var machine = OutageStateMachine()
         var waiters: [Int: CheckedContinuation<Void, any Error>] = [:]
         var nextWaiter = 0
         var probe: Task<Void, Never>?
-        var closed = false
-        var figures = QueueStore.Outages()
-        var recoveredAt: ContinuousClock.Instant?
     }
 
     private let state = Mutex(State())
@@ -47,24 +33,21 @@ final class QueueLink: Sendable {
     }
 
     /// Outages and probes so far.
-    var figures: QueueStore.Outages { state.withLock { $0.figures } }
+    var figures: QueueStore.Outages { state.withLock { $0.machine.figures } }
 
     /// Whether an outage is open and the probe has not reached the server yet.
-    var isOut: Bool { state.withLock { $0.outage.map { !$0.reached } ?? false } }
+    var isOut: Bool { state.withLock { $0.machine.isOut } }
 
     /// Whether the last outage ended less than `seconds` ago.
     func recovered(within seconds: Double) -> Bool {
-        state.withLock { state in
-            guard let at = state.recoveredAt else { return false }
-            return at.duration(to: clock.now) < .milliseconds(Int64(seconds * 1000))
-        }
+        state.withLock { $0.machine.recovered(within: .milliseconds(Int64(seconds * 1000)), now: clock.now) }
     }
 
     /// Returns at once while the server is reachable; during an outage, once the probe reached it.
     /// - Throws: `CancellationError` when the caller is cancelled, a ``QueueError`` when the store closes.
     func ready() async throws {
         let id = state.withLock { state -> Int? in
-            guard let outage = state.outage, !outage.reached, !state.closed else { return nil }
+            guard state.machine.mustWait else { return nil }
             state.nextWaiter += 1
             return state.nextWaiter
         }
@@ -72,7 +55,7 @@ final class QueueLink: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let resumeNow = state.withLock { state -> Bool in
-                    guard let outage = state.outage, !outage.reached, !state.closed, !Task.isCancelled else { return true }
+                    guard state.machine.mustWait, !Task.isCancelled else { return true }
                     state.waiters[id] = continuation
                     return false
                 }
@@ -89,31 +72,19 @@ final class QueueLink: Sendable {
     /// An operation (or the notification connection) lost its connection: opens an outage if
     /// none is open, or, if the probe had reached the server, probes again where the backoff left off.
     func lost(_ error: any Error) {
-        let (opened, probe) = state.withLock { state -> (Bool, Bool) in
-            guard !state.closed else { return (false, false) }
-            if state.outage == nil {
-                state.outage = Outage(since: clock.now)
-                state.figures.count += 1
-                return (true, true)
-            }
-            guard state.outage?.reached == true else { return (false, false) }
-            state.outage?.reached = false
-            return (false, true)
-        }
-        if opened {
+        let lost = state.withLock { $0.machine.lost(now: clock.now) }
+        if lost == .opened {
             logger.warning(
                 "lost the connection to the queue; waiting for it with backoff (jobs in flight go on)",
                 metadata: ["queue": "\(location)", "error": "\(QueueStore.reason(error))"])
         }
-        if probe { startProbe() }
+        if lost != .none { startProbe() }
     }
 
     /// An operation succeeded: an open outage is over.
     func succeeded() {
-        let ended = state.withLock { state -> (Outage, [CheckedContinuation<Void, any Error>], Task<Void, Never>?)? in
-            guard let outage = state.outage else { return nil }
-            state.outage = nil
-            state.recoveredAt = clock.now
+        let ended = state.withLock { state -> (OutageStateMachine.Outage, [CheckedContinuation<Void, any Error>], Task<Void, Never>?)? in
+            guard let outage = state.machine.succeeded(now: clock.now) else { return nil }
             let waiters = Array(state.waiters.values)
             state.waiters.removeAll()
             let probe = state.probe
@@ -132,7 +103,7 @@ final class QueueLink: Sendable {
     /// The store is closing: the probe stops, waiting operations fail.
     func close() {
         let (waiters, probe) = state.withLock { state in
-            state.closed = true
+            state.machine.close()
             let waiters = Array(state.waiters.values)
             state.waiters.removeAll()
             let probe = state.probe
@@ -145,12 +116,10 @@ final class QueueLink: Sendable {
         }
     }
 
-    /// How long to wait before probe number `attempt` (0-based): the doubling delay, capped,
-    /// each a random point in its upper half, so processes that lost the server together do
-    /// not knock on it together.
+    /// How long to wait before probe number `attempt` (0-based): ``OutageStateMachine/delay(before:jitter:)``
+    /// at a random point in its upper half.
     static func delay(before attempt: Int) -> Double {
-        let full = min(longestDelay, firstDelay * pow(2, Double(min(attempt, 30))))
-        return full * Double.random(in: 0.5...1)
+        OutageStateMachine.delay(before: attempt, jitter: Double.random(in: 0.5...1))
     }
 
     private func startProbe() {
@@ -165,15 +134,10 @@ final class QueueLink: Sendable {
 
     private func probe() async {
         while !Task.isCancelled {
-            guard let attempt = state.withLock({ $0.outage?.attempts }) else { return }
+            guard let attempt = state.withLock({ $0.machine.nextProbe }) else { return }
             try? await Task.sleep(for: .milliseconds(Int64(Self.delay(before: attempt) * 1000)))
             if Task.isCancelled { return }
-            let stillOut = state.withLock { state -> Bool in
-                guard state.outage != nil, !state.closed else { return false }
-                state.outage?.attempts += 1
-                state.figures.attempts += 1
-                return true
-            }
+            let stillOut = state.withLock { $0.machine.probing() }
             guard stillOut else { return }
             do {
                 try await reach()
@@ -182,8 +146,7 @@ final class QueueLink: Sendable {
                 continue
             }
             let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
-                guard state.outage != nil, !Task.isCancelled else { return [] }
-                state.outage?.reached = true
+                guard !Task.isCancelled, state.machine.reached() else { return [] }
                 state.probe = nil
                 let waiters = Array(state.waiters.values)
                 state.waiters.removeAll()

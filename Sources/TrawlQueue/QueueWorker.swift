@@ -116,7 +116,6 @@ public struct QueueWorker: Sendable {
     public func run(observe: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Report {
         let store = self.store
         let clock = self.clock
-        let attempt = self.attempt
         let rules = self.rules
         let id = self.id
         let leaseSeconds = configuration.lease.seconds
@@ -126,17 +125,16 @@ public struct QueueWorker: Sendable {
         let leases = WorkerLeases(capacity: concurrency + ahead)
         // Claims go in groups (a claim is a transaction): of the jobs held ahead, or of a
         // quarter of the slots without them.
-        let claimGroup = ahead > 0 ? ahead : max(1, concurrency / 4)
-        let expiryLimit = configuration.expiryLimit
+        var machine = QueueWorkerStateMachine(
+            concurrency: concurrency, claimGroup: ahead > 0 ? ahead : max(1, concurrency / 4), exitWhenEmpty: configuration.exitWhenEmpty)
         let notifications = store.signal.subscribe()
         let (signals, sink) = AsyncStream.makeStream(of: Signal.self)
         let committer = QueueCommitter(
             store: store, owner: id, rules: rules, group: configuration.finishGroup ?? max(1, concurrency / 2), delay: configuration.finishDelay,
             now: { clock.now }, leases: leases, leaseSeconds: leaseSeconds, deliver: { sink.yield(.tookOver($0)) })
         try await store.register(worker: id, machine: ProcessInfo.processInfo.hostName, pid: Int(getpid()), concurrency: concurrency, now: clock.now)
-        try await store.reap(now: clock.now, expiryLimit: expiryLimit)
+        try await store.reap(now: clock.now, expiryLimit: configuration.expiryLimit)
 
-        var report = Report()
         do {
             // Discarding: an attempt's task is freed when it ends. A plain group kept every
             // finished child until awaited, and this loop never awaits them (results come back
@@ -146,55 +144,11 @@ public struct QueueWorker: Sendable {
                 group.addTask {
                     for await _ in notifications { sink.yield(.wake) }
                 }
-                // Leases renewed every third of their length, expired ones returned; the loop
-                // also looks at the queue then (a notification lost with a dropped connection).
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: .seconds(leaseSeconds / 3))
-                        if Task.isCancelled { return }
-                        do {
-                            try await store.renew(owner: id, jobs: leases.jobs, until: clock.now + leaseSeconds, now: clock.now)
-                            // Right after an outage every worker's leases may look expired
-                            // (none could renew): each renews its own first, and none returns
-                            // others' jobs until a lease's length has passed.
-                            if !store.recovered(within: leaseSeconds) {
-                                try await store.reap(now: clock.now, expiryLimit: expiryLimit)
-                            }
-                        } catch {
-                            sink.yield(.failed(error))
-                            return
-                        }
-                        sink.yield(.wake)
-                    }
-                }
-                // Attempts running; attempts ended whose outcome is not committed yet.
-                var inFlight = 0
-                var committing = 0
-                // Claimed jobs not started yet (leased to this worker), taken from `nextHeld` on.
-                var held: [Job] = []
-                var nextHeld = 0
-                func hold(_ jobs: [Job]) {
-                    held.removeFirst(nextHeld)
-                    nextHeld = 0
-                    held.append(contentsOf: jobs)
-                }
-                var timerAt: Double?
-                // When the last claim found nothing (nil: it found something, or something has
-                // changed since). A claim that found nothing found every
-                // host full or idle; claiming again before anything changed would only cost a
-                // transaction (one worker kept out of a full host claimed after each of its own
-                // finishes), so the next claim waits for a sign of change: a notification (work
-                // pushed, slots given back, leases returned), a due time, the lease timer — or,
-                // while this worker's own attempts keep it looping, a tenth of a second: a claim
-                // also finds nothing when another worker's claim holds the only host's row, and
-                // that ends without a notification.
-                var emptyClaimAt: Double?
+                group.addTask { await renewLeases(leases, sink: sink) }
                 var iterator = signals.makeAsyncIterator()
-                while !Task.isCancelled {
-                    var claimed = 0
-                    let idle = inFlight == 0 && committing == 0 && nextHeld == held.count
-                    let claimable = emptyClaimAt.map { clock.now - $0 >= 0.1 } ?? true
-                    if claimable, leases.free >= claimGroup || (idle && leases.free > 0) {
+                run: while !Task.isCancelled {
+                    switch machine.next(now: clock.now, free: leases.free) {
+                    case .claim:
                         let room = leases.reserve(upTo: leases.capacity)
                         let now = clock.now
                         let jobs: [Job]
@@ -205,87 +159,41 @@ public struct QueueWorker: Sendable {
                             throw error
                         }
                         leases.fill(room, with: jobs.map(\.id))
-                        emptyClaimAt = jobs.isEmpty ? now : nil
-                        claimed = jobs.count
-                        hold(jobs)
-                    }
-                    while inFlight < concurrency, nextHeld < held.count {
-                        let job = held[nextHeld]
-                        nextHeld += 1
-                        inFlight += 1
-                        group.addTask {
-                            let result = await attempt.run(job)
-                            // A cancelled attempt's outcome says nothing about the page.
-                            if Task.isCancelled {
-                                leases.remove(job.id)
-                                sink.yield(.abandoned)
-                                return
-                            }
-                            // The slot is free now: the next held job starts while this
-                            // outcome waits to share a commit with others.
-                            sink.yield(.ended)
-                            let hold = result.holdHost.map { clock.now + $0 }
-                            do {
-                                let kept = try await committer.commit(
-                                    QueueFinish(jobID: job.id, attempt: job.attempts, outcome: result.outcome, holdUntil: hold))
-                                sink.yield(.finished(job, result, kept: kept))
-                            } catch {
-                                sink.yield(.failed(error))
-                            }
-                        }
-                    }
-                    // A full claim may leave more to take at once.
-                    if claimed > 0, leases.free >= claimGroup { continue }
-                    if inFlight == 0, committing == 0, nextHeld == held.count, emptyClaimAt != nil {
-                        if configuration.exitWhenEmpty, !(try await store.hasUnfinishedWork()) {
-                            // Workers waiting for the last finish may have missed it: a finish
-                            // notifies when its snapshot shows no other job running, and two
-                            // last finishes committing at once each saw the other's jobs still
-                            // running. This look came after this worker's own last commit, so
-                            // the last worker to look sees everything done and wakes the rest
-                            // (they waited for the lease timer: 10 s at the default lease).
-                            try await store.wakeWorkers()
-                            break
-                        }
+                        machine.claimed(jobs, at: now)
+                    case .start(let job):
+                        group.addTask { await work(job, leases: leases, committer: committer, sink: sink) }
+                    case .lookForWork:
+                        machine.looked(unfinished: try await store.hasUnfinishedWork())
+                    case .idle:
                         observe(.idle)
-                        if let wake = try await store.nextWake(rules: rules) {
-                            // Due now but not claimable (another worker holds the host's row for
-                            // its claim): look again shortly rather than at once.
-                            let at = max(wake, clock.now + 0.05)
-                            if timerAt.map({ at < $0 }) ?? true {
-                                timerAt = at
-                                group.addTask {
-                                    try? await clock.sleep(until: at)
-                                    sink.yield(.wake)
-                                }
-                            }
+                        machine.nextDue(try await store.nextWake(rules: rules), now: clock.now)
+                    case .setTimer(let at):
+                        group.addTask {
+                            try? await clock.sleep(until: at)
+                            sink.yield(.wake)
                         }
-                    }
-                    guard let signal = await iterator.next() else { break }
-                    switch signal {
-                    case .ended:
-                        inFlight -= 1
-                        committing += 1
-                    case .finished(let job, let result, let kept):
-                        committing -= 1
-                        if !kept {
-                            report.discarded += 1
-                            logger.info("late result discarded: its lease had expired", metadata: ["job.id": "\(job.id)"])
-                        } else if result.outcome.isFinal {
-                            report.finished += 1
-                        } else {
-                            report.retried += 1
+                    case .wait:
+                        guard let signal = await iterator.next() else { break run }
+                        switch signal {
+                        case .ended: machine.attemptEnded()
+                        case .abandoned: machine.attemptAbandoned()
+                        case .tookOver(let jobs): machine.tookOver(jobs)
+                        case .wake: machine.woke(now: clock.now)
+                        case .failed(let error): throw error
+                        case .finished(let job, let result, let kept):
+                            machine.committed(kept: kept, final: result.outcome.isFinal)
+                            if !kept { logger.info("late result discarded: its lease had expired", metadata: ["job.id": "\(job.id)"]) }
+                            observe(.finished(job, result.outcome, kept: kept))
                         }
-                        observe(.finished(job, result.outcome, kept: kept))
-                    case .tookOver(let jobs):
-                        hold(jobs)
-                    case .abandoned:
-                        inFlight -= 1
-                    case .wake:
-                        emptyClaimAt = nil
-                        if let at = timerAt, at <= clock.now { timerAt = nil }
-                    case .failed(let error):
-                        throw error
+                    case .exit:
+                        // Workers waiting for the last finish may have missed it: a finish
+                        // notifies when its snapshot shows no other job running, and two last
+                        // finishes committing at once each saw the other's jobs still running.
+                        // This look came after this worker's own last commit, so the last worker
+                        // to look sees everything done and wakes the rest (they waited for the
+                        // lease timer: 10 s at the default lease).
+                        try await store.wakeWorkers()
+                        break run
                     }
                 }
                 group.cancelAll()
@@ -293,21 +201,65 @@ public struct QueueWorker: Sendable {
         } catch where Task.isCancelled {
             // Stopped: what was in flight goes back below.
         }
-        // Jobs still leased to this worker go back now rather than when their lease runs out;
-        // in a task of its own, so a cancelled run still gets to say so. A worker stopped
-        // while the server is out does not wait for it: its leases run out instead.
-        let stopped = Task.isCancelled
-        let stopLogger = self.logger
-        try await Task {
-            if stopped, store.link.isOut {
-                stopLogger.warning("stopped while the queue is unreachable: the jobs in flight go back when their leases run out")
+        try await giveBack(QueueWorkerStateMachine.stop(cancelled: Task.isCancelled, serverOut: store.link.isOut))
+        return machine.report
+    }
+
+    /// One attempt, from start to its committed outcome, told to the run loop through `sink`.
+    private func work(_ job: Job, leases: WorkerLeases, committer: QueueCommitter, sink: AsyncStream<Signal>.Continuation) async {
+        let result = await attempt.run(job)
+        // A cancelled attempt's outcome says nothing about the page.
+        if Task.isCancelled {
+            leases.remove(job.id)
+            sink.yield(.abandoned)
+            return
+        }
+        // The slot is free now: the next held job starts while this outcome waits to share a
+        // commit with others.
+        sink.yield(.ended)
+        let hold = result.holdHost.map { clock.now + $0 }
+        do {
+            let kept = try await committer.commit(QueueFinish(jobID: job.id, attempt: job.attempts, outcome: result.outcome, holdUntil: hold))
+            sink.yield(.finished(job, result, kept: kept))
+        } catch {
+            sink.yield(.failed(error))
+        }
+    }
+
+    /// Renews this worker's leases on ``QueueWorkerStateMachine/Renewal``'s timer and returns
+    /// expired ones; the run loop also looks at the queue then (a notification lost with a
+    /// dropped connection).
+    private func renewLeases(_ leases: WorkerLeases, sink: AsyncStream<Signal>.Continuation) async {
+        let renewal = QueueWorkerStateMachine.Renewal(lease: configuration.lease.seconds)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(renewal.interval))
+            if Task.isCancelled { return }
+            do {
+                try await store.renew(owner: id, jobs: leases.jobs, until: renewal.until(now: clock.now), now: clock.now)
+                if renewal.reaps(recoveredWithinLease: store.recovered(within: renewal.lease)) {
+                    try await store.reap(now: clock.now, expiryLimit: configuration.expiryLimit)
+                }
+            } catch {
+                sink.yield(.failed(error))
                 return
             }
-            let once = stopped ? store.failingFast : store
+            sink.yield(.wake)
+        }
+    }
+
+    /// Jobs still leased to this worker go back now rather than when their lease runs out; in
+    /// a task of its own, so a cancelled run still gets to say so.
+    private func giveBack(_ stop: QueueWorkerStateMachine.Stop) async throws {
+        let (store, clock, id, expiryLimit, logger) = (self.store, self.clock, self.id, configuration.expiryLimit, self.logger)
+        try await Task {
+            guard case .giveBack(let failingFast) = stop else {
+                logger.warning("stopped while the queue is unreachable: the jobs in flight go back when their leases run out")
+                return
+            }
+            let once = failingFast ? store.failingFast : store
             try await once.release(owner: id, now: clock.now, expiryLimit: expiryLimit)
             try? await once.deregister(worker: id, now: clock.now)
         }.value
-        return report
     }
 }
 
