@@ -77,7 +77,8 @@ enum StateItems {
         "related", "recommended", "recommendations", "suggested", "suggestions", "similar", "more", "morefrom", "next", "prev",
         "previous", "comments", "replies", "trending", "popular", "sidebar", "promo", "promos", "promoted", "ads", "ad",
         "user", "author", "owner", "creator", "profile", "avatar", "channel", "publisher", "sponsor", "tags", "quoted_status",
-        "quoted_status_result", "quotedpost", "quoted",
+        "quoted_status_result", "quotedpost", "quoted", "stickers", "stickersonitem", "emoji", "emojis", "emoticons", "reactions",
+        "badges", "icons",
     ]
 
     /// Keys of an array that lists formats of one media, not several items.
@@ -216,17 +217,45 @@ enum StateItems {
         guard string.count < 4096, string.hasPrefix("http://") || string.hasPrefix("https://") || string.hasPrefix("//") || string.hasPrefix("/"),
               !string.utf8.contains(0x20), let url = URLResolver.resolve(string, base: base) else { return }
         let lowered = name?.lowercased() ?? ""
-        // An extensionless file under a format's own key (`mp4: …/videos/HASH`).
-        let typeByKey: String? = lowered == "mp4" ? "video/mp4" : lowered == "webm" ? "video/webm" : lowered == "gif" ? "image/gif" : nil
         let width = dimension(holder?["width"] ?? holder?["w"]), height = dimension(holder?["height"] ?? holder?["h"])
         var hints = MediaHints(url: url, width: width, height: height)
-        if hints.kind == nil { hints.mimeType = typeByKey }
+        if hints.kind == nil { hints.mimeType = declaredType(of: url, key: lowered, holder: holder) }
         if hints.isAnimatedMedia, !Decorations.isDecoration(url, width: width, height: height) {
             files.add(url, name: name, mimeType: hints.mimeType, width: width, height: height, byteSize: dimension(holder?["size"]))
         } else if hints.kind == .still, stillKeys.contains(where: { lowered.contains($0) }) {
             files.addStill(url, width: width, height: height)
         }
     }
+
+    /// The type of an extensionless URL (`…/video/tos/7301/?a=1`), when its key or the fields
+    /// beside it say what it is: a format's own key (`mp4`, `gif`), a player's address
+    /// (`playAddr`, `downloadAddr`, `video_url`), a sibling `mime_type`/`content_type`/`format`, a
+    /// `mime_type=video_mp4` in its query, or a `duration` beside a size.
+    static func declaredType(of url: String, key: String, holder: [String: JSONValue]?) -> String? {
+        switch key {
+        case "mp4": return "video/mp4"
+        case "webm": return "video/webm"
+        case "gif": return "image/gif"
+        default: break
+        }
+        for field in ["mime_type", "mimetype", "content_type", "contenttype", "encodingformat"] {
+            if let value = holder?.first(where: { $0.key.lowercased() == field })?.value.string?.lowercased(),
+               value.hasPrefix("video/") || value == "image/gif" { return value }
+        }
+        if let format = holder?["format"]?.string?.lowercased() {
+            if format.contains("mp4") { return "video/mp4" }
+            if format.contains("webm") { return "video/webm" }
+        }
+        if let query = url.split(separator: "?", maxSplits: 1).dropFirst().first?.lowercased(),
+           query.contains("mime_type=video_mp4") || query.contains("mime_type=video%2fmp4") { return "video/mp4" }
+        let isAddress = playerAddressKeys.contains { key.contains($0) }
+        let hasDuration = holder?["duration"] != nil || holder?["duration_ms"] != nil || holder?["durationms"] != nil
+        if isAddress || (hasDuration && holder?["width"] != nil && (key.contains("url") || key.contains("src"))) { return "video/x-unknown" }
+        return nil
+    }
+
+    /// Keys under which players keep the address of the video they play.
+    static let playerAddressKeys = ["playaddr", "play_addr", "downloadaddr", "download_addr", "playurl", "play_url", "videourl", "video_url", "playback_url", "playbackurl"]
 
     static func dimension(_ value: JSONValue?) -> Int? {
         if let number = value?.number, number > 0 { return number }

@@ -110,9 +110,11 @@ final class ScanState {
             landmarks.append(.header)
         case .nav, .aside, .footer:
             landmarks.append(.peripheral)
-        case .section:
+        case .section, .div:
+            // A container marked only by its class or id (`related-posts`, `sidebar`,
+            // `comments`, `promo`, `ad-slot`) holds other posts and page furniture.
             let names = ((attributes["id"] ?? "") + " " + (attributes["class"] ?? "")).lowercased()
-            landmarks.append(Self.peripheralNames.contains { names.containsASCII($0) } ? .peripheral : .section)
+            landmarks.append(Self.isPeripheral(names) ? .peripheral : .section)
         }
     }
 
@@ -122,6 +124,17 @@ final class ScanState {
         "comment", "related", "recommend", "sidebar", "promo", "sponsor", "advert", "more-from", "trending", "popular", "newsletter",
         "reply", "replies", "suggest",
     ]
+
+    /// Whether a container's id and classes (lower-cased) mark it as not the page's item.
+    static func isPeripheral(_ names: String) -> Bool {
+        guard !names.isEmpty, names != " " else { return false }
+        if peripheralNames.contains(where: { names.containsASCII($0) }) { return true }
+        // Ad slots, by whole token: `ad`, `ads`, `ad-slot`, `ad_unit`, `ads-top` (never `head-…`,
+        // `thread-…` or `download-…`).
+        return names.split(separator: " ").contains { token in
+            token == "ad" || token == "ads" || token.hasPrefix("ad-") || token.hasPrefix("ad_") || token.hasPrefix("ads-") || token.hasPrefix("ads_")
+        }
+    }
 
     /// The region an element opened now sits in.
     var region: MediaElement.Region {
@@ -150,7 +163,7 @@ final class ScanState {
             case (.article, .article): true
             case (.main, .main), (.header, .header): true
             case (.nav, .peripheral), (.aside, .peripheral), (.footer, .peripheral): true
-            case (.section, .section), (.section, .peripheral): true
+            case (.section, .section), (.section, .peripheral), (.div, .section), (.div, .peripheral): true
             default: false
             }
         }) else { return }
@@ -177,7 +190,7 @@ final class ScanState {
             _ = mediaParents.popLast()
         case .picture:
             pictureDepth = max(0, pictureDepth - 1)
-        case .article, .main, .header, .nav, .aside, .footer, .section:
+        case .article, .main, .header, .nav, .aside, .footer, .section, .div:
             closeLandmark(tag)
         default:
             break
@@ -223,7 +236,7 @@ final class ScanState {
 enum Tag {
     case meta, link, base, title, script, video, audio, source, img, picture, embed
     /// Landmarks: where on the page a media element sits.
-    case article, main, header, nav, aside, footer, section
+    case article, main, header, nav, aside, footer, section, div
 
     /// Matches a NUL-terminated element name (libxml2 reports them lower-cased).
     init?(_ name: UnsafePointer<UInt8>) {
@@ -256,6 +269,7 @@ extension Tag {
         case UInt8(ascii: "i"): if named("img") { self = .img } else { return nil }
         case UInt8(ascii: "p"): if named("picture") { self = .picture } else { return nil }
         case UInt8(ascii: "e"): if named("embed") { self = .embed } else { return nil }
+        case UInt8(ascii: "d"): if named("div") { self = .div } else { return nil }
         default: return nil
         }
     }
@@ -268,7 +282,7 @@ extension Tag {
         case .link: ["href", "rel", "itemprop", "type", "as", "title"]
         case .base: ["href"]
         case .title, .picture, .article, .main, .header, .nav, .aside, .footer: []
-        case .section: ["id", "class"]
+        case .section, .div: ["id", "class"]
         case .script: ["type", "id"]
         case .video, .audio: ["src", "data-src", "data-mp4src", "data-webmsrc", "poster", "type", "width", "height"]
         case .source: ["srcset", "data-srcset", "src", "data-src", "type", "width", "height"]

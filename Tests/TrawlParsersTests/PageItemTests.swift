@@ -72,9 +72,9 @@ struct PageItemTests {
             <article><img src="https://cdn.news.example/posts/next-story.gif" width="480"></article>
             <footer><img src="https://cdn.news.example/footer/waving.gif" width="100"></footer></body></html>
             """)
+        // A container marked only by its class (`promo-strip`) is page furniture too.
         #expect(media.map(\.url) == [
             "https://cdn.news.example/posts/first-cat.gif",
-            "https://cdn.news.example/strip/cats-parade-anim.gif",
             "https://cdn.news.example/posts/next-story.gif",
         ])
     }
@@ -151,6 +151,38 @@ struct PageItemTests {
             </script></body></html>
             """#)
         #expect(media.map(\.url) == ["https://cdn.news.example/built/skate-loop.gif", "https://cdn.news.example/built/skate-loop-hd.mp4"])
+    }
+
+    @Test func containersMarkedOnlyByClassHoldOtherPostsMedia() async throws {
+        let media = try await resolveHTML("""
+            <html><body><div class="post-body"><img src="https://cdn.news.example/p/mine.gif" width="480" height="270"></div>
+            <div class="related-posts"><img src="https://cdn.news.example/p/theirs.gif" width="480" height="270"></div>
+            <div id="comments"><div class="c"><img src="https://cdn.news.example/u/reply.gif" width="300" height="200"></div></div>
+            <div class="ad-slot top"><img src="https://cdn.news.example/x/creative.gif" width="300" height="250"></div>
+            <div class="sidebar"><img src="https://cdn.news.example/s/promo.gif" width="300" height="250"></div>
+            <div class="thread-header download-box"><img src="https://cdn.news.example/p/also-mine.gif" width="400" height="300"></div>
+            </body></html>
+            """)
+        #expect(media.map(\.url) == ["https://cdn.news.example/p/mine.gif", "https://cdn.news.example/p/also-mine.gif"])
+    }
+
+    @Test func aVideoPagesStateGivesItsPlayerAddressesNotItsStickers() async throws {
+        let url = "https://clips.example/@cat/video/7301234567890"
+        let media = try await resolvePage(url, [url: ("text/html", """
+            <html><head><meta property="og:image" content="https://p16.clips.example/cover/7301.jpeg"></head><body><div id="app"></div>
+            <script id="__UNIVERSAL_DATA_FOR_REHYDRATION__" type="application/json">{"__DEFAULT_SCOPE__":{"webapp.video-detail":{"itemInfo":{"itemStruct":{
+              "id":"7301234567890","desc":"Cat on a skateboard",
+              "video":{"playAddr":"https://v16.clips.example/aa11/video/tos/7301/?mime_type=video_mp4&expire=1","downloadAddr":"https://v16.clips.example/bb22/video/tos/7301/?a=1",
+                       "duration":12,"width":576,"height":1024,"cover":"https://p16.clips.example/cover/7301.jpeg"},
+              "stickersOnItem":[{"url":"https://sf.clips.example/sticker/laugh.gif"}]}}},
+              "stickers":{"list":[{"url":"https://sf.clips.example/sticker/wow.gif"},{"url":"https://sf.clips.example/emoji/heart.gif"}]}}}</script>
+            </body></html>
+            """)])
+        #expect(media.count == 1, "\(media.map(\.url))")
+        #expect(Set(media.first?.allURLs ?? []) == [
+            "https://v16.clips.example/aa11/video/tos/7301/?mime_type=video_mp4&expire=1", "https://v16.clips.example/bb22/video/tos/7301/?a=1",
+        ])
+        #expect(!media.flatMap(\.allURLs).contains { $0.contains("sticker") || $0.contains("emoji") })
     }
 
     // MARK: stills

@@ -26,7 +26,7 @@ struct RankingTests {
 
     @Test func interfaceArtWithoutEvidenceIsDroppedAndSaysWhy() async throws {
         let sets = try await Self.explained("""
-            <html><body><div class="sidebar-box">
+            <html><body><div class="box">
             <img src="https://blog.example/assets/partners/acme-gmbh-ss5863475-100x50.gif" width="100" height="50">
             <img src="https://blog.example/static/store/takeover-mobile.gif">
             <img src="https://blog.example/images/choc/expand.gif"></div>
