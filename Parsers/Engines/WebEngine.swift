@@ -92,7 +92,7 @@ public struct WebEngine: Engine {
             // The ranking stage: every candidate of every payload is judged by one set of rules.
             var droppedHere: [Media] = []
             set.media = set.media.compactMap { candidate in
-                var media = candidate
+                var media = MediaRanking.preferringTheOriginal(candidate, siteParsers: siteParsers)
                 let verdict = MediaRanking.judge(media)
                 if explain {
                     media.explanation = verdict

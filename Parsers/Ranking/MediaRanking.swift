@@ -137,3 +137,69 @@ extension MediaRanking {
         return notes
     }
 }
+
+extension MediaRanking {
+    /// `media` with the original file as its primary when the page named a resize or a crop of
+    /// it first (an `og:image` focal crop `w1200-h630-p`, a `-300x200` thumbnail) and the
+    /// original is among its files: uncropped first, then the largest. Only for what the
+    /// generic parsers found; a site parser's primary rule stands.
+    static func preferringTheOriginal(_ media: Media, siteParsers: Set<String>) -> Media {
+        guard !siteParsers.contains(media.provenance.parser), imageKinds.contains(media.kind),
+              media.renditions.contains(where: { $0.kind == media.kind }) else { return media }
+        struct File { var url: String, width: Int?, height: Int?, byteSize: Int? }
+        let files = [File(url: media.url, width: media.width, height: media.height, byteSize: media.byteSize)]
+            + media.renditions.filter { $0.kind == media.kind }.map { File(url: $0.url, width: $0.width, height: $0.height, byteSize: $0.byteSize) }
+        func rank(_ file: File) -> (Int, Int) {
+            let marks = ResizeMarks(file.url)
+            // A file with no resize mark at all is the upload itself.
+            let size = file.width ?? marks.width ?? (marks.isResized ? 0 : Int.max)
+            return (marks.isCropped ? 0 : 1, size)
+        }
+        guard let best = files.max(by: { rank($0) < rank($1) }), best.url != media.url, rank(best) > rank(files[0]) else { return media }
+        var chosen = media
+        chosen.renditions.removeAll { $0.url == best.url }
+        chosen.renditions.insert(Rendition(url: media.url, kind: media.kind, width: media.width, height: media.height, byteSize: media.byteSize), at: 0)
+        chosen.url = best.url
+        (chosen.width, chosen.height, chosen.byteSize) = (best.width, best.height, best.byteSize)
+        return chosen
+    }
+}
+
+/// What a media URL says about being a resize or a crop of another file.
+struct ResizeMarks {
+    var isResized = false
+    var isCropped = false
+    /// The width the URL asks for, where it says.
+    var width: Int?
+
+    init(_ url: String) {
+        let parts = url.split(separator: "?", maxSplits: 1)
+        let path = parts.first.map(String.init) ?? url
+        if parts.count == 2 {
+            for pair in parts[1].split(separator: "&") {
+                let kv = pair.split(separator: "=", maxSplits: 1)
+                let key = kv.first?.lowercased() ?? "", value = kv.count == 2 ? String(kv[1]).lowercased() : ""
+                switch key {
+                case "w", "width": isResized = true; width = width ?? Int(value)
+                case "h", "height", "resize", "size": isResized = true
+                case "fit", "crop": isResized = true; isCropped = isCropped || value.contains("crop") || key == "crop"
+                default: break
+                }
+            }
+        }
+        let segments = path.split(separator: "/")
+        for segment in segments.dropLast() {
+            // Blogger-style size folders: `s640`, `s72-c`, `w1200-h630-p-k-nu`.
+            let pieces = segment.split(separator: "-")
+            guard let first = pieces.first, first.count >= 2, let letter = first.first, "swh".contains(letter),
+                  let number = Int(first.dropFirst()) else { continue }
+            isResized = true
+            width = width ?? number
+            if pieces.dropFirst().contains(where: { $0 == "c" || $0 == "p" }) { isCropped = true }
+        }
+        if let name = segments.last, let size = MediaRanking.sizeInName(String(name)) {
+            isResized = true
+            width = width ?? size.0
+        }
+    }
+}

@@ -96,6 +96,32 @@ struct RankingTests {
         #expect(media.first?.renditions.map(\.url) == ["https://cdn.blog.example/v/18zqfwc3l0k28gif.webm"])
     }
 
+    @Test func theOriginalBeatsTheFocalCropThePageNamed() async throws {
+        // og:image names a 1200×630 focal crop; the body shows a 640 resize linked to the
+        // uploaded file: one media, the upload its primary.
+        let base = "https://2.bp.blogspot.com/-chCZZinlUTg/WEcxvJo9gdI/AAAAAAAADnk/3ND_BspqN6Y2j5xxkLFW3RyS2Ig0NHZpQCLcB"
+        let media = try await resolveHTML("""
+            <html><head><meta property="og:image" content="\(base)/w1200-h630-p-k-nu/ipsum.gif"></head><body><article>
+            <a href="\(base)/s1600/ipsum.gif"><img src="\(base)/s640/ipsum.gif" width="640" height="105"></a></article></body></html>
+            """)
+        #expect(media.count == 1)
+        #expect(media.first?.url == "\(base)/s1600/ipsum.gif")
+        #expect(Set(media.first?.renditions.map(\.url) ?? []) == ["\(base)/w1200-h630-p-k-nu/ipsum.gif", "\(base)/s640/ipsum.gif"])
+    }
+
+    @Test(arguments: [
+        ("https://x.example/a/w1200-h630-p-k-nu/n.gif", true, true, 1200),
+        ("https://x.example/a/s72-c/n.gif", true, true, 72),
+        ("https://x.example/a/s1600/n.gif", true, false, 1600),
+        ("https://x.example/u/n-300x200.gif", true, false, 300),
+        ("https://x.example/u/n.gif?fit=crop&w=108", true, true, 108),
+        ("https://x.example/u/n.gif?s=abc123", false, false, nil),
+    ] as [(String, Bool, Bool, Int?)])
+    func resizeMarks(url: String, resized: Bool, cropped: Bool, width: Int?) {
+        let marks = ResizeMarks(url)
+        #expect(marks.isResized == resized && marks.isCropped == cropped && marks.width == width, "\(url)")
+    }
+
     @Test func anHLSOnlySourceIsReturnedAsHLSAndBesideAnMP4IsItsRendition() async throws {
         let only = try await resolveHTML("""
             <html><body><article><video width="640" height="360">
