@@ -20,11 +20,14 @@ struct ResolveAnswer: Codable, Sendable, Hashable {
     var degradedReason: String?
     /// Set when the resolve failed after it had found some media (which are kept).
     var error: ErrorSummary?
+    /// With `explain=true`: the candidates the ranking stage judged not the page's own.
+    var dropped: [MediaLine]?
 
     /// Collects `sets`, merging media seen twice (``MediaCollection``).
     /// - Throws: the resolve's error when it found no media before failing.
     static func collect(_ sets: AsyncThrowingStream<ResultSet, any Error>, input: String) async throws -> ResolveAnswer {
         var collection = MediaCollection()
+        var dropped = MediaCollection()
         var reasons: [Int: String] = [:]
         var answer = ResolveAnswer(input: Redaction.text(input), media: [], degraded: false)
         do {
@@ -32,6 +35,7 @@ struct ResolveAnswer: Codable, Sendable, Hashable {
                 for media in set.media where collection.insert(media) {
                     if let reason = set.degradation?.reason { reasons[collection.count - 1] = reason }
                 }
+                if let candidates = set.dropped { dropped.insert(contentsOf: candidates) }
                 answer.next = set.next?.token ?? answer.next
                 if let total = set.total {
                     answer.total = total
@@ -49,6 +53,7 @@ struct ResolveAnswer: Codable, Sendable, Hashable {
         answer.media = collection.media.enumerated().map { index, media in
             MediaLine(media, input: input, degraded: reasons[index])
         }
+        if dropped.count > 0 { answer.dropped = dropped.media.map { MediaLine($0, input: input, degraded: nil) } }
         return answer
     }
 }

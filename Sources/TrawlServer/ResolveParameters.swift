@@ -15,6 +15,8 @@ struct ResolveParameters: Sendable, Hashable {
     /// `probe=true`: each media URL checked (``MediaProber``); `keepDead=true` keeps the dead.
     var probe = false
     var keepDead = false
+    /// `explain=true`: each media's evidence and the rule that kept it, and what was dropped.
+    var explain = false
 
     init(_ parameters: FormQuery, maxLimit: Int) throws {
         let text = (parameters.get("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -34,6 +36,7 @@ struct ResolveParameters: Sendable, Hashable {
         probe = try parameters.flag("probe")
         keepDead = try parameters.flag("keepDead")
         if keepDead, !probe { throw APIError.usage("invalid-request", "keepDead needs probe=true") }
+        explain = try parameters.flag("explain")
         if let limit = parameters.get("limit") {
             guard let value = Int(limit), (1...maxLimit).contains(value) else {
                 throw APIError.usage("invalid-limit", "limit '\(Self.shown(limit))' is not a number from 1 to \(maxLimit)")
@@ -44,7 +47,11 @@ struct ResolveParameters: Sendable, Hashable {
         }
     }
 
-    var request: TrawlCore.Request { TrawlCore.Request(text, pagination: pagination, limit: limit) }
+    var request: TrawlCore.Request {
+        var request = TrawlCore.Request(text, pagination: pagination, limit: limit)
+        if explain { request.explain = true }
+        return request
+    }
 
     /// Refuses what the server never fetches, naming the input.
     static func check(_ text: String) throws {

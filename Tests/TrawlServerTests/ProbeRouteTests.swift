@@ -41,4 +41,30 @@ struct ProbeRouteTests {
             #expect(try await client.execute(uri: "/v1/resolve?q=\(page)&probe=maybe", method: .get).status == .badRequest)
         }
     }
+
+    @Test func explainSaysWhyEachMediaWasKeptAndWhatWasDropped() async throws {
+        let site = try LoopbackServer { request in
+            request.path == "/page"
+                ? .html(#"<html><body><img src="http://a.test/cat.gif" width="400" height="300"><img src="http://a.test/ui/expand.gif"></body></html>"#)
+                : .status(404)
+        }
+        defer { site.shutdown() }
+        let server = try ServerFixture.live(site: site, hosts: ["a.test"])
+        try await ServerFixture.application(server).test(.router) { client in
+            let page = encoded("http://a.test/page")
+            let plain = try await client.execute(uri: "/v1/resolve?q=\(page)", method: .get).json()
+            #expect(plain["dropped"] == nil)
+            #expect((plain["media"] as? [[String: Any]])?.first?["explanation"] == nil)
+            let explained = try await client.execute(uri: "/v1/resolve?q=\(page)&explain=true", method: .get)
+            #expect(explained.status == .ok, "\(explained.text)")
+            let answer = try explained.json()
+            let media = try #require(answer["media"] as? [[String: Any]])
+            #expect(media.map { $0["url"] as? String } == ["http://a.test/cat.gif"])
+            #expect((media.first?["explanation"] as? [String: Any])?["rule"] as? String == "declared-size")
+            #expect((media.first?["evidence"] as? [String])?.contains("declared 400×300") == true)
+            let dropped = try #require(answer["dropped"] as? [[String: Any]])
+            #expect(dropped.map { $0["url"] as? String } == ["http://a.test/ui/expand.gif"])
+            #expect((dropped.first?["explanation"] as? [String: Any])?["verdict"] as? String == "dropped")
+        }
+    }
 }
