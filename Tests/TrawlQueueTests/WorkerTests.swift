@@ -151,7 +151,9 @@ struct WorkerTests {
         let database = String(fixture.url.split(separator: "/").last!)
         var configuration = fixture.configuration(concurrency: 2, perHost: 2)
         configuration.exitWhenEmpty = false
-        configuration.lease = .milliseconds(600)
+        // Long enough that a loaded machine (a CI run beside builds) still renews in time; the
+        // ghost's lease is written short below.
+        configuration.lease = .seconds(3)
         let worker = configuration
         @Sendable func job(_ path: String) throws -> String {
             try fixture.cluster.psql(
@@ -173,7 +175,7 @@ struct WorkerTests {
             // The ghost's lease runs out (the worker does not renew it), the worker's own
             // reaper returns it and the worker takes it again, while /slow still hangs.
             try await waitUntil(within: .seconds(30)) { (try? job("ghost")) == "done 2" }
-            // /slow's lease, renewed every 0.2 s, never ran out: still its first attempt.
+            // /slow's lease, renewed every second, never ran out: still its first attempt.
             let slow = try job("slow")
             release.withLock { $0 = true }
             run.cancel()
