@@ -1,0 +1,332 @@
+import Foundation
+import TrawlCore
+
+/// What one page's resolution knows so far, and the rules that turn its payloads into result
+/// sets: the part of ``WebEngine`` that does no IO.
+///
+/// The engine drives it through five steps and does the fetching, rendering and asking in
+/// between; each step leaves the result sets to send in ``take()``:
+///
+/// 1. **Site source** (``readSiteSource(_:site:)``): a site's better source than its page (a
+///    post's JSON). When it answers (``siteSourceAnswered``), the page is not fetched.
+/// 2. **Page** (``read(_:)``): the document, the JSON cut out of it, and — when rendered — its
+///    XHR answers and DOM snapshots. What the page names (its metadata, its post object) goes out
+///    at once; what its body merely shows is held back.
+/// 3. **Render decision** (``renderDecision(canRender:)``), after every static stage: the items a state
+///    object carries answer without a browser; only a page with nothing at all is offered to the
+///    renderer.
+/// 4. **What the page shows, then oEmbed** (``afterPage()``): shown media answer when nothing is
+///    named; the page's oEmbed links are followed when still nothing is.
+/// 5. **Fallback** (``finish()``): the text scan over every payload, JSON first; the part of a
+///    document libxml2 gave up on last; an HTTP error when nothing at all was found.
+///
+/// Every set passes the ranking stage (``MediaRanking``) on its way out.
+struct PageResolution {
+    let url: URL
+    let parsers: ParserChain
+    let maxFollowUps: Int
+    /// Whether the caller asked why each media was kept or dropped.
+    let explain: Bool
+    let siteParsers: Set<String>
+
+    private var output: [ResultSet] = []
+    private(set) var seen = MediaCollection()
+    private var kept: [Payload] = []
+    private var oEmbedLinks: [URL] = []
+    private(set) var documentStatus: Int?
+    private var documentURL: URL
+    private var snapshotRead = false
+    /// A site parser said what the page holds: no guessing from its text afterwards.
+    private var definitive = false
+    /// Site parsers that claimed a payload and failed or found nothing: if anything later
+    /// answers, the answer is degraded.
+    private var siteFailures: [Degradation.Failure] = []
+    /// Media emitted early from a rendered page's XHR payloads by the text fallback: they do not
+    /// count as the page naming its item.
+    private var streamed = 0
+    /// `kept` indexes of payloads the fallback already read.
+    private var fallbackRead = Set<Int>()
+    /// What the page shows answered (held back until after the page).
+    private var shownAnswered = false
+    /// Stills of the media emitted so far: never a media of their own.
+    private var stills = Set<String>()
+    /// Media the page shows without naming them (its body's images and videos), held until
+    /// every payload of the page is read: they answer only if nothing names the page's item.
+    private var heldBack: ResultSet?
+    /// What the text fallback found in the part of a document libxml2 gave up on (see
+    /// ``ScanStop``): whether those media are named or merely shown cannot be told, so they come
+    /// last, after everything the readable part said.
+    private var unreadRest: [ResultSet] = []
+    /// Candidates the ranking stage dropped, each once (reported with `explain`).
+    private var dropped = MediaCollection()
+
+    init(url: URL, request: Request, parsers: ParserChain, maxFollowUps: Int) {
+        self.url = url
+        self.parsers = parsers
+        self.maxFollowUps = maxFollowUps
+        explain = request.explain == true
+        siteParsers = Set(parsers.parsers.filter { $0.stage == .site }.map(\.name))
+        documentURL = url
+    }
+
+    /// The result sets the last steps produced, in order; empties the queue.
+    mutating func take() -> [ResultSet] {
+        defer { output.removeAll() }
+        return output
+    }
+
+    /// Nothing but early XHR media emitted so far.
+    var nothingNamed: Bool { seen.count == streamed && !shownAnswered }
+
+    /// Whether anything was found, named or shown.
+    var foundAnything: Bool { seen.count > 0 || !(heldBack?.media.isEmpty ?? true) }
+
+    // MARK: 1. site source
+
+    /// Reads one answer of the site's better source.
+    mutating func readSiteSource(_ payload: Payload, site: String) {
+        guard payload.info.isSuccess else { return }
+        var payload = payload
+        payload.info.origin = .followUp(reason: "\(site) source")
+        kept.append(payload)  // the text fallback reads it too if nothing answers
+        let set = parsers.parse(payload, stages: .structured)
+        definitive = definitive || (set.isDefinitive && set.media.isEmpty)
+        noteSiteFailures(set, payload)
+        emit(set, page: url)
+    }
+
+    mutating func siteSourceFailed(_ target: URL, site: String, error: any Error) {
+        output.append(ResultSet(diagnostics: [
+            Diagnostic(.info, "\(site) source \(Redaction.url(target.absoluteString)) failed, reading the page: \(error)", source: "web"),
+        ]))
+    }
+
+    /// The site's source answered (with media, or by saying there are none): the page is not read.
+    var siteSourceAnswered: Bool { seen.count > 0 || definitive }
+
+    // MARK: 2. page
+
+    /// Reads one payload of the page: the static document or a rendered DOM, and the JSON
+    /// embedded in it or caught from its requests.
+    mutating func read(_ payload: Payload) {
+        // The first DOM snapshot is the page's; later ones are its iframes' (their media are
+        // the page's, found in them like in the page).
+        let isPage = payload.info.origin == .document || (payload.info.origin == .domSnapshot && !snapshotRead)
+        if payload.info.origin == .domSnapshot { snapshotRead = true }
+        if isPage {
+            documentStatus = payload.info.status
+            documentURL = payload.info.url
+            if let summary = payload.document {
+                oEmbedLinks += summary.links
+                    .filter { $0.rel.contains("alternate") && $0.type == "application/json+oembed" }
+                    .compactMap { summary.resolve($0.href).flatMap(URL.init(string:)) }
+            }
+        }
+        kept.append(payload)
+        // Once a site parser has said what the page holds, the page's other payloads (its
+        // ld+json, its scripts' JSON) go to site parsers only: a generic reading of them finds
+        // logos and related items, not more of what the page is about.
+        var set = parsers.parse(payload, stages: definitive ? [.site] : .structured)
+        definitive = definitive || set.isDefinitive
+        noteSiteFailures(set, payload)
+        if payload.info.origin == .document || payload.info.origin == .domSnapshot, !set.media.isEmpty {
+            set.media = payload.body.withUnsafeBytes {
+                SiblingRenditions.attach(to: set.media, from: $0.bindMemory(to: UInt8.self))
+            }
+        }
+        // The item a page names (its metadata, JSON-LD, its post object) comes first and alone;
+        // what its body merely shows waits.
+        let shown = set.media.filter { WebEngine.shownParsers.contains($0.provenance.parser) }
+        if !shown.isEmpty {
+            set.media.removeAll { WebEngine.shownParsers.contains($0.provenance.parser) }
+            if heldBack == nil {
+                var held = set
+                held.media = []
+                heldBack = held
+            }
+            heldBack?.media += shown
+        }
+        absorbHeldBack(into: &set.media)
+        emit(set, page: documentURL)
+        if let stop = payload.document?.stop {
+            output.append(ResultSet(diagnostics: [WebEngine.scanStopped(stop, payload: payload)]))
+            var rest = payload
+            rest.body = Data(payload.body.dropFirst(stop.offset))
+            rest.document = nil
+            unreadRest.append(parsers.parse(rest, stages: .fallback))
+        }
+        // A rendered page's JSON API answer that nothing structured reads is what the text
+        // fallback would read first once the page settled (JSON before documents): read now,
+        // its media go out as the response arrives instead of after settling.
+        if payload.info.origin == .browserXHR, payload.info.isJSON, set.media.isEmpty, !definitive, nothingNamed {
+            fallbackRead.insert(kept.count - 1)
+            streamed += emit(parsers.parse(payload, stages: .fallback), page: documentURL)
+        }
+    }
+
+    // MARK: 3. render decision
+
+    /// What to do about rendering a page that was fetched statically.
+    enum RenderDecision {
+        /// Nothing to decide or learn (a site parser's answer, an HTTP error).
+        case none
+        /// The static pass answered: the host's pages did not need the browser.
+        case notNeeded
+        /// Nothing static at all: ask the renderer whether the page looks script-driven.
+        case ask(document: Payload?)
+    }
+
+    /// Decides after every static stage: the items a state object or a JSON answer of the page
+    /// carries (`__NEXT_DATA__`, a rehydration blob), read by their structure as the fallback
+    /// would, answer without a browser.
+    /// - Parameter canRender: whether a renderer is there to ask; without one, nothing is
+    ///   decided and the state objects wait for the fallback, after the page's oEmbed links.
+    mutating func renderDecision(canRender: Bool) -> RenderDecision {
+        guard canRender, seen.count == 0, !definitive, documentStatus.map({ (200..<300).contains($0) }) ?? false else {
+            return seen.count > 0 ? .notNeeded : .none
+        }
+        // What the page shows statically waits with what it would show rendered: no render.
+        guard heldBack?.media.isEmpty ?? true else { return .notNeeded }
+        let structure = StateMediaParser(.everyItem)
+        for payload in kept where structure.canParse(payload.info) {
+            guard let set = try? structure.parse(payload), !set.media.isEmpty else { continue }
+            var found = set
+            found.provenance = Provenance(parser: structure.name, origin: payload.info.origin, payloadURL: payload.info.url.absoluteString)
+            emit(found, page: documentURL)
+        }
+        return seen.count > 0 ? .notNeeded : .ask(document: kept.first { $0.info.origin == .document })
+    }
+
+    /// A render that crashed, timed out or was refused: the page keeps its static result (and
+    /// whatever the render found before it failed), marked, never a failure in its place.
+    mutating func renderFailed(_ error: any Error) {
+        output.append(ResultSet(diagnostics: [Diagnostic(.warning, "\(WebEngine.renderFailedPrefix)\(error)", source: "browser")]))
+    }
+
+    // MARK: 4. what the page shows, then oEmbed
+
+    /// Lets what the page shows answer when it names nothing; the oEmbed links to follow when
+    /// still nothing is named.
+    mutating func afterPage() -> [URL] {
+        if var held = heldBack, nothingNamed, !definitive {
+            // The page names nothing: what it shows answers, in the order of its regions.
+            held.media = SiblingRenditions.mergeByStem(held.media)
+            shownAnswered = !held.media.isEmpty
+            emit(held, page: documentURL)
+        }
+        guard nothingNamed, !definitive else { return [] }
+        return oEmbedLinks.prefix(maxFollowUps).filter { $0.scheme == "http" || $0.scheme == "https" }
+    }
+
+    mutating func readOEmbed(_ payload: Payload) {
+        var payload = payload
+        payload.info.origin = .followUp(reason: "oembed")
+        guard payload.info.isSuccess else { return }
+        kept.append(payload)
+        emit(parsers.parse(payload, stages: .structured), page: documentURL)
+    }
+
+    mutating func oEmbedFailed(_ error: any Error) {
+        output.append(ResultSet(diagnostics: [Diagnostic(.warning, "oEmbed follow-up failed: \(error)", source: "web")]))
+    }
+
+    // MARK: 5. fallback
+
+    /// The text fallback when nothing structured answered, then the unread rest of a document;
+    /// the page's HTTP error when nothing at all was found.
+    mutating func finish() -> WebError? {
+        if nothingNamed, let summary = kept.first(where: { $0.info.origin == .document })?.document, WebEngine.isAboutAStill(summary) {
+            // The page names a still picture as what it shows and nothing moving: media-looking
+            // URLs in its text belong to sidebars and other posts, not to it.
+            definitive = true
+        }
+        if nothingNamed && !definitive {
+            // Nothing structured: scan the text of every payload. JSON first, where each item's
+            // files come grouped (its gif, mp4, .gifv as one media); then the document's text.
+            let unread = kept.indices.filter { !fallbackRead.contains($0) }.map { kept[$0] }
+            let jsonFirst = unread.filter { !$0.info.isHTMLDocument } + unread.filter(\.info.isHTMLDocument)
+            for payload in jsonFirst {
+                emit(parsers.parse(payload, stages: .fallback), page: documentURL)
+            }
+        }
+        if !definitive {
+            for set in unreadRest { emit(set, page: documentURL) }
+        }
+        if seen.count == 0, let status = documentStatus, !(200..<300).contains(status) {
+            return WebError(url: url.absoluteString, status: status)
+        }
+        return nil
+    }
+
+    // MARK: the rules every set passes
+
+    private mutating func noteSiteFailures(_ set: ResultSet, _ payload: Payload) {
+        guard set.media.isEmpty, !set.isDefinitive else { return }
+        for parser in parsers.claimants(of: payload.info, stage: .site) {
+            let reason = set.diagnostics.first { $0.source == parser.name }?.message ?? "found nothing"
+            siteFailures.append(Degradation.Failure(parser: parser.name, reason: reason))
+        }
+    }
+
+    /// A media the page names that is also one it shows (its `<video>` in the article) takes
+    /// what the shown one adds: its poster, its sources.
+    private mutating func absorbHeldBack(into media: inout [Media]) {
+        guard var held = heldBack, !held.media.isEmpty else { return }
+        for index in media.indices {
+            let keys = Set(media[index].allURLs.map(CanonicalURL.key))
+            let same = held.media.filter { !keys.isDisjoint(with: $0.allURLs.map(CanonicalURL.key)) }
+            guard !same.isEmpty else { continue }
+            var merged = MediaCollection([media[index]])
+            merged.insert(contentsOf: same)
+            media[index] = merged.media[0]
+            held.media.removeAll { same.contains($0) }
+        }
+        heldBack = held
+    }
+
+    /// Ranks `set` and queues what is new; returns how many new media went out.
+    @discardableResult
+    private mutating func emit(_ set: ResultSet, page: URL) -> Int {
+        var set = set
+        // A poster or still of one media is not another media.
+        for still in set.media.compactMap(\.still) { stills.insert(CanonicalURL.key(still)) }
+        set.media.removeAll { stills.contains($0.canonicalKey) }
+        // The ranking stage: every candidate of every payload is judged by one set of rules.
+        var droppedHere: [Media] = []
+        set.media = set.media.compactMap { candidate in
+            var media = MediaRanking.preferringTheOriginal(candidate, siteParsers: siteParsers)
+            let verdict = MediaRanking.judge(media)
+            if explain {
+                media.explanation = verdict
+                media.evidence = MediaRanking.evidence(of: media)
+            } else {
+                media.evidence = nil
+            }
+            guard verdict.verdict == .kept else {
+                droppedHere.append(media)
+                return nil
+            }
+            return media
+        }
+        if explain {
+            droppedHere = droppedHere.filter { dropped.insert($0) }.map { item in
+                var item = item
+                item.page = page.absoluteString
+                return item
+            }
+        }
+        // After a site parser failed, any other parser's answer is degraded.
+        if !set.media.isEmpty, set.degradation == nil, !siteFailures.isEmpty,
+           !set.media.contains(where: { siteParsers.contains($0.provenance.parser) }) {
+            set.degradation = Degradation(failures: siteFailures, answeredBy: set.provenance?.parser ?? "generic")
+        }
+        // Every result of a page belongs to that page, whichever payload it came from.
+        for index in set.media.indices { set.media[index].page = page.absoluteString }
+        let fresh = set.media.filter { seen.insert($0) }
+        if explain, !droppedHere.isEmpty { set.dropped = droppedHere }
+        guard !fresh.isEmpty || set.dropped != nil else { return 0 }
+        set.media = fresh
+        output.append(set)
+        return fresh.count
+    }
+}
