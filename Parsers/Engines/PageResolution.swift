@@ -59,6 +59,8 @@ struct PageResolution {
     private var unreadRest: [ResultSet] = []
     /// Candidates the ranking stage dropped, each once (reported with `explain`).
     private var dropped = MediaCollection()
+    /// Folders of the images kept so far (see ``MediaRanking/isBesideThePagesMedia(_:verdict:keptFolders:)``).
+    private var keptFolders = Set<String>()
 
     init(url: URL, request: Request, parsers: ParserChain, maxFollowUps: Int) {
         self.url = url
@@ -291,11 +293,21 @@ struct PageResolution {
         // A poster or still of one media is not another media.
         for still in set.media.compactMap(\.still) { stills.insert(CanonicalURL.key(still)) }
         set.media.removeAll { stills.contains($0.canonicalKey) }
-        // The ranking stage: every candidate of every payload is judged by one set of rules.
+        // The ranking stage: every candidate of every payload is judged by one set of rules,
+        // then the images that lacked evidence get a second look beside the images kept.
+        var judged = set.media.map { candidate in
+            let media = MediaRanking.preferringTheOriginal(candidate, siteParsers: siteParsers)
+            return (media: media, verdict: MediaRanking.judge(media))
+        }
+        for (media, verdict) in judged where verdict.verdict == .kept && MediaRanking.imageKinds.contains(media.kind) {
+            if let folder = MediaRanking.folder(of: media.url) { keptFolders.insert(folder) }
+        }
+        for index in judged.indices where MediaRanking.isBesideThePagesMedia(judged[index].media, verdict: judged[index].verdict, keptFolders: keptFolders) {
+            judged[index].verdict = Explanation(.kept, rule: MediaRanking.Rule.besideThePagesMedia)
+        }
         var droppedHere: [Media] = []
-        set.media = set.media.compactMap { candidate in
-            var media = MediaRanking.preferringTheOriginal(candidate, siteParsers: siteParsers)
-            let verdict = MediaRanking.judge(media)
+        set.media = judged.compactMap { candidate, verdict in
+            var media = candidate
             if explain {
                 media.explanation = verdict
                 media.evidence = MediaRanking.evidence(of: media)

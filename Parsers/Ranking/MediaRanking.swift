@@ -12,14 +12,17 @@ import TrawlCore
 ///    placeholder, an icon, under 40 pixels): never.
 /// 4. `named-by-page`: the page names it as its item (OpenGraph, a Twitter card, JSON-LD,
 ///    oEmbed, microdata, the page's state item, a site's post): kept.
-/// 5. `item-of-page-json`: an item of a JSON answer or state object the page carries, read
-///    by its structure (users, ads, comments and other posts' keys left out): kept.
-/// 6. `moving-video`: a video shown or found on the page: kept.
+/// 5. `other-post`: shown inside another post (a later `<article>`, a reply): dropped.
+/// 6. `item-of-page-json`: an item of a JSON answer the page called or is (read by its
+///    structure, users, ads and other posts' keys left out), or a video in a state object the
+///    page embeds: kept. `moving-video`: a video shown or found on the page: kept.
 /// 7. An animated image the page merely shows or mentions is media only with evidence beyond
 ///    its extension: a GIF site's media host (`gif-site-host`), a video of the same upload
 ///    (`video-rendition`), a declared size well above an icon's (`declared-size`, or
 ///    `size-in-name` when its file name says it), or a larger file offered beside it
-///    (`linked-full-file`). Without any: `no-evidence-beyond-extension`, dropped.
+///    (`linked-full-file`). Without any: `no-evidence-beyond-extension`, dropped — unless it
+///    sits in the same folder as an image of the page that had evidence
+///    (`beside-the-pages-media`, decided by ``PageResolution``, which sees the whole page).
 public enum MediaRanking {
     /// Parsers that report what a page shows rather than what it names.
     static let shownParsers: Set<String> = ["html5-media"]
@@ -53,8 +56,13 @@ public enum MediaRanking {
         }
         let source = source(of: media)
         if source == .named { return Explanation(.kept, rule: "named-by-page") }
-        if source == .item { return Explanation(.kept, rule: "item-of-page-json") }
-        if !imageKinds.contains(media.kind) { return Explanation(.kept, rule: "moving-video") }
+        // Another post on the page (a later `<article>`, a reply): its media are its own.
+        if source == .shown, media.evidence?.contains(Evidence.otherPost) == true { return Explanation(.dropped, rule: "other-post") }
+        // An item of a JSON answer (an API the page called, a JSON URL) is what that answer is
+        // about; a state object embedded in a page also carries the interface's images, so its
+        // items need evidence like the markup's.
+        if source == .item, !media.provenance.origin.isEmbedded { return Explanation(.kept, rule: "item-of-page-json") }
+        if !imageKinds.contains(media.kind) { return Explanation(.kept, rule: source == .item ? "item-of-page-json" : "moving-video") }
         if urls.contains(where: isGIFSiteHost) { return Explanation(.kept, rule: "gif-site-host") }
         if media.renditions.contains(where: { !imageKinds.contains($0.kind) && $0.kind.isAnimated }) {
             return Explanation(.kept, rule: "video-rendition")
@@ -67,7 +75,31 @@ public enum MediaRanking {
             return Explanation(.kept, rule: "size-in-name")
         }
         if media.evidence?.contains(Evidence.linkedFullFile) == true { return Explanation(.kept, rule: "linked-full-file") }
-        return Explanation(.dropped, rule: "no-evidence-beyond-extension")
+        return Explanation(.dropped, rule: Rule.noEvidence)
+    }
+
+    /// Rule names other code tests for.
+    enum Rule {
+        static let noEvidence = "no-evidence-beyond-extension"
+        static let besideThePagesMedia = "beside-the-pages-media"
+    }
+
+    /// The folder of a media URL (scheme, host and path without its file name), the unit the
+    /// ``Rule/besideThePagesMedia`` rule compares.
+    static func folder(of url: String) -> String? {
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        guard let slash = path.lastIndex(of: "/"), path.distance(from: path.startIndex, to: slash) > 8 else { return nil }
+        return String(path[..<slash])
+    }
+
+    /// A second look at an image dropped for want of evidence: one that sits in the same folder
+    /// as an image the page's evidence already kept (a blog post's GIFs, uploaded together,
+    /// some declared and some not) is one of them — unless it declares a small size of its own
+    /// or sits in page furniture or another post.
+    static func isBesideThePagesMedia(_ media: Media, verdict: Explanation, keptFolders: Set<String>) -> Bool {
+        guard verdict.rule == Rule.noEvidence, media.width == nil, media.height == nil,
+              let folder = folder(of: media.url), keptFolders.contains(folder) else { return false }
+        return media.evidence?.contains(Evidence.otherPost) != true
     }
 
     static let imageKinds: Set<MediaKind> = [.gif, .webp, .apng]
@@ -113,6 +145,8 @@ public enum MediaRanking {
 /// The evidence notes parsers write (``Media/evidence``) that the ranking reads back.
 enum Evidence {
     static let linkedFullFile = "linked full file"
+    /// ``HTML5MediaParser/regionNote(_:)`` of ``MediaElement/Region/otherPost``.
+    static let otherPost = "in another post"
     /// The element showing it declares a box well above icon size (its full file, named beside
     /// it, has no size of its own).
     static let largeBox = "shown in a box well above icon size"

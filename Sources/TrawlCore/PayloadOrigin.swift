@@ -19,6 +19,12 @@ public enum PayloadOrigin: Sendable, Hashable, Codable, CustomStringConvertible 
         }
     }
 
+    /// Whether the payload was cut out of a document (a state object, `__NEXT_DATA__`).
+    public var isEmbedded: Bool {
+        if case .embedded = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .document: "document"

@@ -72,11 +72,9 @@ struct PageItemTests {
             <article><img src="https://cdn.news.example/posts/next-story.gif" width="480"></article>
             <footer><img src="https://cdn.news.example/footer/waving.gif" width="100"></footer></body></html>
             """)
-        // A container marked only by its class (`promo-strip`) is page furniture too.
-        #expect(media.map(\.url) == [
-            "https://cdn.news.example/posts/first-cat.gif",
-            "https://cdn.news.example/posts/next-story.gif",
-        ])
+        // A container marked only by its class (`promo-strip`) is page furniture too, and a
+        // later <article> is another post.
+        #expect(media.map(\.url) == ["https://cdn.news.example/posts/first-cat.gif"])
     }
 
     // MARK: tracking pixels and interface images

@@ -53,7 +53,7 @@ struct RankingTests {
             <img src="https://cdn.blog.example/uploads/dance.gif"><video src="https://cdn.blog.example/uploads/dance.mp4"></video>
             <img src="https://cdn.blog.example/uploads/wave-small.gif" width="120"
                  srcset="https://cdn.blog.example/uploads/wave-small.gif 120w, https://cdn.blog.example/uploads/wave.gif 960w">
-            <img src="https://cdn.blog.example/uploads/bare.gif">
+            <img src="https://cdn.blog.example/misc/bare.gif">
             </article></body></html>
             """)
         let urls = Set(media.flatMap(\.allURLs))
@@ -61,7 +61,30 @@ struct RankingTests {
             "https://media.giphy.com/media/Qm81xZabc/giphy.gif", "https://cdn.blog.example/uploads/lede_2000x1000.gif",
             "https://cdn.blog.example/uploads/dance.gif", "https://cdn.blog.example/uploads/wave.gif",
         ]))
-        #expect(!urls.contains("https://cdn.blog.example/uploads/bare.gif"))
+        #expect(!urls.contains("https://cdn.blog.example/misc/bare.gif"))
+    }
+
+    @Test func aGIFBesideThePagesOtherGIFsIsOneOfThem() async throws {
+        // A blog post's GIFs, uploaded together: one declares its size, the others do not.
+        let media = try await resolveHTML("""
+            <html><body><article>
+            <img src="https://cdn.game.example/blog/fff-282/moisture.gif" width="900" height="664">
+            <img src="https://cdn.game.example/blog/fff-282/enemy-bases.gif">
+            <img src="https://cdn.game.example/blog/fff-282/cliffs.gif" width="60" height="40">
+            </article><aside><img src="https://cdn.game.example/blog/fff-282/promo.gif"></aside></body></html>
+            """)
+        #expect(media.map(\.url) == ["https://cdn.game.example/blog/fff-282/moisture.gif", "https://cdn.game.example/blog/fff-282/enemy-bases.gif"])
+    }
+
+    @Test func anEmbeddedStateObjectsImagesNeedEvidenceItsAPIAnswersDoNot() async throws {
+        let page = try await resolveHTML("""
+            <html><body><script id="__APP_STATE__" type="application/json">{"help":{"cover":"https://cdn.blog.example/img/help/add-cover.gif"},
+              "promo":{"banner":"https://cdn.blog.example/wp/landing-fanfix.gif"}}</script></body></html>
+            """)
+        #expect(page.isEmpty, "\(page.map(\.url))")
+        let api = "https://api.gifs.example/v1/gif/Qm81xZ"
+        let answer = try await resolvePage(api, [api: ("application/json", #"{"data":{"gif":"https://cdn.gifs.example/q/skate.gif"}}"#)])
+        #expect(answer.map(\.url) == ["https://cdn.gifs.example/q/skate.gif"])
     }
 
     @Test func withoutExplainNothingOfTheRankingShows() async throws {
