@@ -2,7 +2,7 @@
 #   make demo   replay every recorded case in Recordings/ through the pipeline (no network)
 #   make test   the whole test suite (TEST_LIMIT=25m: the most the run may take), then the API contract
 #   make fuzz SECONDS=N   every libFuzzer target in Fuzz/ for N seconds (fails if any crashed)
-#   make docs   the DocC catalog of the Trawl library, into .build/docs
+#   make docs   the DocC catalogs of Trawl, TrawlCore, TrawlServer and TrawlQueue, into .build/docs
 #   make serve-demo   trawl serve on the bundled recordings (no network): open the printed address
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
@@ -75,11 +75,17 @@ ROWS ?= 1000000
 bench-index: deps
 	$(SWIFT) run -c release trawl-index-bench --rows $(ROWS)
 
-# The DocC catalog of the Trawl library (Sources/Trawl/Trawl.docc), as a static site in
-# .build/docs (open .build/docs/documentation/trawl/index.html through any static file server).
+# The DocC catalogs of the libraries people embed — Trawl (Sources/Trawl/Trawl.docc), TrawlCore,
+# TrawlServer and TrawlQueue — as static sites in .build/docs/<Target> (open
+# .build/docs/Trawl/documentation/trawl/index.html through any static file server).
+DOC_TARGETS := Trawl TrawlCore TrawlServer TrawlQueue
 docs: deps
-	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target Trawl \
-	  --disable-indexing --transform-for-static-hosting --hosting-base-path trawl --output-path .build/docs --warnings-as-errors
+	@for target in $(DOC_TARGETS); do \
+	  base=$$(echo $$target | tr '[:upper:]' '[:lower:]'); \
+	  $(SWIFT) package --allow-writing-to-directory .build/docs/$$target generate-documentation --target $$target \
+	    --disable-indexing --transform-for-static-hosting --hosting-base-path $$base --output-path .build/docs/$$target \
+	    --warnings-as-errors || exit 1; \
+	done
 
 # trawl vs Playwright (same Chromium) and Crawlee's adaptive crawler, JavaScript pages on loopback.
 bench-browser: deps

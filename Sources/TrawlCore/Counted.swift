@@ -9,7 +9,10 @@ public struct Counted: Sendable, Hashable, CustomStringConvertible {
     public var singular: String
     public var plural: String
 
-    /// - Parameter plural: the plural when it is not the singular with an `s`.
+    /// - Parameters:
+    ///   - count: how many.
+    ///   - singular: the noun for one.
+    ///   - plural: the plural when it is not the singular with an `s`.
     public init(_ count: Int, _ singular: String, plural: String? = nil) {
         self.count = count
         self.singular = singular

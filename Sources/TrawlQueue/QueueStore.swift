@@ -5,10 +5,10 @@ import TrawlBatch
 import TrawlStore
 
 /// A batch's jobs in PostgreSQL, shared by every worker that connects: the same coalesced
-/// jobs, intake marks, results and output marks as the SQLite ``JobStore``, plus leases and a
+/// jobs, intake marks, results and output marks as the SQLite `JobStore`, plus leases and a
 /// host row per host that carries the fleet's politeness.
 ///
-/// Open one with ``withStore(_:logger:_:)``: the connection pool runs for the closure's
+/// Open one with ``withStore(_:logger:migrate:connections:_:)``: the connection pool runs for the closure's
 /// lifetime and closes after it.
 ///
 /// ```swift
@@ -38,8 +38,11 @@ public struct QueueStore: Sendable {
     /// when `body` returns or throws.
     /// One connection of the pool listens for notifications for as long as the store is open.
     /// - Parameters:
+    ///   - location: the database.
+    ///   - logger: where connection events and outages are logged.
     ///   - migrate: apply pending migrations first (tests pass `false` to set up an old schema).
     ///   - connections: the pool's size (workers of one process share it).
+    ///   - body: what to do with the open store.
     public static func withStore<Result: Sendable>(
         _ location: QueueLocation, logger: Logger, migrate: Bool = true, connections: Int = 8,
         _ body: @Sendable (QueueStore) async throws -> Result
@@ -79,7 +82,7 @@ public struct QueueStore: Sendable {
 
     /// The same store, whose operations wait out an outage: an operation that loses its
     /// connection (the server crashed, restarted or cut it) waits until the server answers
-    /// again and is then tried again (see ``QueueLink``), where the store itself fails at
+    /// again and is then tried again (see `QueueLink`), where the store itself fails at
     /// once. Workers and the batch use it; a one-off command such as `trawl queue status`
     /// should rather say that the server is gone.
     ///

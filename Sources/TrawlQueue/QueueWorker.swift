@@ -6,7 +6,7 @@ import TrawlCore
 import TrawlStore
 
 /// Works a shared queue's jobs: claims due jobs in groups under the fleet's politeness, runs
-/// each through the full pipeline (``JobAttempt``, the same as `trawl batch`), renews its
+/// each through the full pipeline (`JobAttempt`, the same as `trawl batch`), renews its
 /// leases while they run, and commits the outcomes in groups, each with its job's state change.
 /// A group's commit also takes over the slots it frees: the next jobs of the same hosts come
 /// back leased in the same transaction, so a busy worker claims separately only for room it
@@ -81,6 +81,10 @@ public struct QueueWorker: Sendable {
     private let logger: Logger
 
     /// - Parameters:
+    ///   - store: the queue, opened with its outage handling (``QueueStore/reconnecting(stallLimit:)``).
+    ///   - configuration: the run's settings, as `trawl batch` takes them.
+    ///   - search: the search engines' settings for `!engine` lines.
+    ///   - logger: where claims, outages and reconnects are logged.
     ///   - clock: what leases, backoffs and holds are timed on.
     ///   - id: the worker's name in the queue (default: machine, process id and a random part).
     ///   - transport: answers in place of libcurl's (a benchmark's instant answers).

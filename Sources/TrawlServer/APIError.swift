@@ -4,9 +4,9 @@ import TrawlCore
 
 /// An error as the API answers it: an HTTP status and `{"error":{"code","message"}}`.
 ///
-/// The code is a stable ``CodedError`` code (`invalid-url`, `refused-address`, `http-404`) or
+/// The code is a stable `CodedError` code (`invalid-url`, `refused-address`, `http-404`) or
 /// one of the server's own (`not-found`, `rate-limited`, `url-too-long`…); the message is one
-/// sentence for a person (``ErrorSentence``: secrets redacted, never a stack trace).
+/// sentence for a person (`ErrorSentence`: secrets redacted, never a stack trace).
 public struct APIError: Error, Sendable, Hashable, CustomStringConvertible {
     public var status: HTTPResponse.Status
     public var code: String

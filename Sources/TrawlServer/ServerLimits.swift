@@ -43,13 +43,13 @@ public struct ServerLimits: Sendable, Hashable {
     /// When set, `/v1/…` and `/metrics` need `Authorization: Bearer TOKEN` (`401` otherwise).
     public var token: String?
     /// Origins browser apps may call the API from (`*` for any); empty: no CORS headers, and
-    /// a browser page on another origin may not change anything (``CrossSiteWriteMiddleware``).
+    /// a browser page on another origin may not change anything (`CrossSiteWriteMiddleware`).
     public var corsOrigins: [String] = []
     /// Names clients reach the server by, beside IP addresses and `localhost`: a request whose
     /// `Host` is any other name is `421 unknown-host` (DNS rebinding).
     public var publicHosts: [String] = []
     /// Reverse proxies whose `X-Forwarded-For` names the client that limits count against
-    /// (``ClientAddressMiddleware``); empty: every client is its socket's address.
+    /// (`ClientAddressMiddleware`); empty: every client is its socket's address.
     public var trustedProxies: [AddressRange] = []
     /// Whether a server bound to an address other than loopback may start without a
     /// ``token`` (`--no-auth`): anyone who can reach it can then use it.
