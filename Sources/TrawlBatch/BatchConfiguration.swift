@@ -45,6 +45,9 @@ public struct BatchConfiguration: Sendable {
     /// Answer every fetch from these recordings instead of the network (a server replaying
     /// recordings runs its batches on them too).
     public var replay: Trawl.Replay?
+    /// `--probe`: each media URL checked with a ranged GET before it is written (dead media
+    /// dropped unless kept, stills relabelled); `nil`: not probed.
+    public var probe: MediaProber.Options?
     /// A renderer to share instead of one of the run's own (a server's batches and resolves
     /// use one browser); `nil`: the run starts its own when ``browser`` asks for one.
     public var renderer: (any PageRenderer)?

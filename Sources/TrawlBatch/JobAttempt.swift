@@ -160,6 +160,7 @@ public struct JobAttempt: Sendable {
         trawl.browserConfiguration = configuration.browserConfiguration
         trawl.sink = configuration.sink
         trawl.replay = configuration.replay
+        trawl.probe = configuration.probe
         var environment = Trawl.makeEnvironment(trawl, logger: logger)
         if let transport { environment.transport = transport }
         if let renderer = configuration.renderer, configuration.browser != .never { environment.renderer = renderer }

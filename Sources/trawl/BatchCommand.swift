@@ -59,6 +59,9 @@ struct BatchRunCommand: AsyncParsableCommand {
     @OptionGroup
     var connection: ConnectionOptions
 
+    @OptionGroup(title: "Probe")
+    var probe: ProbeOptions
+
     @Flag(help: "Plain progress lines even on a terminal.")
     var noProgressBar = false
 
@@ -88,6 +91,7 @@ struct BatchRunCommand: AsyncParsableCommand {
         configuration.plainHTTP = connection.plainHTTP
         configuration.browser = browser.browser
         configuration.browserConfiguration = browser.configuration
+        configuration.probe = probe.options
         let storePath = store ?? Self.defaultStore(for: out)
         let opened = index.open(recording: true, command: "batch")
         configuration.sink = opened?.writer
@@ -136,6 +140,7 @@ struct BatchRunCommand: AsyncParsableCommand {
         configuration.plainHTTP = connection.plainHTTP
         configuration.browser = browser.browser
         configuration.browserConfiguration = browser.configuration
+        configuration.probe = probe.options
         configuration.fetch = try fetch.policy()
         return configuration
     }

@@ -35,6 +35,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup
     var connection: ConnectionOptions
 
+    @OptionGroup(title: "Probe")
+    var probe: ProbeOptions
+
     @Flag(help: "No line at the end saying what this worker did.")
     var quiet = false
 
@@ -51,6 +54,7 @@ struct WorkerCommand: AsyncParsableCommand {
         batch.plainHTTP = connection.plainHTTP
         batch.browser = browser.browser
         batch.browserConfiguration = browser.configuration
+        batch.probe = probe.options
         let report: QueueWorker.Report
         let started = Date()
         do {

@@ -62,3 +62,31 @@ struct FragmentTests {
         #expect(fixture.server.requests.filter { $0.path == "/page" }.count == 1)
     }
 }
+
+/// `trawl batch --probe`: each media URL checked before it is written.
+@Suite("Batch probes media", .timeLimit(.minutes(2)))
+struct BatchProbeTests {
+    @Test func probedMediaCarryTheirFactsAndTheDeadAreDropped() throws {
+        let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
+        let gif = MediaBytes.gif(width: 480, height: 270, frames: 12, delay: 5)
+        let fixture = try BatchFixture(hosts: ["site.test", "media.test"]) { request in
+            switch request.path {
+            case "/page": .html(#"<html><body><img src="http://media.test/cat.gif" width="400" height="300"><img src="http://media.test/gone.gif" width="400" height="300"></body></html>"#)
+            case "/cat.gif": .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
+            default: .status(404)
+            }
+        }
+        defer {
+            fixture.server.shutdown()
+            try? FileManager.default.removeItem(at: fixture.folder)
+        }
+        try fixture.writeList(["http://site.test/page"])
+        var arguments = ["batch", fixture.list.path, "--out", fixture.output.path, "--store", fixture.store, "--quiet", "--browser", "never", "--probe"]
+        for target in fixture.connectTo { arguments += ["--connect-to", target] }
+        let run = try CommandRun.run(binary, arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        let media = try fixture.results().first?.media ?? []
+        #expect(media.map(\.url) == ["http://media.test/cat.gif"], "\(run.stderr)")
+        #expect(media.first?.probe?.frames == 12 && media.first?.probe?.width == 480 && media.first?.probe?.dead == false)
+    }
+}
