@@ -14,7 +14,7 @@ import TrawlTesting
 /// Each test crashes a cluster of its own (the shared one serves the other suites meanwhile),
 /// with PostgreSQL's durable commits, as a production server has them: the queue counts on
 /// the output mark's waiting commit to flush the results it writes out.
-@Suite("Queue workers survive database faults", .serialized)
+@Suite("Queue workers survive database faults", .serialized, .tags(.postgres))
 struct DatabaseFaultTests {
     /// What a run left behind, per participant (0: the batch, 1 and 2: the workers).
     struct Outcome {
@@ -206,7 +206,7 @@ struct DatabaseFaultTests {
 
     @Test(
         "Three `trawl worker` processes whose connections are cut again and again mid-run: each says it reconnected, exits 0 at the end, each job once",
-        .timeLimit(.minutes(4)))
+        .timeLimit(.minutes(4)), .tags(.process))
     func workerProcessesCut() async throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
         let cluster = try Self.cluster()

@@ -6,7 +6,7 @@ import TrawlQueue
 import TrawlTesting
 
 /// Politeness held by the queue's host rows for every worker, not per worker.
-@Suite("Queue politeness across workers", .timeLimit(.minutes(5)))
+@Suite("Queue politeness across workers", .timeLimit(.minutes(5)), .tags(.postgres))
 struct FleetPolitenessTests {
     @Test("Three workers never exceed the per-host cap together")
     func perHostCapAcrossWorkers() async throws {

@@ -32,7 +32,7 @@ struct TestSupportTests {
         #expect(flock(other, LOCK_EX | LOCK_NB) == 0, "the released port is free to reserve")
     }
 
-    @Test("The cluster's port is reserved, and its server holds none of this process's descriptors")
+    @Test("The cluster's port is reserved, and its server holds none of this process's descriptors", .tags(.postgres))
     func clusterHoldsNothingOfOurs() throws {
         #expect(!(try Self.ephemeralRange()).contains(try PostgresCluster.shared().port))
         // A socket that is not close-on-exec, open while the server starts.
@@ -52,7 +52,7 @@ struct TestSupportTests {
         #expect(!held.contains(ours), "the server holds this process's \(ours)")
     }
 
-    @Test("A command that outlives its time limit is killed and fails with what it printed")
+    @Test("A command that outlives its time limit is killed and fails with what it printed", .tags(.process))
     func commandTimeLimit() throws {
         do {
             let run = try CommandRun.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "echo begun; exec sleep 600"], timeLimit: .seconds(1))
