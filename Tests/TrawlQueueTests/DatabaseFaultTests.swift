@@ -118,7 +118,7 @@ struct DatabaseFaultTests {
         let jobs = 300
         let requestsAtCrash = Shared(0)
         let outcome = try await Self.run(fixture, jobs: jobs, lease: .seconds(6)) {
-            try await waitUntil { fixture.server.requests.count >= 90 }
+            try await fixture.server.waitForRequests { $0.count >= 90 }
             requestsAtCrash.withLock { $0 = fixture.server.requests.count }
             try cluster.crash()
             try await Task.sleep(for: .milliseconds(1500))
@@ -138,7 +138,7 @@ struct DatabaseFaultTests {
         let fixture = try Self.fixture(cluster: cluster)
         defer { fixture.server.shutdown() }
         let outcome = try await Self.run(fixture, jobs: 300, lease: .seconds(2)) {
-            try await waitUntil { fixture.server.requests.count >= 60 }
+            try await fixture.server.waitForRequests { $0.count >= 60 }
             try cluster.crash()
             try await Task.sleep(for: .milliseconds(1000))
             try cluster.start()
@@ -162,7 +162,7 @@ struct DatabaseFaultTests {
         let cuts = Shared(0)
         let outcome = try await Self.run(fixture, jobs: 300, lease: .seconds(6)) {
             for at in stride(from: 20, to: 270, by: 10) {
-                try await waitUntil { fixture.server.requests.count >= at }
+                try await fixture.server.waitForRequests { $0.count >= at }
                 let terminated = try cluster.terminateConnections(application: "trawl-2")
                 cuts.withLock { $0 += terminated > 0 ? 1 : 0 }
             }
@@ -190,7 +190,7 @@ struct DatabaseFaultTests {
         let cuts = Shared(0)
         let outcome = try await Self.run(fixture, jobs: 600, lease: .seconds(6)) {
             for at in stride(from: 8, to: 580, by: 4) {
-                try await waitUntil { fixture.server.requests.count >= at }
+                try await fixture.server.waitForRequests { $0.count >= at }
                 let terminated = try cluster.terminateConnections(application: "trawl-1") + cluster.terminateConnections(application: "trawl-2")
                 cuts.withLock { $0 += terminated > 0 ? 1 : 0 }
             }

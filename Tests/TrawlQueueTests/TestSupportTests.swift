@@ -1,11 +1,14 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Glibc
 import Testing
 import TrawlTesting
 
 /// What the tests stand on: a database server's port that no other socket of the run can be
 /// given, a server that holds none of the test process's sockets, and commands that cannot
-/// hold the run forever.
+/// hold the run forever; waits woken by what they wait for.
 @Suite("Test support: ports, children, time limits", .timeLimit(.minutes(5)))
 struct TestSupportTests {
     /// The kernel's range for ports it picks itself (bind to port 0, a connection's local end).
@@ -60,5 +63,30 @@ struct TestSupportTests {
         } catch let error as CommandTimedOut {
             #expect(error.stdout == "begun\n")
         }
+    }
+
+    @Test("A wait for requests ends when the request it waits for arrives, and times out when none does")
+    func requestWait() async throws {
+        let server = try LoopbackServer { _ in .html("<p>ok</p>") }
+        defer { server.shutdown() }
+        try await server.waitForRequests(within: .seconds(1)) { $0.isEmpty }
+        async let arrived: Void = server.waitForRequests(within: .seconds(30)) { $0.contains { $0.path == "/b" } }
+        for path in ["/a", "/b"] { _ = try await URLSession.shared.data(from: server.url(path)) }
+        try await arrived
+        await #expect(throws: WaitTimedOut.self) {
+            try await server.waitForRequests(within: .milliseconds(200)) { $0.count > 2 }
+        }
+    }
+
+    @Test("A handler held until a second request is in flight goes on when it arrives, or at its deadline")
+    func concurrencyWait() async throws {
+        let meter = ConcurrencyMeter()
+        meter.enter("a.test")
+        let started = Date()
+        #expect(!meter.waitUntil("a.test", inFlight: 2, before: started.addingTimeInterval(0.2)))
+        let second = Thread { Thread.sleep(forTimeInterval: 0.05); meter.enter("a.test") }
+        second.start()
+        #expect(meter.waitUntil("a.test", inFlight: 2, before: Date().addingTimeInterval(30)))
+        #expect(meter.peaks["a.test"] == 2)
     }
 }
