@@ -1,13 +1,14 @@
 # Trawl — the two commands a fresh machine needs (see README.md).
 #   make demo   replay every recorded case in Recordings/ through the pipeline (no network)
 #   make test   the whole test suite (TEST_LIMIT=25m: the most the run may take), then the API contract
+#   make check  the fast part of the suite: every test not tagged browser, postgres, process or corpus
 #   make fuzz SECONDS=N   every libFuzzer target in Fuzz/ for N seconds (fails if any crashed)
 #   make docs   the DocC catalogs of Trawl, TrawlCore, TrawlServer and TrawlQueue, into .build/docs
 #   make serve-demo   trawl serve on the bundled recordings (no network): open the printed address
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test contract fuzz bench bench-batch bench-browser bench-index docs clean serve-demo bench-serve
+.PHONY: deps build demo test check contract fuzz bench bench-batch bench-browser bench-index docs clean serve-demo bench-serve
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -52,6 +53,13 @@ test: deps
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) Tests/run.sh $(TEST_LIMIT)
 	.ci/contract
+
+# Tests/check.sh: builds the tests, runs every one not tagged browser, postgres, process or corpus
+# (Sources/TrawlTesting/Tags.swift) and prints the wall time: no Chromium, no PostgreSQL, no child
+# process, no corpus scan. The quick loop while editing; `make test` stays the whole suite.
+CHECK_LIMIT ?= 5m
+check: deps
+	SWIFT=$(SWIFT) Tests/check.sh $(CHECK_LIMIT)
 
 # The API contract: schemathesis (from PyPI) against trawl serve --replay Recordings on loopback.
 contract: deps

@@ -11,6 +11,11 @@
 # test process's threads are shown (gdb, if installed) and the run is stopped.
 #
 #   Tests/run.sh [LIMIT] [swift test arguments...]     LIMIT: 90, 90s, 25m or 1h (default 25m)
+#
+# With TEST_BUNDLE set (a built *PackageTests.xctest), that bundle runs its Swift Testing tests
+# itself instead of `swift test --skip-build` (Tests/check.sh): after a `swift test`, the next
+# `swift build --build-tests` compiles a dependency again (HummingbirdCore, 10–90 s here), so
+# a loop of build and `swift test` pays that every time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 limit=${1:-25m}
@@ -37,8 +42,20 @@ unfinished() {
   ' "$log"
 }
 
+# The run's wall time, printed last: how long the suite took, apart from the build before it.
+started=$(date +%s%N)
+wall() {
+  local tenths=$(( ($(date +%s%N) - started) / 100000000 ))
+  echo "=== test run: $((tenths / 10)).$((tenths % 10)) s wall time (exit $1)"
+}
+
 # The run writes to the log; tail shows it as it grows and ends with the run.
-stdbuf -oL -eL "$swift" test --skip-build "$@" > "$log" 2>&1 &
+if [ -n "${TEST_BUNDLE:-}" ]; then
+  command=("$TEST_BUNDLE" --testing-library swift-testing)
+else
+  command=("$swift" test --skip-build)
+fi
+stdbuf -oL -eL "${command[@]}" "$@" > "$log" 2>&1 &
 runner=$!
 tail -n +1 -f --pid="$runner" "$log" &
 shown=$!
@@ -48,7 +65,7 @@ while kill -0 "$runner" 2>/dev/null; do
     sleep 1  # tail shows the last lines first
     echo "=== the test run did not end within $limit; tests started and not finished:"
     unfinished
-    tests=$(pgrep -P "$runner" | head -1)
+    if [ -n "${TEST_BUNDLE:-}" ]; then tests=$runner; else tests=$(pgrep -P "$runner" | head -1); fi
     if [ -n "$tests" ] && command -v gdb >/dev/null; then
       echo "=== the threads of the test process $tests (gdb):"
       timeout 120 gdb -p "$tests" -batch -ex 'thread apply all bt 16' 2>/dev/null | grep -E '^(Thread|#)'
@@ -61,6 +78,7 @@ while kill -0 "$runner" 2>/dev/null; do
     kill -KILL "$runner" 2>/dev/null
     wait "$runner" 2>/dev/null
     wait "$shown" 2>/dev/null
+    wall 124
     exit 124
   fi
   sleep 2
@@ -68,4 +86,5 @@ done
 wait "$runner"
 status=$?
 wait "$shown" 2>/dev/null
+wall "$status"
 exit "$status"

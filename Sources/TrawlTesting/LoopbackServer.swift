@@ -30,6 +30,8 @@ public final class LoopbackServer: Sendable {
 
     private struct State {
         var requests: [TestRequest] = []
+        /// Tasks in ``waitForRequests(within:_:)``, resumed when a request makes their condition true.
+        var waiters: [UUID: Waiter] = [:]
         var accepted = 0
         var stopped = false
         /// The listening socket is closed: its descriptor number may belong to anything now.
@@ -83,6 +85,47 @@ public final class LoopbackServer: Sendable {
 
     /// Connections accepted so far.
     public var connectionsAccepted: Int { state.withLock { $0.accepted } }
+
+    private struct Waiter {
+        let condition: @Sendable ([TestRequest]) -> Bool
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    /// Waits until the requests served so far (``requests``) make `condition` true: checked now
+    /// and again as each request arrives, not polled. Throws ``WaitTimedOut`` if that has not
+    /// happened within `limit` of real time, and `CancellationError` if the task is cancelled.
+    public func waitForRequests(
+        within limit: Duration = .seconds(120), _ condition: @escaping @Sendable ([TestRequest]) -> Bool
+    ) async throws {
+        let id = UUID()
+        // Ends the wait with `error` unless a request ended it first.
+        let end: @Sendable (any Error) -> Void = { [self] error in
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(throwing: error)
+        }
+        let timer = Task {
+            try await Task.sleep(for: limit)
+            end(WaitTimedOut(limit: limit))
+        }
+        defer { timer.cancel() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let met = state.withLock { state -> Bool? in
+                    if condition(state.requests) { return true }
+                    // Cancelled before it waited: the cancellation handler found nothing to end.
+                    if Task.isCancelled { return nil }
+                    state.waiters[id] = Waiter(condition: condition, continuation: continuation)
+                    return false
+                }
+                switch met {
+                case true?: continuation.resume()
+                case nil: continuation.resume(throwing: CancellationError())
+                case false?: break
+                }
+            }
+        } onCancel: {
+            end(CancellationError())
+        }
+    }
 
     /// Stops accepting; connections in progress finish on their own.
     public func shutdown() {
@@ -145,7 +188,14 @@ public final class LoopbackServer: Sendable {
     /// Reads one request and answers it; whether the connection serves another.
     private func respond(_ fd: Int32) -> Bool {
         guard let request = readRequest(fd) else { return false }
-        state.withLock { $0.requests.append(request) }
+        let met = state.withLock { state in
+            state.requests.append(request)
+            let requests = state.requests
+            let met = state.waiters.filter { $0.value.condition(requests) }
+            for id in met.keys { state.waiters.removeValue(forKey: id) }
+            return met.values
+        }
+        for waiter in met { waiter.continuation.resume() }
         let connection = Connection(fd: fd)
         switch handler(request) {
         case .ok(let status, let headers, let body):

@@ -17,7 +17,7 @@ struct FragmentTests {
         </script></body></html>
         """
 
-    @Test func twoRoutesOfOneAppAreTwoJobsWithTheirOwnGIFs() throws {
+    @Test(.tags(.process, .browser)) func twoRoutesOfOneAppAreTwoJobsWithTheirOwnGIFs() throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
         guard FileManager.default.isExecutableFile(atPath: "/usr/lib/chromium/chromium-headless-shell") else {
             Issue.record("Chromium's headless shell is missing: run `make deps`")

@@ -8,7 +8,7 @@ import TrawlTesting
 /// `kill -9` the real `trawl batch` process at random moments (after a random number of its
 /// requests reached the server), many times, then let it finish:
 /// every URL is in the output exactly once, with its media.
-@Suite("Batch survives kill -9", .timeLimit(.minutes(5)))
+@Suite("Batch survives kill -9", .timeLimit(.minutes(5)), .tags(.process))
 struct KillTests {
     /// The `trawl` executable built beside this test bundle.
     static var trawlBinary: URL? { CommandRun.builtExecutable("trawl") }

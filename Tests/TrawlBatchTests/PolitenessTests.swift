@@ -16,8 +16,7 @@ struct PolitenessTests {
             meter.enter(host)
             // Held until a second request of the host arrives (or 2 s pass), so a cap that let
             // more through would show them in flight together, however the threads are timed.
-            let deadline = Date().addingTimeInterval(2)
-            while (meter.now[host] ?? 0) < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
+            meter.waitUntil(host, inFlight: 2, before: Date().addingTimeInterval(2))
             meter.leave(host)
             return BatchFixture.page(request.path)
         }

@@ -90,7 +90,7 @@ struct ResolvePolicyTests {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    @Test("trawl resolve --cache DIR: the second run asks the server nothing")
+    @Test("trawl resolve --cache DIR: the second run asks the server nothing", .tags(.process))
     func commandCache() throws {
         let server = try LoopbackServer { request in
             guard case .ok(_, let headers, let body) = BatchFixture.page(request.path) else { return .hangUp }
@@ -111,7 +111,7 @@ struct ResolvePolicyTests {
         #expect(server.requests.count == 1)
     }
 
-    @Test("trawl resolve retries a 503 with Retry-After; --retries 0 does not")
+    @Test("trawl resolve retries a 503 with Retry-After; --retries 0 does not", .tags(.process))
     func commandRetryAfter() throws {
         let server = try server(refusing: .status(503, headers: [("Retry-After", "1")]))
         defer { server.shutdown() }

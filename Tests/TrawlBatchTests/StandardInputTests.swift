@@ -4,7 +4,7 @@ import TrawlTesting
 
 /// `producer | trawl batch -`: URLs written one at a time are fetched as they arrive, and the
 /// run ends when the producer closes the pipe.
-@Suite("Batch reads a list from standard input as it is written", .timeLimit(.minutes(5)))
+@Suite("Batch reads a list from standard input as it is written", .timeLimit(.minutes(5)), .tags(.process))
 struct StandardInputTests {
     @Test("Each URL is done while the writer still holds the pipe open")
     func urlsAreFetchedAsTheyArrive() throws {

@@ -60,7 +60,7 @@ func isAlive(_ pid: Int32) -> Bool {
 
 /// Every test that runs a browser, one at a time: they count this process's children and
 /// descriptors, and two browsers at once on two cores would only slow each other down.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct BrowserTests {}
+@Suite(.serialized, .timeLimit(.minutes(5)), .tags(.browser)) struct BrowserTests {}
 
 /// CPU time `pid` used so far, in clock ticks (user + system), or 0 when it is gone.
 func cpuTicks(_ pid: Int32) -> Int {

@@ -7,7 +7,7 @@ import TrawlTesting
 
 extension BrowserTests {
 /// The browser's life: restarts after a crash, no leaks over many pages, never outliving its owner.
-@Suite struct LifecycleTests {
+@Suite(.tags(.process)) struct LifecycleTests {
     private static func waitUntil(_ limit: Duration, _ condition: () async -> Bool) async throws -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + limit

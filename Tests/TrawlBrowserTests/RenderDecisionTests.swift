@@ -67,7 +67,7 @@ import TrawlTesting
         #expect(!evidence(#"<div id="root-panel"></div>"#).hasEmptyAppRoot)
     }
 
-    @Test func noCorpusArticleWithoutMediaLooksScriptDriven() throws {
+    @Test(.tags(.corpus)) func noCorpusArticleWithoutMediaLooksScriptDriven() throws {
         // Real pages: news articles, blogs, wikis. None is a shell; rendering them would make
         // `--browser auto` many times slower than `never` on ordinary sites.
         var rendered: [String] = []

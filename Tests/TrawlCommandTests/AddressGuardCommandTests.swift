@@ -4,7 +4,7 @@ import TrawlTesting
 
 /// `--deny-private` and `--allow-address` as users meet them. Every server is on loopback and
 /// every name is mapped onto loopback: nothing leaves the machine even if the guard broke.
-@Suite("The address guard on the command line", .timeLimit(.minutes(5)))
+@Suite("The address guard on the command line", .timeLimit(.minutes(5)), .tags(.process))
 struct AddressGuardCommandTests {
     static let page = """
         <html><head><meta property="og:video:url" content="https://media.example.com/cat.mp4">

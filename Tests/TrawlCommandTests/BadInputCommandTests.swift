@@ -3,7 +3,7 @@ import Testing
 import TrawlTesting
 
 /// Bad input never costs found media, and no input's secret is ever printed.
-@Suite("trawl with bad input")
+@Suite("trawl with bad input", .tags(.process))
 struct BadInputCommandTests {
     func trawl(_ arguments: [String], in folder: URL? = nil) throws -> CommandRun {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
@@ -91,7 +91,7 @@ struct BadInputCommandTests {
 }
 
 /// What a new user meets first: the bare command, help, the demo's lists, messages.
-@Suite("trawl as a new user meets it")
+@Suite("trawl as a new user meets it", .tags(.process))
 struct FirstContactCommandTests {
     func trawl(_ arguments: [String]) throws -> CommandRun {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
@@ -130,7 +130,7 @@ struct FirstContactCommandTests {
 }
 
 /// `!local` queries the index cannot read are usage errors, before or while searching.
-@Suite("trawl resolve !local with queries it cannot read")
+@Suite("trawl resolve !local with queries it cannot read", .tags(.process))
 struct LocalQueryCommandTests {
     @Test func unreadableLocalQueriesExit2() throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"))

@@ -3,7 +3,7 @@ import Testing
 import TrawlTesting
 
 /// `trawl batch` run twice over a list that grew, standard input, bad lines, `batch status`.
-@Suite("trawl batch on the command line", .timeLimit(.minutes(5)))
+@Suite("trawl batch on the command line", .timeLimit(.minutes(5)), .tags(.process))
 struct BatchCommandTests {
     /// Every page has one clip named after its path.
     static func server() throws -> LoopbackServer {

@@ -26,7 +26,7 @@ struct Pages {
     }
 }
 
-@Suite("trawl resolve on the command line", .timeLimit(.minutes(5)))
+@Suite("trawl resolve on the command line", .timeLimit(.minutes(5)), .tags(.process))
 struct ResolveCommandTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -155,7 +155,7 @@ struct ResolveCommandTests {
     }
 }
 
-@Suite("trawl resolve with the browser", .timeLimit(.minutes(5)))
+@Suite("trawl resolve with the browser", .timeLimit(.minutes(5)), .tags(.process, .browser))
 struct ResolveBrowserCommandTests {
     @Test func aScriptBuiltPageIsRenderedAndTheLineSaysSo() throws {
         let server = try LoopbackServer(keepsAlive: true) { request in

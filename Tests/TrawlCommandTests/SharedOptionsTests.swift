@@ -4,7 +4,7 @@ import TrawlTesting
 
 /// The options every fetching command shares come from one place: same names, same help, same
 /// checks in `resolve`, `batch`, `worker`, `serve` and `smoke`.
-@Suite("shared command-line options", .timeLimit(.minutes(5)))
+@Suite("shared command-line options", .timeLimit(.minutes(5)), .tags(.process))
 struct SharedOptionsTests {
     static let fetching = [["resolve"], ["batch", "run"], ["worker"], ["serve"], ["smoke"]]
 

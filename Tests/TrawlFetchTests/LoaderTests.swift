@@ -178,7 +178,8 @@ struct LoaderHTTPTests {
     @Test func cancellationReachesTheTransfer() async throws {
         let loader = Loader()
         let task = Task { try await loader.fetch(FetchRequest(url: server.url("/slow"))) }
-        try await Task.sleep(for: .milliseconds(400))
+        // Cancelled once the server has the request: the transfer is under way.
+        try await server.waitForRequests { $0.contains { $0.path == "/slow" } }
         task.cancel()
         // Uncancelled, the 15 s drip would end in a payload: `.cancelled` proves the transfer stopped.
         await #expect { try await task.value } throws: { ($0 as? FetchError)?.code == .cancelled }

@@ -84,14 +84,13 @@ struct PolicyTransportTests {
 
     @Test("No more than perHost requests to one host at once")
     func perHost() async throws {
-        let inFlight = Mutex((now: 0, peak: 0))
+        let inFlight = ConcurrencyMeter()
         let server = try LoopbackServer { request in
-            inFlight.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
+            inFlight.enter("host")
             // Hold each request until a second one arrives (or half a second passes): a gate
             // that let more through would show them all in flight together.
-            let deadline = Date().addingTimeInterval(0.5)
-            while inFlight.withLock({ $0.now }) < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
-            inFlight.withLock { $0.now -= 1 }
+            inFlight.waitUntil("host", inFlight: 2, before: Date().addingTimeInterval(0.5))
+            inFlight.leave("host")
             return .html("<p>\(request.path)</p>")
         }
         defer { server.shutdown() }
@@ -103,7 +102,7 @@ struct PolicyTransportTests {
             try await group.waitForAll()
         }
         #expect(server.requests.count == 6)
-        #expect(inFlight.withLock { $0.peak } == 2)
+        #expect(inFlight.peaks["host"] == 2)
     }
 
     @Test("Starts to one host are at least the delay apart")

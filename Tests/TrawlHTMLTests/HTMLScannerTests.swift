@@ -134,7 +134,7 @@ struct HTMLScannerTests {
 }
 
 /// Every real page, fed in several chunk sizes, must scan the same as in one piece.
-@Suite("HTML scanner on the corpus")
+@Suite("HTML scanner on the corpus", .tags(.corpus))
 struct HTMLScannerCorpusTests {
     /// Every HTML page of the corpus; throws ``CorpusError`` when it is missing, which fails
     /// each test that takes its arguments from here.

@@ -4,7 +4,7 @@ import TrawlTesting
 
 /// `trawl resolve` recording into the index, `!local` searching it, `trawl index …`: the
 /// command as a user meets it, each test with an index file of its own.
-@Suite("trawl and the local index", .timeLimit(.minutes(5)))
+@Suite("trawl and the local index", .timeLimit(.minutes(5)), .tags(.process))
 struct IndexCommandTests {
     let folder: URL
     let index: String

@@ -6,7 +6,7 @@ import TrawlTesting
 
 /// A process writing the index is killed (SIGKILL) mid-stream: what it queued is applied by the
 /// next writer, no page is half-replaced, nothing is applied twice.
-@Suite("Local index under kill -9", .timeLimit(.minutes(5)))
+@Suite("Local index under kill -9", .timeLimit(.minutes(5)), .tags(.process))
 struct IndexKillTests {
     @Test("A killed writer leaves every page whole and its queue for the next writer")
     func killedWriter() async throws {

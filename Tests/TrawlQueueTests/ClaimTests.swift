@@ -6,7 +6,7 @@ import TrawlStore
 import TrawlTesting
 
 /// Claims on a real PostgreSQL, called directly.
-@Suite("Queue claims", .timeLimit(.minutes(5)))
+@Suite("Queue claims", .timeLimit(.minutes(5)), .tags(.postgres))
 struct ClaimTests {
     @Test("Claims of one job each go round the hosts: a host the claim did not take from keeps its place")
     func smallClaimsRotate() async throws {

@@ -7,7 +7,7 @@ import TrawlTesting
 @testable import TrawlQueue
 
 /// Finished attempts coalesced by a worker's committer into one statement, on a real PostgreSQL.
-@Suite("Queue coalesced finishes", .timeLimit(.minutes(5)))
+@Suite("Queue coalesced finishes", .timeLimit(.minutes(5)), .tags(.postgres))
 struct CoalescedFinishTests {
     static let rules = ClaimRules(perHost: 8, delay: 0)
 

@@ -8,7 +8,7 @@ import TrawlTesting
 
 /// Requests on a connection that `pg_terminate_backend` cut: each ends, with an error taken
 /// for a lost connection, within a bounded time of the cut.
-@Suite("Queue requests on a cut connection", .timeLimit(.minutes(2)))
+@Suite("Queue requests on a cut connection", .timeLimit(.minutes(2)), .tags(.postgres))
 struct ConnectionCutTests {
     static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 

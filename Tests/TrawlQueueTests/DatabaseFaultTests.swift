@@ -14,7 +14,7 @@ import TrawlTesting
 /// Each test crashes a cluster of its own (the shared one serves the other suites meanwhile),
 /// with PostgreSQL's durable commits, as a production server has them: the queue counts on
 /// the output mark's waiting commit to flush the results it writes out.
-@Suite("Queue workers survive database faults", .serialized)
+@Suite("Queue workers survive database faults", .serialized, .tags(.postgres))
 struct DatabaseFaultTests {
     /// What a run left behind, per participant (0: the batch, 1 and 2: the workers).
     struct Outcome {
@@ -118,7 +118,7 @@ struct DatabaseFaultTests {
         let jobs = 300
         let requestsAtCrash = Shared(0)
         let outcome = try await Self.run(fixture, jobs: jobs, lease: .seconds(6)) {
-            try await waitUntil { fixture.server.requests.count >= 90 }
+            try await fixture.server.waitForRequests { $0.count >= 90 }
             requestsAtCrash.withLock { $0 = fixture.server.requests.count }
             try cluster.crash()
             try await Task.sleep(for: .milliseconds(1500))
@@ -138,7 +138,7 @@ struct DatabaseFaultTests {
         let fixture = try Self.fixture(cluster: cluster)
         defer { fixture.server.shutdown() }
         let outcome = try await Self.run(fixture, jobs: 300, lease: .seconds(2)) {
-            try await waitUntil { fixture.server.requests.count >= 60 }
+            try await fixture.server.waitForRequests { $0.count >= 60 }
             try cluster.crash()
             try await Task.sleep(for: .milliseconds(1000))
             try cluster.start()
@@ -162,7 +162,7 @@ struct DatabaseFaultTests {
         let cuts = Shared(0)
         let outcome = try await Self.run(fixture, jobs: 300, lease: .seconds(6)) {
             for at in stride(from: 20, to: 270, by: 10) {
-                try await waitUntil { fixture.server.requests.count >= at }
+                try await fixture.server.waitForRequests { $0.count >= at }
                 let terminated = try cluster.terminateConnections(application: "trawl-2")
                 cuts.withLock { $0 += terminated > 0 ? 1 : 0 }
             }
@@ -190,7 +190,7 @@ struct DatabaseFaultTests {
         let cuts = Shared(0)
         let outcome = try await Self.run(fixture, jobs: 600, lease: .seconds(6)) {
             for at in stride(from: 8, to: 580, by: 4) {
-                try await waitUntil { fixture.server.requests.count >= at }
+                try await fixture.server.waitForRequests { $0.count >= at }
                 let terminated = try cluster.terminateConnections(application: "trawl-1") + cluster.terminateConnections(application: "trawl-2")
                 cuts.withLock { $0 += terminated > 0 ? 1 : 0 }
             }
@@ -206,7 +206,7 @@ struct DatabaseFaultTests {
 
     @Test(
         "Three `trawl worker` processes whose connections are cut again and again mid-run: each says it reconnected, exits 0 at the end, each job once",
-        .timeLimit(.minutes(4)))
+        .timeLimit(.minutes(4)), .tags(.process))
     func workerProcessesCut() async throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
         let cluster = try Self.cluster()

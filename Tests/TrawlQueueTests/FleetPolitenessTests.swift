@@ -6,7 +6,7 @@ import TrawlQueue
 import TrawlTesting
 
 /// Politeness held by the queue's host rows for every worker, not per worker.
-@Suite("Queue politeness across workers", .timeLimit(.minutes(5)))
+@Suite("Queue politeness across workers", .timeLimit(.minutes(5)), .tags(.postgres))
 struct FleetPolitenessTests {
     @Test("Three workers never exceed the per-host cap together")
     func perHostCapAcrossWorkers() async throws {
@@ -17,8 +17,7 @@ struct FleetPolitenessTests {
             meter.enter(host)
             // Held until a second request of the host is in flight (or 2 s pass): a cap that
             // let more through would show them together, however the threads are timed.
-            let deadline = Date().addingTimeInterval(2)
-            while (meter.now[host] ?? 0) < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
+            meter.waitUntil(host, inFlight: 2, before: Date().addingTimeInterval(2))
             meter.leave(host)
             return QueueFixture.page(request.path)
         }

@@ -4,7 +4,7 @@ import TrawlQueue
 import TrawlStore
 import TrawlTesting
 
-@Suite("Queue schema migrations", .timeLimit(.minutes(5)))
+@Suite("Queue schema migrations", .timeLimit(.minutes(5)), .tags(.postgres))
 struct MigrationTests {
     @Test("An empty database gets every migration, once")
     func fromEmpty() async throws {

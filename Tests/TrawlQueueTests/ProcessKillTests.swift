@@ -6,7 +6,7 @@ import TrawlTesting
 
 /// `trawl batch --queue` and `trawl worker` as separate processes, killed with `kill -9` at
 /// random moments many times: every input appears exactly once in the output.
-@Suite("Queue processes survive kill -9", .timeLimit(.minutes(5)))
+@Suite("Queue processes survive kill -9", .timeLimit(.minutes(5)), .tags(.postgres, .process))
 struct ProcessKillTests {
     static var trawlBinary: URL? { CommandRun.builtExecutable("trawl") }
 

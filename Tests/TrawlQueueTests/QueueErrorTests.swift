@@ -28,7 +28,7 @@ struct QueueErrorTests {
         #expect(location?.description.contains(Self.secret) == false)
     }
 
-    @Test("A server that is not there, or a database that does not exist, fails at once with queue-unreachable")
+    @Test("A server that is not there, or a database that does not exist, fails at once with queue-unreachable", .tags(.postgres))
     func unreachable() async throws {
         let cluster = try PostgresCluster.shared()
         let refusing = try RefusingPort()

@@ -8,7 +8,7 @@ import TrawlTesting
 
 /// The queue over TLS, against a throwaway cluster that serves TLS only (a self-signed
 /// certificate made by `openssl` now; connections without TLS are rejected).
-@Suite("Queue over TLS", .timeLimit(.minutes(5)))
+@Suite("Queue over TLS", .timeLimit(.minutes(5)), .tags(.postgres))
 struct TLSTests {
     @Test("sslmode=require and verify-full (with the server's certificate as sslrootcert) connect, and the queue works over TLS")
     func connects() async throws {

@@ -5,7 +5,7 @@ import TrawlTesting
 
 /// What the tests stand on: a database server's port that no other socket of the run can be
 /// given, a server that holds none of the test process's sockets, and commands that cannot
-/// hold the run forever.
+/// hold the run forever; waits woken by what they wait for.
 @Suite("Test support: ports, children, time limits", .timeLimit(.minutes(5)))
 struct TestSupportTests {
     /// The kernel's range for ports it picks itself (bind to port 0, a connection's local end).
@@ -32,7 +32,7 @@ struct TestSupportTests {
         #expect(flock(other, LOCK_EX | LOCK_NB) == 0, "the released port is free to reserve")
     }
 
-    @Test("The cluster's port is reserved, and its server holds none of this process's descriptors")
+    @Test("The cluster's port is reserved, and its server holds none of this process's descriptors", .tags(.postgres))
     func clusterHoldsNothingOfOurs() throws {
         #expect(!(try Self.ephemeralRange()).contains(try PostgresCluster.shared().port))
         // A socket that is not close-on-exec, open while the server starts.
@@ -52,7 +52,7 @@ struct TestSupportTests {
         #expect(!held.contains(ours), "the server holds this process's \(ours)")
     }
 
-    @Test("A command that outlives its time limit is killed and fails with what it printed")
+    @Test("A command that outlives its time limit is killed and fails with what it printed", .tags(.process))
     func commandTimeLimit() throws {
         do {
             let run = try CommandRun.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "echo begun; exec sleep 600"], timeLimit: .seconds(1))
@@ -60,5 +60,50 @@ struct TestSupportTests {
         } catch let error as CommandTimedOut {
             #expect(error.stdout == "begun\n")
         }
+    }
+
+    @Test("A wait for requests ends when the request it waits for arrives, and times out when none does")
+    func requestWait() async throws {
+        let server = try LoopbackServer { _ in .html("<p>ok</p>") }
+        defer { server.shutdown() }
+        try await server.waitForRequests(within: .seconds(1)) { $0.isEmpty }
+        async let arrived: Void = server.waitForRequests(within: .seconds(30)) { $0.contains { $0.path == "/b" } }
+        for path in ["/a", "/b"] { try Self.get(path, port: server.port) }
+        try await arrived
+        await #expect(throws: WaitTimedOut.self) {
+            try await server.waitForRequests(within: .milliseconds(200)) { $0.count > 2 }
+        }
+    }
+
+    /// One request on a socket of its own, read to the server's close: no client that keeps
+    /// descriptors open after it (the browser tests count this process's).
+    static func get(_ path: String, port: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        try #require(send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while recv(fd, &buffer, buffer.count, 0) > 0 {}
+    }
+
+    @Test("A handler held until a second request is in flight goes on when it arrives, or at its deadline")
+    func concurrencyWait() async throws {
+        let meter = ConcurrencyMeter()
+        meter.enter("a.test")
+        let started = Date()
+        #expect(!meter.waitUntil("a.test", inFlight: 2, before: started.addingTimeInterval(0.2)))
+        let second = Thread { Thread.sleep(forTimeInterval: 0.05); meter.enter("a.test") }
+        second.start()
+        #expect(meter.waitUntil("a.test", inFlight: 2, before: Date().addingTimeInterval(30)))
+        #expect(meter.peaks["a.test"] == 2)
     }
 }

@@ -7,7 +7,7 @@ import TrawlStore
 import TrawlTesting
 
 /// Workers in one process sharing a queue on a real PostgreSQL.
-@Suite("Queue workers", .timeLimit(.minutes(5)))
+@Suite("Queue workers", .timeLimit(.minutes(5)), .tags(.postgres))
 struct WorkerTests {
     @Test("Four workers share a list: every input once in the output, duplicates coalesced, bad lines reported once")
     func severalWorkers() async throws {

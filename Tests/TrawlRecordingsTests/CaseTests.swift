@@ -19,10 +19,21 @@ struct RecordedCaseTests {
         let cases = try RecordedCase.all(in: Corpus.repositoryRoot.appendingPathComponent("Recordings"))
         #expect(cases.count >= 7)
         #expect(cases.contains { $0.recordingCase.expect.maxResults == 0 }, "a page with no media")
+        #expect(cases.contains { $0.recordingCase.browser && $0.hasRecording }, "a page that needs the browser")
     }
 
-    @Test(arguments: cases)
+    @Test(arguments: cases.filter { !$0.recordingCase.browser })
     func caseResolvesAsExpected(_ recorded: RecordedCase) async {
+        await Self.expectItsVerdict(recorded)
+    }
+
+    /// The cases of pages built by scripts (`"browser": true`): the replay starts Chromium.
+    @Test(.tags(.browser), arguments: cases.filter(\.recordingCase.browser))
+    func browserCaseResolvesAsExpected(_ recorded: RecordedCase) async {
+        await Self.expectItsVerdict(recorded)
+    }
+
+    static func expectItsVerdict(_ recorded: RecordedCase) async {
         let run = await Trawl.run(recorded)
         let allowed: Set<CaseVerdict.Outcome> = recorded.recordingCase.expect.status == .pass ? [.pass] : [.pass, .degraded]
         #expect(allowed.contains(run.verdict.outcome), "\(recorded.name): \(run.verdict)")
@@ -39,7 +50,7 @@ struct RecordedCaseTests {
 
 /// The real pages of the corpus, imported at run time into a temporary HAR at their original
 /// URL (API responses at their API URL) and replayed through the pipeline.
-@Suite("Corpus responses replayed")
+@Suite("Corpus responses replayed", .tags(.corpus))
 struct CorpusReplayTests {
     /// Entries whose media are not all found today, with how many are: recall moving either
     /// way shows as a failure, so the table is kept true. The reddit link post's `<video>`

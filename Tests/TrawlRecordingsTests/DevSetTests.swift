@@ -39,7 +39,7 @@ struct DevSetTests {
                name, tally.found, tally.expected, tally.recall, tally.right, tally.results, tally.precision, tally.failures, tally.pages)
     }
 
-    @Test func overallRecallAndPrecisionHoldTheirFloors() async throws {
+    @Test(.tags(.corpus)) func overallRecallAndPrecisionHoldTheirFloors() async throws {
         var withSites = DevSet.Tally()
         var genericOnly = DevSet.Tally()
         for entry in try DevSet.entries() {
@@ -56,7 +56,7 @@ struct DevSetTests {
 
     /// The set stays what the floors were measured on: every listed file is there, parses as
     /// its kind, stays under 1 MB, is credited in NOTICE, and its labels use the known classes.
-    @Test func manifestMatchesTheFilesAndNotice() throws {
+    @Test(.tags(.corpus)) func manifestMatchesTheFilesAndNotice() throws {
         let entries = try DevSet.entries()
         let notice = try String(contentsOf: DevSet.folder.appendingPathComponent("NOTICE"), encoding: .utf8)
         let classes: Set<String> = ["no-media", "related-posts", "comments", "ui-gif", "tracking-pixel", "placeholder", "state-object", "rendition", "duplicate-upload"]

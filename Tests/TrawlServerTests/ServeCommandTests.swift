@@ -7,7 +7,7 @@ import TrawlTesting
 
 /// `trawl serve` as a script meets it: the first line names the address, the API answers on
 /// it, SIGTERM stops it cleanly.
-@Suite("trawl serve", .timeLimit(.minutes(5)))
+@Suite("trawl serve", .timeLimit(.minutes(5)), .tags(.process))
 struct ServeCommandTests {
     /// A running `trawl serve`, its output in files (a chatty child never blocks on a pipe).
     final class ServeProcess {

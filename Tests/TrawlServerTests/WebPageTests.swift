@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TrawlTesting
 import TrawlBrowser
 import TrawlCore
 import TrawlServer
@@ -12,7 +13,7 @@ import TrawlServer
 ///
 /// One test, one browser, four pages: the browser tests elsewhere count this process's
 /// children, so a browser of this suite lives as briefly as it can.
-@Suite("The web page", .timeLimit(.minutes(5)))
+@Suite("The web page", .timeLimit(.minutes(5)), .tags(.browser))
 struct WebPageTests {
     /// The `data-url` of each tile in the grid.
     static func tiles(_ html: String) -> [String] {

@@ -8,7 +8,7 @@ import TrawlSmoke
 import TrawlTesting
 
 /// The real `trawl smoke` process over the repository's cases.
-@Suite("trawl smoke, the command", .timeLimit(.minutes(5)))
+@Suite("trawl smoke, the command", .timeLimit(.minutes(5)), .tags(.process))
 struct SmokeCommandTests {
     static let repository = Corpus.repositoryRoot.appendingPathComponent("Recordings")
 

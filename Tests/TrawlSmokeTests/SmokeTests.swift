@@ -143,7 +143,8 @@ struct SmokeTests {
         #expect(down.first?.reasons.first?.hasPrefix("site unreachable: connection failed") == true, "\(down.map(\.reasons))")
     }
 
-    @Test func replayOfTheRepository() async throws {
+    /// Every case of the repository replayed; its browser cases start Chromium.
+    @Test(.tags(.browser)) func replayOfTheRepository() async throws {
         var options = SmokeOptions()
         options.replay = true
         let results = try await SmokeRunner(options: options).run(recordings: Self.repository)
@@ -162,7 +163,7 @@ struct SmokeTests {
 
     /// A drift case passes because its fallback answered, as it expects: the report says pass
     /// and only pass for it (no reason calling it degraded), and no pass anywhere carries reasons.
-    @Test func aPassIsNeverAlsoCalledDegraded() async throws {
+    @Test(.tags(.browser)) func aPassIsNeverAlsoCalledDegraded() async throws {
         var options = SmokeOptions()
         options.replay = true
         options.sites = ["giphy", "x"]

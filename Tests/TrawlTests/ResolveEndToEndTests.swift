@@ -23,7 +23,7 @@ func overHTTP(_ url: String) -> String {
 
 @Suite("Resolve against the corpus", .timeLimit(.minutes(5)))
 struct CorpusRecallTests {
-    @Test func genericParsersRecallOnRealSitePages() async throws {
+    @Test(.tags(.corpus)) func genericParsersRecallOnRealSitePages() async throws {
         let entries = try Corpus.siteEntries()
         var files: [String: TestResponse] = [:]
         for entry in entries {

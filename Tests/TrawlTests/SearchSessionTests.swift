@@ -52,11 +52,12 @@ final class GatedGiphy: Sendable {
     }
 
     /// The terms asked for, in order, as `term@offset`.
-    var asked: [String] {
-        server.requests.map { request in
-            let items = URLComponents(string: "http://x" + request.target)?.queryItems ?? []
-            return "\(items.first { $0.name == "q" }?.value ?? "")@\(items.first { $0.name == "offset" }?.value ?? "0")"
-        }
+    var asked: [String] { server.requests.map(Self.term) }
+
+    /// A request's `term@offset`.
+    static func term(_ request: TestRequest) -> String {
+        let items = URLComponents(string: "http://x" + request.target)?.queryItems ?? []
+        return "\(items.first { $0.name == "q" }?.value ?? "")@\(items.first { $0.name == "offset" }?.value ?? "0")"
     }
 
     func provider() -> SearchProvider {
@@ -66,10 +67,10 @@ final class GatedGiphy: Sendable {
         return Trawl.makeProvider(configuration)
     }
 
-    /// Waits (real time, as a guard against hanging only) until the server has seen `request`.
+    /// Waits until the server has seen `request` (its arrival wakes the wait; the time limit is
+    /// a guard against hanging only).
     func waitForRequest(_ request: String) async throws {
-        for _ in 0..<2000 where !asked.contains(request) { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(asked.contains(request))
+        try await server.waitForRequests(within: .seconds(10)) { $0.map(Self.term).contains(request) }
     }
 }
 
