@@ -64,7 +64,7 @@ struct FragmentTests {
 }
 
 /// `trawl batch --probe`: each media URL checked before it is written.
-@Suite("Batch probes media", .timeLimit(.minutes(2)))
+@Suite("Batch probes media", .timeLimit(.minutes(2)), .tags(.process))
 struct BatchProbeTests {
     @Test func probedMediaCarryTheirFactsAndTheDeadAreDropped() throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")

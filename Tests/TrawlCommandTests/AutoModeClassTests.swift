@@ -5,7 +5,7 @@ import TrawlTesting
 /// JavaScript pages resolved with `--browser auto` (the default), with real Chromium: what the
 /// static pass already has is not rendered, and a rendered page's placeholders and pixels are
 /// never its media.
-@Suite("Auto mode on JavaScript pages", .timeLimit(.minutes(2)))
+@Suite("Auto mode on JavaScript pages", .timeLimit(.minutes(2)), .tags(.process, .browser))
 struct AutoModeClassTests {
     static func resolve(_ path: String, _ respond: @escaping LoopbackServer.Handler) throws -> CommandRun {
         let server = try LoopbackServer(keepsAlive: true, handler: respond)

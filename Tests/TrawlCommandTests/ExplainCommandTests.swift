@@ -4,7 +4,7 @@ import TrawlTesting
 
 /// `trawl resolve --explain`: each media's rule and evidence, and what was dropped, in the table
 /// and in JSON.
-@Suite("resolve --explain", .timeLimit(.minutes(2)))
+@Suite("resolve --explain", .timeLimit(.minutes(2)), .tags(.process))
 struct ExplainCommandTests {
     static func page() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-explain-\(UUID().uuidString)")
