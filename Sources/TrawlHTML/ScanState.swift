@@ -112,9 +112,10 @@ final class ScanState {
             landmarks.append(.peripheral)
         case .section, .div:
             // A container marked only by its class or id (`related-posts`, `sidebar`,
-            // `comments`, `promo`, `ad-slot`) holds other posts and page furniture.
-            let names = ((attributes["id"] ?? "") + " " + (attributes["class"] ?? "")).lowercased()
-            landmarks.append(Self.isPeripheral(names) ? .peripheral : .section)
+            // `comments`, `promo`, `ad-slot`) holds other posts and page furniture. Read from
+            // libxml2's bytes: every `<div>` of a page passes here.
+            let peripheral = attributes.withValue("id", Self.isPeripheral) || attributes.withValue("class", Self.isPeripheral)
+            landmarks.append(peripheral ? .peripheral : .section)
         }
     }
 
@@ -125,15 +126,43 @@ final class ScanState {
         "reply", "replies", "suggest",
     ]
 
-    /// Whether a container's id and classes (lower-cased) mark it as not the page's item.
-    static func isPeripheral(_ names: String) -> Bool {
-        guard !names.isEmpty, names != " " else { return false }
-        if peripheralNames.contains(where: { names.containsASCII($0) }) { return true }
-        // Ad slots, by whole token: `ad`, `ads`, `ad-slot`, `ad_unit`, `ads-top` (never `head-…`,
-        // `thread-…` or `download-…`).
-        return names.split(separator: " ").contains { token in
-            token == "ad" || token == "ads" || token.hasPrefix("ad-") || token.hasPrefix("ad_") || token.hasPrefix("ads-") || token.hasPrefix("ads_")
+    /// Whether a container's id or class list (any case) marks it as not the page's item: it
+    /// holds one of ``peripheralNames``, or an ad slot's token (`ad`, `ads`, `ad-slot`,
+    /// `ads_top`: whole tokens, never `head-…`, `thread-…` or `download-…`). One pass per name
+    /// over the bytes, no copies.
+    static func isPeripheral(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = value.count
+        guard n > 0 else { return false }
+        @inline(__always) func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+        for name in peripheralNames {
+            let word = name.utf8Start
+            let m = name.utf8CodeUnitCount
+            guard m <= n else { continue }
+            var i = 0
+            while i + m <= n {
+                if lower(value[i]) == word[0] {
+                    var k = 1
+                    while k < m, lower(value[i + k]) == word[k] { k += 1 }
+                    if k == m { return true }
+                }
+                i += 1
+            }
         }
+        // Whole tokens, separated by ASCII white space.
+        var start = 0
+        while start < n {
+            while start < n, value[start] <= 0x20 { start += 1 }
+            var end = start
+            while end < n, value[end] > 0x20 { end += 1 }
+            let length = end - start
+            if length >= 2, lower(value[start]) == UInt8(ascii: "a"), lower(value[start + 1]) == UInt8(ascii: "d") {
+                var next = start + 2
+                if next < end, lower(value[next]) == UInt8(ascii: "s") { next += 1 }
+                if next == end || value[next] == UInt8(ascii: "-") || value[next] == UInt8(ascii: "_") { return true }
+            }
+            start = end
+        }
+        return false
     }
 
     /// The region an element opened now sits in.
@@ -312,6 +341,25 @@ struct Attributes {
             i += 2
         }
         return nil
+    }
+
+    /// `body` of the value's bytes (borrowed from libxml2 for the callback), `false` when the
+    /// attribute is missing.
+    func withValue(_ name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        guard let raw else { return false }
+        let count = name.utf8CodeUnitCount
+        let wanted = name.utf8Start
+        var i = 0
+        while let attribute = raw[i] {
+            var match = true
+            for k in 0..<count where attribute[k] != wanted[k] { match = false; break }
+            if match && attribute[count] == 0 {
+                guard let value = raw[i + 1] else { return false }
+                return body(UnsafeBufferPointer(start: value, count: strlen(UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self))))
+            }
+            i += 2
+        }
+        return false
     }
 
     func int(_ name: StaticString) -> Int? {
