@@ -88,6 +88,7 @@ bench-index: deps
 # .build/docs/Trawl/documentation/trawl/index.html through any static file server).
 DOC_TARGETS := Trawl TrawlCore TrawlServer TrawlQueue
 docs: deps
+	@mkdir -p .build/docs
 	@for target in $(DOC_TARGETS); do \
 	  base=$$(echo $$target | tr '[:upper:]' '[:lower:]'); \
 	  $(SWIFT) package --allow-writing-to-directory .build/docs/$$target generate-documentation --target $$target \
