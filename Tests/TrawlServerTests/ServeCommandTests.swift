@@ -38,6 +38,14 @@ struct ServeCommandTests {
             try process.run()
         }
 
+        /// A test that failed or threw before ``stop(_:)`` leaves no server behind.
+        deinit {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+
         var output: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
         var errors: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
 
