@@ -238,21 +238,26 @@ enum StateItems {
         case "gif": return "image/gif"
         default: break
         }
-        for field in ["mime_type", "mimetype", "content_type", "contenttype", "encodingformat"] {
-            if let value = holder?.first(where: { $0.key.lowercased() == field })?.value.string?.lowercased(),
-               value.hasPrefix("video/") || value == "image/gif" { return value }
+        // One pass over the holder's keys, compared without copies: this runs for every
+        // extensionless URL of a state object, most of them links.
+        for (key, value) in holder ?? [:] where typeFields.contains(where: { key.utf8.elementsEqual($0.utf8) { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 } }) {
+            if let value = value.string?.lowercased(), value.hasPrefix("video/") || value == "image/gif" { return value }
         }
         if let format = holder?["format"]?.string?.lowercased() {
             if format.contains("mp4") { return "video/mp4" }
             if format.contains("webm") { return "video/webm" }
         }
-        if let query = url.split(separator: "?", maxSplits: 1).dropFirst().first?.lowercased(),
-           query.contains("mime_type=video_mp4") || query.contains("mime_type=video%2fmp4") { return "video/mp4" }
+        if url.containsASCII("mime_type=video_mp4", ignoringCase: true) || url.containsASCII("mime_type=video%2fmp4", ignoringCase: true) {
+            return "video/mp4"
+        }
         let isAddress = playerAddressKeys.contains { key.contains($0) }
         let hasDuration = holder?["duration"] != nil || holder?["duration_ms"] != nil || holder?["durationms"] != nil
         if isAddress || (hasDuration && holder?["width"] != nil && (key.contains("url") || key.contains("src"))) { return "video/x-unknown" }
         return nil
     }
+
+    /// Keys (any case) whose value is a media type.
+    static let typeFields = ["mime_type", "mimetype", "content_type", "contenttype", "encodingformat"]
 
     /// Keys under which players keep the address of the video they play.
     static let playerAddressKeys = ["playaddr", "play_addr", "downloadaddr", "download_addr", "playurl", "play_url", "videourl", "video_url", "playback_url", "playbackurl"]

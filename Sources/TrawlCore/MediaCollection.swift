@@ -25,7 +25,8 @@ public struct MediaCollection: Sendable {
             return true
         }
         media[existing].absorb(item)
-        for key in Self.keys(of: media[existing]) { indexByKey[key] = existing }
+        // The merged media's keys are its own (already indexed) and `item`'s.
+        for key in keys { indexByKey[key] = existing }
         return false
     }
 

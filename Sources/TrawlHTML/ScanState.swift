@@ -326,7 +326,9 @@ extension Tag {
 struct Attributes {
     let raw: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
 
-    subscript(name: StaticString) -> String? {
+    /// The attribute's value pointer: `nil` when the attribute is missing, `.some(nil)` when
+    /// libxml2 gave it no value.
+    private func value(_ name: StaticString) -> UnsafePointer<UInt8>?? {
         guard let raw else { return nil }
         let count = name.utf8CodeUnitCount
         let wanted = name.utf8Start
@@ -334,32 +336,22 @@ struct Attributes {
         while let attribute = raw[i] {
             var match = true
             for k in 0..<count where attribute[k] != wanted[k] { match = false; break }
-            if match && attribute[count] == 0 {
-                guard let value = raw[i + 1] else { return "" }
-                return String(cString: value)
-            }
+            if match && attribute[count] == 0 { return .some(raw[i + 1]) }
             i += 2
         }
         return nil
     }
 
+    subscript(name: StaticString) -> String? {
+        guard let found = value(name) else { return nil }
+        return found.map { String(cString: $0) } ?? ""
+    }
+
     /// `body` of the value's bytes (borrowed from libxml2 for the callback), `false` when the
     /// attribute is missing.
     func withValue(_ name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
-        guard let raw else { return false }
-        let count = name.utf8CodeUnitCount
-        let wanted = name.utf8Start
-        var i = 0
-        while let attribute = raw[i] {
-            var match = true
-            for k in 0..<count where attribute[k] != wanted[k] { match = false; break }
-            if match && attribute[count] == 0 {
-                guard let value = raw[i + 1] else { return false }
-                return body(UnsafeBufferPointer(start: value, count: strlen(UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self))))
-            }
-            i += 2
-        }
-        return false
+        guard let found = value(name), let bytes = found else { return false }
+        return body(UnsafeBufferPointer(start: bytes, count: strlen(UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self))))
     }
 
     func int(_ name: StaticString) -> Int? {

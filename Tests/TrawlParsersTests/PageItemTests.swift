@@ -183,6 +183,15 @@ struct PageItemTests {
         #expect(!media.flatMap(\.allURLs).contains { $0.contains("sticker") || $0.contains("emoji") })
     }
 
+    @Test(arguments: ["mime_type", "MimeType", "content_type", "encodingFormat"])
+    func anExtensionlessFileIsAVideoWhenItsSiblingTypeSaysSo(field: String) async throws {
+        let url = "https://clips.example/v/Qm81xZ"
+        let media = try await resolvePage(url, [url: ("application/json", """
+            {"id":"Qm81xZ","files":[{"\(field)":"video/mp4","src":"https://cdn.clips.example/f/aa11bb22"},{"src":"https://clips.example/about"}]}
+            """)])
+        #expect(media.map(\.url) == ["https://cdn.clips.example/f/aa11bb22"])
+    }
+
     // MARK: stills
 
     @Test func aStillIsNeverTheAnimation() async throws {
