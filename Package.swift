@@ -68,10 +68,17 @@ let package = Package(
             swiftSettings: swiftSettings),
         // What a media file's first bytes say: format, size, frames, running time (no C, no IO).
         .target(name: "TrawlProbe", swiftSettings: swiftSettings),
+        // Payloads in, result sets out: site parsers, generic parsers, the fallback, the ranking.
         .target(
             name: "TrawlParsers",
             dependencies: ["TrawlCore"],
             path: "Parsers",
+            swiftSettings: swiftSettings),
+        // The engines that answer a request: a page's resolution (site source, fetch, render
+        // decision, oEmbed, fallback) and the search APIs, over the environment's transports.
+        .target(
+            name: "TrawlEngines",
+            dependencies: ["TrawlCore", "TrawlParsers"],
             swiftSettings: swiftSettings),
         // HAR 1.2 recording and replay, case files and their verdicts.
         .target(
@@ -81,7 +88,7 @@ let package = Package(
         .target(
             name: "Trawl",
             dependencies: [
-                "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlBrowser",
+                "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlEngines", "TrawlRecordings", "TrawlBrowser",
                 "TrawlIndex", "TrawlProbe",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -89,7 +96,7 @@ let package = Package(
         // The smoke runner (live or replayed cases, graded) and its JUnit/JSON/HTML reports.
         .target(
             name: "TrawlSmoke",
-            dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlParsers", "TrawlRecordings"],
+            dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlEngines", "TrawlRecordings"],
             swiftSettings: swiftSettings),
         // Durable batch jobs on SQLite (WAL): coalesced URLs, states, attempts, results.
         .target(
@@ -193,10 +200,13 @@ let package = Package(
             name: "TrawlHTMLTests", dependencies: ["CLibXML2", "TrawlCore", "TrawlHTML", "TrawlTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlParsersTests", dependencies: ["TrawlCore", "TrawlParsers", "TrawlHTML", "TrawlTesting"],
+            name: "TrawlParsersTests", dependencies: ["TrawlCore", "TrawlParsers", "TrawlEngines", "TrawlHTML", "TrawlTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlRecordingsTests", dependencies: ["TrawlCore", "TrawlParsers", "TrawlRecordings", "Trawl", "TrawlTesting"],
+            name: "TrawlEnginesTests", dependencies: ["TrawlCore", "TrawlEngines", "TrawlParsers", "TrawlHTML", "TrawlTesting"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TrawlRecordingsTests", dependencies: ["TrawlCore", "TrawlParsers", "TrawlEngines", "TrawlRecordings", "Trawl", "TrawlTesting"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlTests", dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlTesting"],
@@ -217,7 +227,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlBatchTests",
-            dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlBatch", "TrawlStore", "TrawlTesting", "trawl"],
+            dependencies: ["Trawl", "TrawlCore", "TrawlFetch", "TrawlHTML", "TrawlParsers", "TrawlEngines", "TrawlBatch", "TrawlStore", "TrawlTesting", "trawl"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlQueueTests",
@@ -228,7 +238,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlBrowserTests",
-            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-browser-bench", "Trawl", "TrawlHTML", "TrawlParsers",
+            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-browser-bench", "Trawl", "TrawlHTML", "TrawlParsers", "TrawlEngines",
                            "TrawlBatch", "TrawlStore", "TrawlSmoke"],
             swiftSettings: swiftSettings),
         .testTarget(

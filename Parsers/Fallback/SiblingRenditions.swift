@@ -34,7 +34,7 @@ public enum SiblingRenditions {
 
     /// Media whose files share a stem are one media in several formats: the first found keeps
     /// its primary, the others become its renditions.
-    static func mergeByStem(_ media: [Media]) -> [Media] {
+    package static func mergeByStem(_ media: [Media]) -> [Media] {
         var result: [Media] = []
         var ownerOfStem: [String: Int] = [:]
         for item in media {

@@ -78,6 +78,26 @@ public enum MediaRanking {
         return Explanation(.dropped, rule: Rule.noEvidence)
     }
 
+    /// The ranking stage for one payload's candidates: each is turned to its original, judged
+    /// by ``judge(_:)``, then the images that lacked evidence get a second look beside the
+    /// images kept so far on the page (`keptFolders` carries those across payloads).
+    package static func rank(
+        _ candidates: [Media], siteParsers: Set<String>, keptFolders: inout Set<String>
+    ) -> [(media: Media, verdict: Explanation)] {
+        var judged = candidates.map { candidate in
+            let media = preferringTheOriginal(candidate, siteParsers: siteParsers)
+            return (media: media, verdict: judge(media))
+        }
+        for (media, verdict) in judged where verdict.verdict == .kept && imageKinds.contains(media.kind) {
+            if let folder = folder(of: media.url) { keptFolders.insert(folder) }
+        }
+        for index in judged.indices
+        where isBesideThePagesMedia(judged[index].media, verdict: judged[index].verdict, keptFolders: keptFolders) {
+            judged[index].verdict = Explanation(.kept, rule: Rule.besideThePagesMedia)
+        }
+        return judged
+    }
+
     /// Rule names other code tests for.
     enum Rule {
         static let noEvidence = "no-evidence-beyond-extension"

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TrawlBrowser
 import TrawlCore
+import TrawlEngines
 import TrawlFetch
 import TrawlHTML
 import TrawlIndex

@@ -1,7 +1,7 @@
 import Foundation
 import TrawlCore
+import TrawlEngines
 import TrawlFetch
-import TrawlParsers
 
 /// Why a case could not be checked: the one place that tells "the site is unreachable, down or
 /// not configured" (skipped, not a parser bug) from "the site changed" (graded). It reads

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trawl
 import TrawlBatch
+import TrawlEngines
 import TrawlHTML
 import TrawlParsers
 import TrawlStore

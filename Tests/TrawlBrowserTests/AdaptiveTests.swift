@@ -3,6 +3,7 @@ import Testing
 import Trawl
 import TrawlBrowser
 import TrawlCore
+import TrawlEngines
 import TrawlParsers
 import TrawlTesting
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trawl
 import TrawlCore
+import TrawlEngines
 import TrawlParsers
 import TrawlRecordings
 import TrawlTesting

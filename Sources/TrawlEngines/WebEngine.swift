@@ -1,5 +1,6 @@
 import Foundation
 import TrawlCore
+import TrawlParsers
 
 /// Resolves a page URL: fetches it, runs each payload (the document, then every JSON payload
 /// cut out of it) through the parser chain as it arrives, follows the page's oEmbed link when

@@ -1,5 +1,6 @@
 import Foundation
 import TrawlCore
+import TrawlParsers
 
 /// What one page's resolution knows so far, and the rules that turn its payloads into result
 /// sets: the part of ``WebEngine`` that does no IO.
@@ -293,18 +294,7 @@ struct PageResolution {
         // A poster or still of one media is not another media.
         for still in set.media.compactMap(\.still) { stills.insert(CanonicalURL.key(still)) }
         set.media.removeAll { stills.contains($0.canonicalKey) }
-        // The ranking stage: every candidate of every payload is judged by one set of rules,
-        // then the images that lacked evidence get a second look beside the images kept.
-        var judged = set.media.map { candidate in
-            let media = MediaRanking.preferringTheOriginal(candidate, siteParsers: siteParsers)
-            return (media: media, verdict: MediaRanking.judge(media))
-        }
-        for (media, verdict) in judged where verdict.verdict == .kept && MediaRanking.imageKinds.contains(media.kind) {
-            if let folder = MediaRanking.folder(of: media.url) { keptFolders.insert(folder) }
-        }
-        for index in judged.indices where MediaRanking.isBesideThePagesMedia(judged[index].media, verdict: judged[index].verdict, keptFolders: keptFolders) {
-            judged[index].verdict = Explanation(.kept, rule: MediaRanking.Rule.besideThePagesMedia)
-        }
+        let judged = MediaRanking.rank(set.media, siteParsers: siteParsers, keptFolders: &keptFolders)
         var droppedHere: [Media] = []
         set.media = judged.compactMap { candidate, verdict in
             var media = candidate

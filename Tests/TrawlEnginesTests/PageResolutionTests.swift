@@ -3,7 +3,8 @@ import Testing
 import TrawlCore
 import TrawlHTML
 
-@testable import TrawlParsers
+@testable import TrawlEngines
+import TrawlParsers
 
 /// The resolve path's rules without its IO: payloads (scanned as the engine would) go into a
 /// ``PageResolution`` step by step, and each step's result sets and decisions are checked.

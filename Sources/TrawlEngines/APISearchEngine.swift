@@ -1,5 +1,6 @@
 import Foundation
 import TrawlCore
+import TrawlParsers
 
 /// What the Giphy and Tenor search engines share: a key from the configuration, one API request
 /// per page, the site's API parser for the response, and the engine's own `next`.
