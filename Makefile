@@ -86,7 +86,7 @@ bench-index: deps
 # The DocC catalogs of the libraries people embed — Trawl (Sources/Trawl/Trawl.docc), TrawlCore,
 # TrawlServer and TrawlQueue — as static sites in .build/docs/<Target> (open
 # .build/docs/Trawl/documentation/trawl/index.html through any static file server).
-DOC_TARGETS := Trawl TrawlCore TrawlServer TrawlQueue
+DOC_TARGETS := Trawl TrawlCore TrawlServer TrawlQueue TrawlQueueWorker
 docs: deps
 	@mkdir -p .build/docs
 	@for target in $(DOC_TARGETS); do \

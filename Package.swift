@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "TrawlStore", targets: ["TrawlStore"]),
         .library(name: "TrawlBatch", targets: ["TrawlBatch"]),
         .library(name: "TrawlQueue", targets: ["TrawlQueue"]),
+        .library(name: "TrawlQueueWorker", targets: ["TrawlQueueWorker"]),
         .library(name: "TrawlIndex", targets: ["TrawlIndex"]),
         .library(name: "TrawlServer", targets: ["TrawlServer"]),
         .executable(name: "trawl", targets: ["trawl"]),
@@ -120,12 +121,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
-        // Batch across machines: the job queue, leases and fleet-wide politeness on PostgreSQL.
+        // The shared PostgreSQL queue, a store beside the SQLite one: migrations, leased claims,
+        // fleet-wide politeness, results.
         .target(
             name: "TrawlQueue",
             dependencies: [
-                "TrawlBatch", "TrawlCore", "TrawlStore",
+                "TrawlCore", "TrawlStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+        // Batch across machines, beside the batch runner: `trawl worker` and `trawl batch --queue`
+        // over the PostgreSQL queue.
+        .target(
+            name: "TrawlQueueWorker",
+            dependencies: [
+                "Trawl", "TrawlBatch", "TrawlCore", "TrawlStore", "TrawlQueue",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
@@ -154,7 +165,7 @@ let package = Package(
             name: "trawl",
             dependencies: [
                 "Trawl", "TrawlCore", "TrawlFetch", "TrawlRecordings", "TrawlBatch", "TrawlStore", "TrawlSmoke", "TrawlBrowser", "CMalloc",
-                "TrawlQueue",
+                "TrawlQueue", "TrawlQueueWorker",
                 "TrawlIndex",
                 "TrawlServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -172,7 +183,7 @@ let package = Package(
         .executableTarget(
             name: "trawl-bench",
             dependencies: ["Trawl", "TrawlCore", "TrawlBatch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlTesting", "CLibXML2",
-                "TrawlQueue", .product(name: "Logging", package: "swift-log"),
+                "TrawlQueue", "TrawlQueueWorker", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/trawl-bench",
             swiftSettings: swiftSettings),
@@ -232,7 +243,7 @@ let package = Package(
         .testTarget(
             name: "TrawlQueueTests",
             dependencies: [
-                "Trawl", "TrawlCore", "TrawlFetch", "TrawlBatch", "TrawlStore", "TrawlQueue", "TrawlTesting", "trawl",
+                "Trawl", "TrawlCore", "TrawlFetch", "TrawlBatch", "TrawlStore", "TrawlQueue", "TrawlQueueWorker", "TrawlTesting", "trawl",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings),

@@ -4,6 +4,7 @@ import Synchronization
 import TrawlBatch
 import TrawlCore
 import TrawlQueue
+import TrawlQueueWorker
 import TrawlTesting
 #if canImport(Glibc)
 import Glibc

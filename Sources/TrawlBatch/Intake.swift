@@ -1,4 +1,5 @@
 import Foundation
+import TrawlCore
 import TrawlStore
 
 /// Reads a URL list into the store a chunk at a time, each chunk with its line count in one

@@ -24,11 +24,3 @@ public struct RunClock: Sendable {
         try await timeline.sleep(until: .seconds(max(0, unix - origin)))
     }
 }
-
-extension Duration {
-    /// The duration in seconds, fractions included.
-    var seconds: Double {
-        let (whole, atto) = components
-        return Double(whole) + Double(atto) / 1e18
-    }
-}

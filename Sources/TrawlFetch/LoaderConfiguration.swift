@@ -66,12 +66,3 @@ public struct LoaderConfiguration: Sendable, Hashable {
     /// is invented: operators of large crawls should add their own contact (`--user-agent`).
     public static let defaultUserAgent = "Trawl/\(TrawlVersion.string) (GIF resolver; libcurl)"
 }
-
-extension Duration {
-    /// Whole milliseconds, at least 1 for any positive duration.
-    var milliseconds: Int {
-        let (seconds, attoseconds) = components
-        let ms = Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
-        return self > .zero ? max(ms, 1) : 0
-    }
-}

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
+import TrawlCore
 
 /// Whether a store can reach its server, for the operations that wait out an outage (a
 /// worker's, the batch's): the first operation that loses its connection opens an outage
@@ -39,7 +40,7 @@ final class QueueLink: Sendable {
     var isOut: Bool { state.withLock { $0.machine.isOut } }
 
     /// Whether the last outage ended less than `seconds` ago.
-    func recovered(within seconds: Double) -> Bool {
+    package func recovered(within seconds: Double) -> Bool {
         state.withLock { $0.machine.recovered(within: .milliseconds(Int64(seconds * 1000)), now: clock.now) }
     }
 

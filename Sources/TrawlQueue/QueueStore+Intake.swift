@@ -1,6 +1,5 @@
 import PostgresNIO
 import Synchronization
-import TrawlBatch
 import TrawlStore
 
 extension QueueStore: IntakeStore {

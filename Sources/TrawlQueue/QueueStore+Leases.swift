@@ -1,5 +1,5 @@
 import PostgresNIO
-import TrawlBatch
+import TrawlCore
 import TrawlStore
 
 /// How a queue worker claims: the fleet-wide politeness it applies to every host, and its lease.
@@ -35,6 +35,10 @@ public struct QueueFinish: Sendable {
 }
 
 extension QueueStore {
+    /// How many times a job's lease may expire (every worker that took it died or stalled)
+    /// before it ends failed with `attempts-exhausted`.
+    public static let defaultExpiryLimit = 3
+
     /// Claims up to `limit` due jobs under `rules` and leases them to `owner` until `leaseUntil`,
     /// in one statement: eligible host rows are locked (`SKIP LOCKED`: another worker's claim
     /// is never waited for), their oldest due jobs taken from the partial index of claimable
@@ -148,7 +152,7 @@ extension QueueStore {
     /// `attempts-exhausted` instead. A lease given back by ``release(owner:now:expiryLimit:)`` is no
     /// expiry. Returns how many jobs went back or failed.
     @discardableResult
-    public func reap(now: Double, expiryLimit: Int = QueueWorker.Configuration.defaultExpiryLimit) async throws -> Int {
+    public func reap(now: Double, expiryLimit: Int = Self.defaultExpiryLimit) async throws -> Int {
         try await run("return expired leases") { connection in
             try await connection.withTransaction(logger: logger) { connection in
                 try await connection.query("""
@@ -212,7 +216,7 @@ extension QueueStore {
     public static let attemptsExhausted = "attempts-exhausted"
 
     /// Returns every job `owner` still holds to the queue (the worker is stopping).
-    public func release(owner: String, now: Double, expiryLimit: Int = QueueWorker.Configuration.defaultExpiryLimit) async throws {
+    public func release(owner: String, now: Double, expiryLimit: Int = Self.defaultExpiryLimit) async throws {
         // -1 marks a lease given back, not expired: the reaper does not count it.
         try await run("return the worker's jobs") { connection in
             try await connection.query("UPDATE trawl_job SET lease_until = -1 WHERE state = 'running' AND lease_owner = \(owner)", logger: logger)

@@ -1,5 +1,4 @@
 import PostgresNIO
-import TrawlBatch
 import TrawlStore
 
 extension QueueStore: ResultStore {

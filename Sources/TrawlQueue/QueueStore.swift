@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PostgresNIO
-import TrawlBatch
 import TrawlStore
 
 /// A batch's jobs in PostgreSQL, shared by every worker that connects: the same coalesced
@@ -104,7 +103,13 @@ public struct QueueStore: Sendable {
     }
 
     /// The same store, failing at once when the connection is lost (with the same stall limit).
-    var failingFast: QueueStore {
+    /// Wakes with each notification that new work was queued (the worker's idle wait).
+    package func workNotifications() -> AsyncStream<Void> { signal.subscribe() }
+
+    /// Whether the server is out right now (an outage not yet over).
+    package var isServerOut: Bool { link.isOut }
+
+    package var failingFast: QueueStore {
         var store = QueueStore(location: location, client: client, logger: logger, signal: signal, link: link, reconnects: false)
         store.stallLimit = stallLimit
         return store
@@ -116,7 +121,7 @@ public struct QueueStore: Sendable {
 
     /// Whether an outage ended less than `seconds` ago (workers then renew their leases
     /// before anyone's are returned).
-    func recovered(within seconds: Double) -> Bool { link.recovered(within: seconds) }
+    package func recovered(within seconds: Double) -> Bool { link.recovered(within: seconds) }
 
     /// Listens on ``workChannel`` until cancelled, handing each notification to ``signal``.
     /// A dropped connection is listened on again once the server answers (workers also look

@@ -10,8 +10,8 @@ import Synchronization
 /// listed here: a job the queue still shows as this worker's after its finish was committed
 /// without waiting for the disk and then lost in a server crash is not renewed, so its lease
 /// runs out and the job is worked again.
-final class WorkerLeases: Sendable {
-    let capacity: Int
+package final class WorkerLeases: Sendable {
+    package let capacity: Int
     private struct State {
         var reserved = 0
         var jobs: Set<Int64> = []
@@ -19,18 +19,18 @@ final class WorkerLeases: Sendable {
     }
     private let state = Mutex(State())
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// Room left now.
-    var free: Int { state.withLock { capacity - $0.used } }
+    package var free: Int { state.withLock { capacity - $0.used } }
 
     /// The jobs leased now.
-    var jobs: [Int64] { state.withLock { Array($0.jobs) } }
+    package var jobs: [Int64] { state.withLock { Array($0.jobs) } }
 
     /// Reserves up to `count` (as much as is free); returns how many were reserved.
-    func reserve(upTo count: Int) -> Int {
+    package func reserve(upTo count: Int) -> Int {
         state.withLock { state in
             let granted = max(0, min(count, capacity - state.used))
             state.reserved += granted
@@ -40,7 +40,7 @@ final class WorkerLeases: Sendable {
 
     /// The queue answered a reservation of `reserved`: `jobs` are leased now, the rest of the
     /// reservation is free again.
-    func fill(_ reserved: Int, with jobs: [Int64]) {
+    package func fill(_ reserved: Int, with jobs: [Int64]) {
         state.withLock { state in
             state.reserved = max(0, state.reserved - reserved)
             state.jobs.formUnion(jobs)
@@ -48,13 +48,13 @@ final class WorkerLeases: Sendable {
     }
 
     /// A job no longer leased (its attempt was abandoned).
-    func remove(_ job: Int64) {
+    package func remove(_ job: Int64) {
         _ = state.withLock { $0.jobs.remove(job) }
     }
 
     /// `finished` jobs leave; up to as many slots are reserved for the jobs that may take
     /// them over, in one step, so a claim in between cannot take the room first.
-    func exchange(finished: [Int64]) -> Int {
+    package func exchange(finished: [Int64]) -> Int {
         state.withLock { state in
             state.jobs.subtract(finished)
             let granted = max(0, min(finished.count, capacity - state.used))

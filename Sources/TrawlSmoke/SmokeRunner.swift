@@ -87,7 +87,3 @@ public struct SmokeRunner: Sendable {
         return result(grade, attempts: attempts, run: run, vanished: vanished, rerecorded: rerecorded)
     }
 }
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

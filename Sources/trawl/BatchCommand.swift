@@ -7,6 +7,7 @@ import TrawlBatch
 import TrawlCore
 import TrawlFetch
 import TrawlQueue
+import TrawlQueueWorker
 import TrawlStore
 
 /// `trawl batch FILE|-` and `trawl batch status --store FILE`.

@@ -5,6 +5,7 @@ import TrawlBatch
 import TrawlCore
 import TrawlFetch
 import TrawlQueue
+import TrawlQueueWorker
 
 /// `trawl worker --queue URL`: joins a shared queue from any machine and works its jobs.
 struct WorkerCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlBatch
+import TrawlCore
 import TrawlTesting
 
 /// A list with every kind of bad line: each becomes a failed result naming it, and the batch

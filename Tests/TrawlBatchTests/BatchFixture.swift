@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TrawlBatch
+import TrawlCore
 import TrawlStore
 import TrawlTesting
 

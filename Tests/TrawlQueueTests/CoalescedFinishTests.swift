@@ -1,10 +1,12 @@
 import Foundation
 import Testing
 import TrawlBatch
+import TrawlCore
 import TrawlStore
 import TrawlTesting
 
 @testable import TrawlQueue
+@testable import TrawlQueueWorker
 
 /// Finished attempts coalesced by a worker's committer into one statement, on a real PostgreSQL.
 @Suite("Queue coalesced finishes", .timeLimit(.minutes(5)), .tags(.postgres))

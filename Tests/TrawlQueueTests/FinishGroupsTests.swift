@@ -1,5 +1,6 @@
 import Testing
 @testable import TrawlQueue
+@testable import TrawlQueueWorker
 
 /// When a committer writes its waiting finishes, without PostgreSQL: ``FinishGroups`` fed
 /// events at made-up instants.

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TrawlBatch
 import TrawlQueue
+import TrawlQueueWorker
 import TrawlTesting
 
 /// Politeness held by the queue's host rows for every worker, not per worker.

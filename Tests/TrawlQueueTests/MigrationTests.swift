@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlQueue
+import TrawlQueueWorker
 import TrawlStore
 import TrawlTesting
 

@@ -3,7 +3,9 @@ import Logging
 import Synchronization
 import Testing
 import TrawlBatch
+import TrawlCore
 import TrawlQueue
+import TrawlQueueWorker
 import TrawlStore
 import TrawlTesting
 

@@ -1,6 +1,7 @@
 import Testing
 import TrawlStore
 @testable import TrawlQueue
+@testable import TrawlQueueWorker
 
 /// A worker's run without PostgreSQL: ``QueueWorkerStateMachine`` fed events at made-up times.
 /// Each row starts a machine, then gives it events in turn; after each event the machine is

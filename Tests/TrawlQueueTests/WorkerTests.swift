@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TrawlBatch
 import TrawlQueue
+import TrawlQueueWorker
 import TrawlStore
 import TrawlTesting
 

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import TrawlBatch
+import TrawlCore
 import TrawlServer
 import TrawlTesting
 

@@ -19,13 +19,13 @@ public struct Backoff: Sendable, Hashable {
 
     /// The longest wait after `attempt` (1 for the first attempt).
     public func ceiling(afterAttempt attempt: Int) -> Duration {
-        let doubled = first.inSeconds * pow2(max(0, attempt - 1))
-        return .seconds(min(maximum.inSeconds, doubled))
+        let doubled = first.seconds * pow2(max(0, attempt - 1))
+        return .seconds(min(maximum.seconds, doubled))
     }
 
     /// The wait after `attempt`: `draw` (in `0...1`, from the random source) times the ceiling.
     public func delay(afterAttempt attempt: Int, draw: Double) -> Duration {
-        .seconds(ceiling(afterAttempt: attempt).inSeconds * min(1, max(0, draw)))
+        .seconds(ceiling(afterAttempt: attempt).seconds * min(1, max(0, draw)))
     }
 
     /// The wait after `attempt`, drawn from `generator`.
@@ -35,13 +35,5 @@ public struct Backoff: Sendable, Hashable {
 
     private func pow2(_ exponent: Int) -> Double {
         exponent >= 1023 ? .infinity : Double(sign: .plus, exponent: exponent, significand: 1)
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, fractions included.
-    var inSeconds: Double {
-        let (whole, atto) = components
-        return Double(whole) + Double(atto) / 1e18
     }
 }

@@ -1,3 +1,4 @@
+import TrawlQueue
 import TrawlStore
 
 /// When a ``QueueWorker`` claims, starts, waits, sleeps and stops: the rule its run follows,

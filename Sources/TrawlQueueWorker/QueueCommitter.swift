@@ -1,3 +1,4 @@
+import TrawlQueue
 import TrawlStore
 
 /// Coalesces a worker's finished attempts: they wait until `group` of them are ready or the

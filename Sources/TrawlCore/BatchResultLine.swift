@@ -1,5 +1,4 @@
 import Foundation
-import Trawl
 
 /// One line of `trawl batch --out`: the answer for one input URL.
 ///

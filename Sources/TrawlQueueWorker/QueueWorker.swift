@@ -3,6 +3,7 @@ import Logging
 import Trawl
 import TrawlBatch
 import TrawlCore
+import TrawlQueue
 import TrawlStore
 
 /// Works a shared queue's jobs: claims due jobs in groups under the fleet's politeness, runs
@@ -30,8 +31,7 @@ public struct QueueWorker: Sendable {
         public var exitWhenEmpty = false
         /// A job whose lease expired this many times (every worker that took it died or
         /// stalled) ends failed with `attempts-exhausted`.
-        public var expiryLimit = Self.defaultExpiryLimit
-        public static let defaultExpiryLimit = 3
+        public var expiryLimit = QueueStore.defaultExpiryLimit
         /// Finished attempts are committed together, once this many wait (default: half the
         /// worker's slots) or the oldest has waited ``finishDelay``.
         public var finishGroup: Int?
@@ -131,7 +131,7 @@ public struct QueueWorker: Sendable {
         // quarter of the slots without them.
         var machine = QueueWorkerStateMachine(
             concurrency: concurrency, claimGroup: ahead > 0 ? ahead : max(1, concurrency / 4), exitWhenEmpty: configuration.exitWhenEmpty)
-        let notifications = store.signal.subscribe()
+        let notifications = store.workNotifications()
         let (signals, sink) = AsyncStream.makeStream(of: Signal.self)
         let committer = QueueCommitter(
             store: store, owner: id, rules: rules, group: configuration.finishGroup ?? max(1, concurrency / 2), delay: configuration.finishDelay,
@@ -205,7 +205,7 @@ public struct QueueWorker: Sendable {
         } catch where Task.isCancelled {
             // Stopped: what was in flight goes back below.
         }
-        try await giveBack(QueueWorkerStateMachine.stop(cancelled: Task.isCancelled, serverOut: store.link.isOut))
+        try await giveBack(QueueWorkerStateMachine.stop(cancelled: Task.isCancelled, serverOut: store.isServerOut))
         return machine.report
     }
 
@@ -271,12 +271,5 @@ extension JobOutcome {
     var isFinal: Bool {
         if case .retryLater = self { return false }
         return true
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        let (whole, atto) = components
-        return Double(whole) + Double(atto) / 1e18
     }
 }

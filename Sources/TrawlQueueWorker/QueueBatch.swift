@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import Trawl
 import TrawlBatch
+import TrawlQueue
 import TrawlStore
 
 /// `trawl batch FILE --queue URL`: pushes the URL lists into the shared queue, works on it
