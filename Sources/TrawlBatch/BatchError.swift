@@ -2,8 +2,9 @@ import TrawlCore
 
 /// A batch run could not start or go on (the store, the input, the output). One URL's failure
 /// is never a `BatchError`: it is that job's result.
-public struct BatchError: Error, Sendable, Hashable, CustomStringConvertible {
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+public struct BatchError: ErrorWithCodes {
+    public struct Code: ErrorCode {
+        public typealias Failure = BatchError
         private enum Base: String, Sendable, Hashable {
             case unreadableInput = "unreadable input"
             case unwritableOutput = "unwritable output"
@@ -35,15 +36,4 @@ public struct BatchError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { Redaction.text(message) }
-}
-
-extension BatchError: CodedError {
-    public var errorCode: String { code.identifier }
-}
-
-extension BatchError.Code {
-    /// Lets `catch BatchError.Code.unreadableInput` read well.
-    public static func ~= (code: BatchError.Code, error: any Error) -> Bool {
-        (error as? BatchError)?.code == code
-    }
 }

@@ -4,9 +4,10 @@ import TrawlCore
 ///
 /// Compare with the static members (`error.code == .scriptHung`). The URL in ``description`` has
 /// its secrets redacted.
-public struct BrowserError: CodedError, Hashable {
+public struct BrowserError: ErrorWithCodes {
     /// What went wrong.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
+        public typealias Failure = BrowserError
         private enum Base: String, Sendable, Hashable {
             case launchFailed = "browser-launch-failed"
             case crashed = "browser-crashed"
@@ -74,7 +75,6 @@ public struct BrowserError: CodedError, Hashable {
         self.message = message
     }
 
-    public var errorCode: String { code.identifier }
     public var isRetryable: Bool { code.isRetryable }
 
     public var description: String {
@@ -95,10 +95,4 @@ public struct BrowserError: CodedError, Hashable {
         BrowserError(.protocolError, message: "\(method): \(message)")
     }
     static let closed = BrowserError(.closed, message: "the browser pool was shut down")
-}
-
-extension BrowserError.Code {
-    public static func ~= (code: BrowserError.Code, error: any Error) -> Bool {
-        (error as? BrowserError)?.code == code
-    }
 }

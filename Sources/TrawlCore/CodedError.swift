@@ -6,6 +6,35 @@ public protocol CodedError: Error, Sendable, CustomStringConvertible {
     var errorCode: String { get }
 }
 
+/// An error with many codes: its ``code`` is a value of its nested ``ErrorCode`` type, to
+/// compare (`error.code == .timedOut`) and to catch by (`catch FetchError.Code.timedOut`).
+public protocol ErrorWithCodes: CodedError, Hashable {
+    associatedtype Code: ErrorCode where Code.Failure == Self
+    var code: Code { get }
+}
+
+extension ErrorWithCodes {
+    public var errorCode: String { code.identifier }
+}
+
+/// The code of an ``ErrorWithCodes``: a closed set of static members, each with the stable
+/// ``identifier`` JSON output carries and a ``description`` for messages.
+public protocol ErrorCode: Sendable, Hashable, CustomStringConvertible {
+    /// The error type this is the code of.
+    associatedtype Failure: ErrorWithCodes where Failure.Code == Self
+    /// The stable code, lower case with dashes.
+    var identifier: String { get }
+}
+
+extension ErrorCode {
+    public var description: String { identifier }
+
+    /// Lets `catch QueueError.Code.unreachable` read well.
+    public static func ~= (code: Self, error: any Error) -> Bool {
+        (error as? Failure)?.code == code
+    }
+}
+
 /// The code and message JSON output prints for any error.
 public struct ErrorSummary: Sendable, Hashable, Codable {
     public var code: String
@@ -49,10 +78,4 @@ extension ParseError: CodedError {
 extension JSONReadError: CodedError {
     /// `invalid-json`.
     public var errorCode: String { "invalid-json" }
-}
-
-extension SearchError: CodedError {
-    /// `unknown-engine`, `no-default-engine`, `empty-query`, `missing-configuration`,
-    /// `invalid-request`, `invalid-url`.
-    public var errorCode: String { code.identifier }
 }

@@ -1,7 +1,8 @@
 /// Why the ``SearchProvider`` could not start a search.
-public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SearchError: ErrorWithCodes {
     /// What kind of failure; compare with the static members (`error.code == .unknownEngine`).
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
+        public typealias Failure = SearchError
         private enum Base: String, Sendable, Hashable {
             case unknownEngine, noDefaultEngine, emptyQuery, missingConfiguration, invalidRequest, invalidURL
         }
@@ -43,11 +44,4 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { Redaction.text(message) }
-}
-
-extension SearchError.Code {
-    /// Lets `catch SearchError.Code.unknownEngine` read well.
-    public static func ~= (code: SearchError.Code, error: any Error) -> Bool {
-        (error as? SearchError)?.code == code
-    }
 }

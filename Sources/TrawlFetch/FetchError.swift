@@ -4,9 +4,10 @@ import TrawlCore
 ///
 /// An HTTP error status (404, 500) is not a `FetchError`: it is a payload with its status.
 /// The URL in ``description`` has its secrets redacted.
-public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct FetchError: ErrorWithCodes {
     /// What went wrong; compare with the static members (`error.code == .timedOut`).
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
+        public typealias Failure = FetchError
         private enum Base: String, Sendable, Hashable {
             case invalidURL = "invalid URL"
             case unsupportedScheme = "unsupported scheme"
@@ -103,16 +104,5 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         // libcurl's own message may quote the URL (with its key) too: the whole text is redacted.
         Redaction.text("\(code): \(url): \(message)\(curlCode.map { " (curl \($0))" } ?? "")")
-    }
-}
-
-extension FetchError: CodedError {
-    /// ``Code/identifier``: `timed-out`, `host-not-found`, …
-    public var errorCode: String { code.identifier }
-}
-
-extension FetchError.Code {
-    public static func ~= (code: FetchError.Code, error: any Error) -> Bool {
-        (error as? FetchError)?.code == code
     }
 }

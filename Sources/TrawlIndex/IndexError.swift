@@ -1,9 +1,10 @@
 import TrawlCore
 
 /// The local index could not answer or could not be used.
-public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct IndexError: ErrorWithCodes {
     /// What went wrong; compare with the static members (`error.code == .invalidQuery`).
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
+        public typealias Failure = IndexError
         private enum Base: String, Sendable, Hashable {
             case invalidQuery = "invalid-query"
             case openFailed = "index-open-failed"
@@ -23,7 +24,6 @@ public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The stable code JSON output carries.
         public var identifier: String { base.rawValue }
-        public var description: String { base.rawValue }
     }
 
     public var code: Code
@@ -39,16 +39,4 @@ public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { Redaction.text(message) }
-}
-
-extension IndexError: CodedError {
-    /// `invalid-query`, `index-open-failed`, `index-failed`.
-    public var errorCode: String { code.identifier }
-}
-
-extension IndexError.Code {
-    /// Lets `catch IndexError.Code.invalidQuery` read well.
-    public static func ~= (code: IndexError.Code, error: any Error) -> Bool {
-        (error as? IndexError)?.code == code
-    }
 }

@@ -2,9 +2,10 @@ import TrawlCore
 
 /// The queue could not be reached or used. One URL's failure is never a `QueueError`: it is
 /// that job's result.
-public struct QueueError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct QueueError: ErrorWithCodes {
     /// What went wrong; compare with the static members (`error.code == .unreachable`).
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
+        public typealias Failure = QueueError
         private enum Base: String, Sendable, Hashable {
             case invalidLocation = "queue-invalid-url"
             case unreachable = "queue-unreachable"
@@ -25,7 +26,6 @@ public struct QueueError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The stable code JSON output carries.
         public var identifier: String { base.rawValue }
-        public var description: String { base.rawValue }
     }
 
     public var code: Code
@@ -43,15 +43,4 @@ public struct QueueError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { Redaction.text("\(location): \(message)") }
-}
-
-extension QueueError: CodedError {
-    public var errorCode: String { code.identifier }
-}
-
-extension QueueError.Code {
-    /// Lets `catch QueueError.Code.unreachable` read well.
-    public static func ~= (code: QueueError.Code, error: any Error) -> Bool {
-        (error as? QueueError)?.code == code
-    }
 }

@@ -4,8 +4,9 @@ import TrawlCore
 /// A recording that cannot be read, a replay with no matching entry, or a case that is not
 /// well formed. Modelled on AsyncHTTPClient's errors: one struct, a code to switch on, and a
 /// message that names the file or request.
-public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+public struct RecordingError: ErrorWithCodes {
+    public struct Code: ErrorCode {
+        public typealias Failure = RecordingError
         let name: String
         public var description: String { name }
         /// The stable code JSON output carries: `recording-unreadable`, `invalid-har`,
@@ -69,16 +70,5 @@ public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible
         case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
         @unknown default: return ErrorSentence.describe(error)
         }
-    }
-}
-
-extension RecordingError: CodedError {
-    public var errorCode: String { code.identifier }
-}
-
-extension RecordingError.Code {
-    /// Lets `catch RecordingError.Code.noMatchingEntry` read well.
-    public static func ~= (code: RecordingError.Code, error: any Error) -> Bool {
-        (error as? RecordingError)?.code == code
     }
 }

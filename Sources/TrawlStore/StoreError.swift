@@ -1,9 +1,10 @@
 import TrawlCore
 
 /// The store could not be opened or used.
-public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct StoreError: ErrorWithCodes {
     /// What went wrong; compare with the static members (`error.code == .locked`).
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
+        public typealias Failure = StoreError
         private enum Base: String, Sendable, Hashable {
             case openFailed = "store-open-failed"
             case locked = "store-locked"
@@ -24,7 +25,6 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The stable code JSON output carries.
         public var identifier: String { base.rawValue }
-        public var description: String { base.rawValue }
     }
 
     public var code: Code
@@ -42,15 +42,4 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { Redaction.text("\(path): \(message)") }
-}
-
-extension StoreError: CodedError {
-    public var errorCode: String { code.identifier }
-}
-
-extension StoreError.Code {
-    /// Lets `catch StoreError.Code.locked` read well.
-    public static func ~= (code: StoreError.Code, error: any Error) -> Bool {
-        (error as? StoreError)?.code == code
-    }
 }
