@@ -11,6 +11,7 @@ import Trawl
 /// configuration.concurrency = 32
 /// configuration.fetch.perHost = 4
 /// configuration.fetch.cache = try FetchPolicy.Cache(directory: URL(fileURLWithPath: "cache"))
+/// configuration.resolve.browser = .auto
 /// ```
 public struct BatchConfiguration: Sendable {
     /// Jobs in flight at once, over all hosts.
@@ -32,22 +33,10 @@ public struct BatchConfiguration: Sendable {
     public var maxLineLength = 8192
     /// Lines read into the store per transaction.
     public var intakeChunk = 2000
-    /// How libcurl fetches (timeouts, user agent, `connectTo`).
-    public var loader = LoaderConfiguration(timeout: .seconds(30))
-    /// Speak plain HTTP where a URL says https (a local mirror behind `connectTo`).
-    public var plainHTTP = false
-    /// When pages are rendered in headless Chromium (one browser for the run, started by the
-    /// first page that needs it).
-    public var browser: BrowserMode = .never
-    public var browserConfiguration = BrowserConfiguration()
-    /// Told what each job found (the local index's writer); `nil`: nothing recorded.
-    public var sink: (any ExtractionSink)?
-    /// Answer every fetch from these recordings instead of the network (a server replaying
-    /// recordings runs its batches on them too).
-    public var replay: Trawl.Replay?
-    /// `--probe`: each media URL checked with a ranged GET before it is written (dead media
-    /// dropped unless kept, stills relabelled); `nil`: not probed.
-    public var probe: MediaProber.Options?
+    /// How each job is resolved, as `trawl resolve` would: the loader, the browser, a replay,
+    /// probing, the sink. Its ``Trawl/Configuration/fetch`` is not used: a batch's requests go
+    /// through ``fetch`` with the retries and politeness left to the scheduler.
+    public var resolve = Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(30)))
     /// A renderer to share instead of one of the run's own (a server's batches and resolves
     /// use one browser); `nil`: the run starts its own when ``browser`` asks for one.
     public var renderer: (any PageRenderer)?

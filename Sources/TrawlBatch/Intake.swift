@@ -45,7 +45,7 @@ public actor Intake {
         self.store = store
         chunkSize = configuration.intakeChunk
         maxLineLength = configuration.maxLineLength
-        keepsFragments = configuration.browser != .never
+        keepsFragments = configuration.resolve.browser != .never
         source = path == "-" ? "-" : URL(fileURLWithPath: path).standardizedFileURL.path
         if source == "-" {
             lineNumber = 0

@@ -152,18 +152,12 @@ public struct JobAttempt: Sendable {
     public static func make(
         configuration: BatchConfiguration, search: Trawl.Search, logger: Logger, clock: RunClock, transport: (any PayloadTransport)? = nil
     ) -> JobAttempt {
-        var trawl = Trawl.Configuration(loader: configuration.loader)
-        trawl.plainHTTP = configuration.plainHTTP
+        var trawl = configuration.resolve
         trawl.fetch = configuration.fetch.underJobScheduler
         trawl.clock = clock.base
-        trawl.browser = configuration.browser
-        trawl.browserConfiguration = configuration.browserConfiguration
-        trawl.sink = configuration.sink
-        trawl.replay = configuration.replay
-        trawl.probe = configuration.probe
         var environment = Trawl.makeEnvironment(trawl, logger: logger)
         if let transport { environment.transport = transport }
-        if let renderer = configuration.renderer, configuration.browser != .never { environment.renderer = renderer }
+        if let renderer = configuration.renderer, configuration.resolve.browser != .never { environment.renderer = renderer }
         let robots = configuration.robots ? RobotsCache(transport: environment.transport, agent: "trawl") : nil
         return JobAttempt(environment: environment, search: search, policy: configuration.fetch, robots: robots, clock: clock)
     }

@@ -63,14 +63,12 @@ public struct TrawlServer: Sendable {
         sessions = SessionRegistry(provider: provider, limits: configuration.limits, metrics: metrics)
         if let directory = configuration.batchDirectory {
             var batch = configuration.batch
-            batch.loader = configuration.trawl.loader
-            batch.plainHTTP = configuration.trawl.plainHTTP
+            // A server's batches resolve as its resolves do (the loader, the browser, a replay),
+            // and what they find is indexed as theirs is; the retries and politeness of
+            // `fetch` go to the batch scheduler.
+            batch.resolve = trawl
+            batch.resolve.probe = nil
             batch.fetch = configuration.trawl.fetch
-            batch.browser = configuration.trawl.browser
-            batch.browserConfiguration = configuration.trawl.browserConfiguration
-            // A replaying server's batches replay too; what resolves find, batches index too.
-            batch.replay = configuration.trawl.replay
-            batch.sink = trawl.sink
             // One Chromium for the whole server, started by the first page that needs it.
             batch.renderer = environment.renderer
             batches = BatchManager(

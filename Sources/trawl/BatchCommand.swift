@@ -84,23 +84,14 @@ struct BatchRunCommand: AsyncParsableCommand {
             try await runOnQueue(location)
             return
         }
-        var configuration = BatchConfiguration()
-        configuration.concurrency = jobs.concurrency
-        configuration.autothrottle = autothrottle
-        configuration.robots = jobs.robots
-        configuration.loader = connection.loader(addressPolicy: try fetch.address.policy())
-        configuration.plainHTTP = connection.plainHTTP
-        configuration.browser = browser.browser
-        configuration.browserConfiguration = browser.configuration
-        configuration.probe = probe.options
         let storePath = store ?? Self.defaultStore(for: out)
         let opened = index.open(recording: true, command: "batch")
-        configuration.sink = opened?.writer
 
         let runner: BatchRunner
         let report: BatchRunner.Report
         do {
-            configuration.fetch = try fetch.policy()
+            var configuration = try batchConfiguration()
+            configuration.resolve.sink = opened?.writer
             runner = try BatchRunner(
                 configuration: configuration, storePath: storePath, inputs: file.map { [$0] } ?? [], output: out,
                 search: SearchKeys.fromEnvironment())
@@ -133,16 +124,8 @@ struct BatchRunCommand: AsyncParsableCommand {
 
     /// What the flags say, for the SQLite run and the queue alike.
     func batchConfiguration() throws -> BatchConfiguration {
-        var configuration = BatchConfiguration()
-        configuration.concurrency = jobs.concurrency
+        var configuration = try BatchConfiguration(jobs: jobs, fetch: fetch, browser: browser, connection: connection, probe: probe)
         configuration.autothrottle = autothrottle
-        configuration.robots = jobs.robots
-        configuration.loader = connection.loader(addressPolicy: try fetch.address.policy())
-        configuration.plainHTTP = connection.plainHTTP
-        configuration.browser = browser.browser
-        configuration.browserConfiguration = browser.configuration
-        configuration.probe = probe.options
-        configuration.fetch = try fetch.policy()
         return configuration
     }
 

@@ -49,18 +49,10 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         BatchRunCommand.keepFreedPageMemory()
-        var batch = BatchConfiguration()
-        batch.concurrency = jobs.concurrency
-        batch.robots = jobs.robots
-        batch.plainHTTP = connection.plainHTTP
-        batch.browser = browser.browser
-        batch.browserConfiguration = browser.configuration
-        batch.probe = probe.options
         let report: QueueWorker.Report
         let started = Date()
         do {
-            batch.loader = connection.loader(addressPolicy: try fetch.address.policy())
-            batch.fetch = try fetch.policy()
+            let batch = try BatchConfiguration(jobs: jobs, fetch: fetch, browser: browser, connection: connection, probe: probe)
             let location = try QueueLocation(queue.queue ?? "")
             var configured = QueueWorker.Configuration(batch: batch)
             configured.lease = .milliseconds(Int(queue.lease * 1000))

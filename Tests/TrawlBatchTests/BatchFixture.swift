@@ -36,8 +36,8 @@ struct BatchFixture {
         configuration.concurrency = concurrency
         configuration.fetch.perHost = perHost
         configuration.fetch.backoff = .milliseconds(20)
-        configuration.loader.connectTo = connectTo
-        configuration.loader.timeout = .seconds(10)
+        configuration.resolve.loader.connectTo = connectTo
+        configuration.resolve.loader.timeout = .seconds(10)
         return configuration
     }
 

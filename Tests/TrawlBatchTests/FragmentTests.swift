@@ -53,7 +53,7 @@ struct FragmentTests {
         }
         try fixture.writeList(["http://site.test/page#/gif/abc", "http://site.test/page#/gif/xyz", "http://site.test/page"])
         var configuration = fixture.configuration()
-        configuration.browser = .never
+        configuration.resolve.browser = .never
         let report = try await fixture.run(configuration)
         #expect(report.summary.progress[.done] == 1)
         let results = try fixture.results()

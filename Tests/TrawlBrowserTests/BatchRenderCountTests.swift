@@ -37,10 +37,10 @@ extension BrowserTests {
 
         var configuration = BatchConfiguration()
         configuration.concurrency = 2
-        configuration.loader.connectTo = ["site.test:80:127.0.0.1:\(server.port)"]
-        configuration.loader.timeout = .seconds(10)
-        configuration.browser = .auto
-        configuration.browserConfiguration = BrowserConfiguration(quietWindow: .milliseconds(200), pageBudget: .seconds(8), commandTimeout: .seconds(5))
+        configuration.resolve.loader.connectTo = ["site.test:80:127.0.0.1:\(server.port)"]
+        configuration.resolve.loader.timeout = .seconds(10)
+        configuration.resolve.browser = .auto
+        configuration.resolve.browserConfiguration = BrowserConfiguration(quietWindow: .milliseconds(200), pageBudget: .seconds(8), commandTimeout: .seconds(5))
         let store = folder.appendingPathComponent("results.sqlite").path
         let runner = try BatchRunner(
             configuration: configuration, storePath: store, inputs: [list.path], output: folder.appendingPathComponent("out.jsonl").path)
@@ -74,10 +74,10 @@ extension BrowserTests {
         try Data("http://site.test/hung\n".utf8).write(to: list)
 
         var configuration = BatchConfiguration()
-        configuration.loader.connectTo = ["site.test:80:127.0.0.1:\(server.port)"]
-        configuration.loader.timeout = .seconds(10)
-        configuration.browser = .auto
-        configuration.browserConfiguration = BrowserConfiguration(quietWindow: .milliseconds(200), pageBudget: .seconds(2), commandTimeout: .seconds(5))
+        configuration.resolve.loader.connectTo = ["site.test:80:127.0.0.1:\(server.port)"]
+        configuration.resolve.loader.timeout = .seconds(10)
+        configuration.resolve.browser = .auto
+        configuration.resolve.browserConfiguration = BrowserConfiguration(quietWindow: .milliseconds(200), pageBudget: .seconds(2), commandTimeout: .seconds(5))
         let out = folder.appendingPathComponent("out.jsonl")
         let runner = try BatchRunner(
             configuration: configuration, storePath: folder.appendingPathComponent("results.sqlite").path, inputs: [list.path], output: out.path)

@@ -46,8 +46,8 @@ struct QueueFixture {
         batch.concurrency = concurrency
         batch.fetch.perHost = perHost
         batch.fetch.backoff = .milliseconds(20)
-        batch.loader.connectTo = connectTo
-        batch.loader.timeout = .seconds(20)
+        batch.resolve.loader.connectTo = connectTo
+        batch.resolve.loader.timeout = .seconds(20)
         var configuration = QueueWorker.Configuration(batch: batch)
         configuration.exitWhenEmpty = true
         return configuration

@@ -108,7 +108,7 @@ struct ServerCapTests {
         let site = try LoopbackServer { request in ServerFixture.page(request.path) }
         defer { site.shutdown() }
         var configuration = BatchConfiguration()
-        configuration.loader.connectTo = ["a.test:80:127.0.0.1:\(site.port)"]
+        configuration.resolve.loader.connectTo = ["a.test:80:127.0.0.1:\(site.port)"]
         var limits = BatchLimits()
         limits.maxStoredPerClient = 2
         limits.timeToLive = .seconds(3600)
