@@ -8,6 +8,10 @@ import TrawlCore
 /// | `https://www.pinterest.com/pin/99360735500167749/` (also `uk.pinterest.com`, `pinterest.co.uk`, `pinterest.de`, …) | `<script id="__PWS_DATA__">` → `props.initialReduxState.pins[ID]`; `__PWS_INITIAL_PROPS__`; the Relay answers (`<script data-relay-response>` → `v3GetPinQuery.data`) |
 /// | `https://pin.it/4ZbTXsd` | a redirect to the pin's page, followed by the fetch |
 ///
+/// A pin URL with its id is first read as the pin resource the web app asks for
+/// (`/resource/PinResource/get/?data={"options":{"field_set_key":"unauth_react_main_pin","id":"ID"}}`
+/// → `resource_response.data`, the same pin object); when that fails, the page.
+///
 /// A pin is media when it is a GIF (`images.orig.url` a `.gif`, or an `embed` of type `gif`)
 /// or a video (`videos.video_list`: `V_720P`, `V_EXP7`, `V_HLSV3_MOBILE`…, also in a story
 /// pin's pages). A still pin (a JPEG `orig`) has none. Only the pin the URL names counts: the
@@ -21,6 +25,13 @@ public struct PinterestSite: Site {
     ]
     public var parsers: [any Parser] { [PinterestPinParser()] }
     public init() {}
+
+    public func rewrite(_ url: URL) -> [URL] {
+        guard url.host?.lowercased() != "pin.it", !url.path.hasPrefix("/resource/"), let id = Self.pinID(url) else { return [] }
+        var components = URLComponents(string: "https://www.pinterest.com/resource/PinResource/get/")!
+        components.queryItems = [URLQueryItem(name: "data", value: #"{"options":{"field_set_key":"unauth_react_main_pin","id":"\#(id)"}}"#)]
+        return [components.url].compactMap { $0 }
+    }
 
     /// The id in `/pin/ID/` (a number, or a slug ending in `--ID`).
     static func pinID(_ url: URL) -> String? {
@@ -38,12 +49,21 @@ public struct PinterestPinParser: Parser {
     public init() {}
 
     public func canParse(_ info: PayloadInfo) -> Bool {
-        info.isJSON && info.origin.isEmbedded && info.belongs(to: PinterestSite())
-            && (PinterestSite.pinID(info.url) ?? PinterestSite.pinID(info.requestURL)) != nil
+        guard info.isJSON, info.belongs(to: PinterestSite()) else { return false }
+        if info.isFetched { return info.url.path.hasPrefix("/resource/PinResource/") }
+        return info.origin.isEmbedded && (PinterestSite.pinID(info.url) ?? PinterestSite.pinID(info.requestURL)) != nil
     }
 
     public func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the page state")
+        if payload.info.isFetched {
+            guard let pin = json["resource_response"]?["data"], pin.object != nil else {
+                throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no resource_response.data pin")
+            }
+            var set = ResultSet(media: [Self.media(of: pin, parser: name, payload: payload)].compactMap { $0 })
+            set.isDefinitive = true
+            return set
+        }
         guard let id = PinterestSite.pinID(payload.info.url) ?? PinterestSite.pinID(payload.info.requestURL) else { return ResultSet() }
         var pin: JSONValue?
         json.walk { value in

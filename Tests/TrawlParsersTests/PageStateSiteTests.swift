@@ -144,6 +144,21 @@ struct PageStateSiteTests {
         #expect(MediaRanking.evidence(of: try #require(media.first)).first == "named by pinterest-pin")
     }
 
+    @Test func aPinIsFirstReadFromItsPinResource() async throws {
+        let resource = try #require(PinterestSite().rewrite(URL(string: Self.pinPage)!).first)
+        #expect(resource.absoluteString.hasPrefix("https://www.pinterest.com/resource/PinResource/get/?data=") && resource.query?.contains("unauth_react_main_pin") == true)
+        let story = """
+            {"resource_response":{"status":"success","code":0,"data":{"id":"99360735500167749","title":"Gadget","images":{"orig":{"url":"https://i.pinimg.com/originals/ab/cd/ef/gadget.jpg"}},
+             "videos":null,"story_pin_data":{"pages":[{"blocks":[{"block_type":3,"video":{"video_list":{
+               "V_EXP7":{"url":"https://v1.pinimg.com/videos/iht/expMp4/ab/cd/ef/gadget_720w.mp4","width":720,"height":1280,"duration":14900},
+               "V_HLSV3_MOBILE":{"url":"https://v1.pinimg.com/videos/iht/hls/ab/cd/ef/gadget.m3u8","width":720,"height":1280}}}}]}]}}}}
+            """
+        // Only the resource is recorded: the page is not fetched when it answers.
+        let media = try await resolvePage(Self.pinPage, [resource.absoluteString: ("application/json", story)])
+        #expect(media.map(\.url) == ["https://v1.pinimg.com/videos/iht/expMp4/ab/cd/ef/gadget_720w.mp4"], "\(media.map(\.url))")
+        #expect(media.first?.title == "Gadget")
+    }
+
     @Test func aVideoPinIsItsVideoListAndAStillPinIsNoMedia() async throws {
         let video = """
             {"id":"99360735500167749","title":"Kitten vs cucumber","images":{"orig":{"url":"https://i.pinimg.com/originals/12/34/56/kitten.jpg","width":720,"height":1280}},
