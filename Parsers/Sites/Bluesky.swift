@@ -72,7 +72,8 @@ public struct BlueskyPostParser: Parser {
     }
 
     static func media(of post: JSONValue, parser: String, payload: Payload) -> [Media] {
-        let title = post["record"]?["text"]?.string
+        // A post of a GIF alone has empty text: the link's title stands in.
+        let title = post["record"]?["text"]?.string.flatMap { $0.isEmpty ? nil : $0 }
         var media = media(ofEmbed: post["embed"], title: title, parser: parser, payload: payload)
         if let page = pageURL(post) { for index in media.indices { media[index].page = page } }
         return media
