@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlCore
+import TrawlHTML
 @testable import TrawlParsers
 
 /// Mastodon-API statuses, Misskey notes and Bluesky posts, resolved from the URL a person
@@ -83,6 +84,21 @@ struct FediverseAndBlueskyTests {
         #expect(media.map(\.url) == ["https://media.misskey.example/files/spin.gif"])
         #expect(media.first?.caption == "a spinning cat" && media.first?.width == 320)
         #expect(media.first?.still == "https://media.misskey.example/files/thumbnail-spin.webp")
+    }
+
+    @Test func aPageThatOnlyLooksLikeAStatusIsReadAsAPageNotDegraded() async throws {
+        // `/@desk/2026` has a status's shape; the host's API answers 404, and the page is read.
+        let url = "https://news.example/@desk/2026"
+        let page = """
+            <html><head><meta property="og:video" content="https://cdn.news.example/v/desk.mp4"><meta property="og:video:type" content="video/mp4"></head></html>
+            """
+        let environment = Environment(
+            transport: RecordedPages(pages: [url: ("text/html", page)]), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
+        var sets: [ResultSet] = []
+        for try await set in await SearchProvider(environment: environment, webEngine: WebEngine()).results(for: Request(url)) { sets.append(set) }
+        #expect(sets.flatMap(\.media).map(\.url) == ["https://cdn.news.example/v/desk.mp4"])
+        #expect(sets.allSatisfy { $0.degradation == nil })
+        #expect(Sites.site(for: URL(string: url)!)?.name == "fediverse", "the shape is claimed; the answer decides")
     }
 
     // MARK: Bluesky
