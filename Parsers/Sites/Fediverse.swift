@@ -9,6 +9,7 @@ import TrawlCore
 /// |---|---|
 /// | `https://mastodon.social/@Gargron/109391432396542043` | `https://mastodon.social/api/v1/statuses/109391432396542043` |
 /// | `https://mastodon.social/users/Gargron/statuses/109391432396542043` (the ActivityPub id) | the same |
+/// | `https://gts.example/@tobi/statuses/01F8MH1H7YV1Z7D2C8K2730QBF` (GoToSocial, ULID ids) | `https://gts.example/api/v1/statuses/01F8MH1H7YV1Z7D2C8K2730QBF` |
 /// | `https://pleroma.example/notice/AcJ2Lz1Kf5TGq3ZKxE` (Pleroma, Akkoma) | `https://pleroma.example/api/v1/statuses/AcJ2Lz1Kf5TGq3ZKxE` |
 /// | `https://misskey.io/notes/9l8rj1p0cd` (Misskey, which has no GET API for a note) | `POST https://misskey.io/api/notes/show` `{"noteId": "9l8rj1p0cd"}` |
 /// | `https://HOST/api/v1/statuses/ID` | itself |
@@ -17,7 +18,8 @@ import TrawlCore
 /// reblogged status's (the same post shown again). A quoted status is another post: not read.
 /// Replies are not in the status's JSON at all.
 ///
-/// Shapes are narrow on purpose: `/@user/ID` only with a numeric id, and never on hosts that use
+/// Shapes are narrow on purpose: `/@user/ID` only with a numeric id (a ULID after
+/// `/statuses/`), and never on hosts that use
 /// `/@user/` paths for something else (Medium's `medium.com/@user/slug-1a2b3c`, YouTube's
 /// `youtube.com/@channel`). A wrong claim costs one request for the API URL on the page's own
 /// host; its 404 or HTML answer is not a status, and the page is then read as any page.
@@ -46,6 +48,8 @@ public struct FediverseSite: Site {
               !notInstances.contains(where: { host == $0 || host.hasSuffix("." + $0) }) else { return nil }
         let parts = url.path.split(separator: "/").map(String.init)
         func isNumeric(_ id: String) -> Bool { (1...20).contains(id.count) && id.allSatisfy(\.isASCIIDigit) }
+        // GoToSocial's ids are ULIDs: 26 upper-case Crockford base-32 characters.
+        func isULID(_ id: String) -> Bool { id.count == 26 && id.allSatisfy { $0.isASCIIDigit || ("A"..."Z").contains($0) } }
         func isAlphanumeric(_ id: String, _ lengths: ClosedRange<Int>) -> Bool {
             lengths.contains(id.count) && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
         }
@@ -56,7 +60,9 @@ public struct FediverseSite: Site {
             return .status(parts[1])
         case 2 where parts[0] == "notes" && isMisskeyID(parts[1]):
             return .note(parts[1])
-        case 4 where parts[0] == "users" && parts[2] == "statuses" && isNumeric(parts[3]):
+        case 3 where parts[0].hasPrefix("@") && parts[0].count > 1 && parts[1] == "statuses" && isULID(parts[2]):
+            return .status(parts[2])
+        case 4 where parts[0] == "users" && parts[2] == "statuses" && (isNumeric(parts[3]) || isULID(parts[3])):
             return .status(parts[3])
         case 4 where parts[0] == "api" && parts[1] == "v1" && parts[2] == "statuses" && isAlphanumeric(parts[3], 1...32):
             return .api(parts[3])

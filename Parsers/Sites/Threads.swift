@@ -2,7 +2,7 @@ import Foundation
 import TrawlCore
 
 /// Threads: a post page (`https://www.threads.net/@zuck/post/CuP48CiS5sx`, also on
-/// `threads.com`) carries its post and the replies below it in JSON blobs
+/// `threads.com`, and `https://www.threads.net/t/CuP48CiS5sx`) carries its post and the replies below it in JSON blobs
 /// (`<script type="application/json" data-sjs>`), each post an Instagram-style media object:
 /// `code` (the URL's shortcode), `video_versions[]`, `image_versions2.candidates[]`,
 /// `carousel_media[]` and a GIF attachment's `giphy_media_info` (Giphy's `images` renditions).
@@ -13,10 +13,10 @@ public struct ThreadsSite: Site {
     public var parsers: [any Parser] { [ThreadsPostParser()] }
     public init() {}
 
-    /// The shortcode in `/@user/post/CODE`.
+    /// The shortcode in `/@user/post/CODE` (or the short form `/t/CODE`).
     static func code(_ url: URL) -> String? {
         let parts = url.path.split(separator: "/").map(String.init)
-        guard let index = parts.firstIndex(of: "post"), index + 1 < parts.count else { return nil }
+        guard let index = parts.firstIndex(of: "post") ?? (parts.first == "t" ? 0 : nil), index + 1 < parts.count else { return nil }
         let code = parts[index + 1]
         return code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") } ? code : nil
     }

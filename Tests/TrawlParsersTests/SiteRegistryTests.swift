@@ -19,6 +19,7 @@ struct SiteRegistryTests {
         ("https://mastodon.social/@Gargron/109391432396542043", "fediverse"), ("https://fosstodon.org/users/alice/statuses/1", "fediverse"),
         ("https://akko.example/notice/AcJ2Lz1Kf5TGq3ZKxE", "fediverse"), ("https://misskey.io/notes/9l8rj1p0cd", "fediverse"),
         ("https://mastodon.social/api/v1/statuses/109391432396542043", "fediverse"),
+        ("https://gts.example/@tobi/statuses/01F8MH1H7YV1Z7D2C8K2730QBF", "fediverse"), ("https://news.example/@desk/statuses/latest", nil),
         // …but never a listed site's URL of the same shape, nor paths that only look alike.
         ("https://x.com/@jack/20", "x"), ("https://www.tumblr.com/@staff/123", "tumblr"), ("https://www.threads.net/@zuck/123", "threads"),
         ("https://www.tiktok.com/@scout2015/6718335390845095173", "tiktok"), ("https://bsky.app/@a/1", "bluesky"),
@@ -81,6 +82,9 @@ struct SiteRegistryTests {
         #expect(TikTokSite.videoID(URL(string: "https://www.tiktok.com/@scout2015/video/6718335390845095173?lang=en")!) == "6718335390845095173")
         #expect(PinterestSite.pinID(URL(string: "https://www.pinterest.com/pin/cat-gif--99360735500167749/")!) == "99360735500167749")
         #expect(ThreadsSite.code(URL(string: "https://www.threads.net/@zuck/post/CuP48CiS5sx")!) == "CuP48CiS5sx")
+        #expect(ThreadsSite.code(URL(string: "https://www.threads.net/t/CuP48CiS5sx")!) == "CuP48CiS5sx")
+        #expect(rewritten(FediverseSite(), "https://gts.example/@tobi/statuses/01F8MH1H7YV1Z7D2C8K2730QBF")
+            == ["https://gts.example/api/v1/statuses/01F8MH1H7YV1Z7D2C8K2730QBF"])
     }
 
     @Test func primaryRule() throws {
