@@ -6,6 +6,10 @@ import TrawlCore
 ///
 /// Every site file in `Parsers/Sites/` declares one of these and registers it in
 /// ``Sites/all``; a test proves no URL is claimed by two sites.
+///
+/// A site claims a URL by its host (``hosts``) or, for software that runs on any host (the
+/// fediverse's instances), by the URL's shape (``claimsByShape(_:)``). A shape never wins over a
+/// host: a URL on a host some site lists is that site's, whatever its path looks like.
 public protocol Site: Sendable {
     /// Lower-case, and the folder name of its cases in `Recordings/`.
     var name: String { get }
@@ -16,21 +20,42 @@ public protocol Site: Sendable {
     /// What to fetch for a pasted URL when the site has a better source than the page (its
     /// JSON), tried before the page itself; empty to fetch the page.
     func rewrite(_ url: URL) -> [URL]
+    /// The requests for the site's better source, for a source that is not a plain GET (an API
+    /// that takes a POST body); by default a GET of each ``rewrite(_:)`` URL.
+    func sources(for url: URL) -> [FetchRequest]
+    /// Whether `url` has the shape of this site's pages on a host the site cannot list (any
+    /// instance of the software); `false` by default. Consulted only for hosts no site lists.
+    func claimsByShape(_ url: URL) -> Bool
 }
 
 extension Site {
     public func rewrite(_ url: URL) -> [URL] { [] }
 
+    public func sources(for url: URL) -> [FetchRequest] { rewrite(url).map { FetchRequest(url: $0) } }
+
+    public func claimsByShape(_ url: URL) -> Bool { false }
+
     /// Whether `url`'s host is one of ``hosts`` or below one.
-    public func claims(_ url: URL) -> Bool {
+    public func claimsHost(_ url: URL) -> Bool {
         guard let host = url.host?.lowercased() else { return false }
         return hosts.contains { host == $0 || host.hasSuffix("." + $0) }
+    }
+
+    /// Whether `url` is this site's: its host is one of ``hosts`` (or below one), or it has the
+    /// site's shape (``claimsByShape(_:)``) on a host no site lists.
+    public func claims(_ url: URL) -> Bool {
+        if claimsHost(url) { return true }
+        guard claimsByShape(url) else { return false }
+        return !Sites.all.contains { $0.claimsHost(url) }
     }
 }
 
 /// The registry of sites, sorted by name.
 public enum Sites {
-    public static let all: [any Site] = ([GiphySite(), ImgurSite(), RedditSite(), TenorSite(), TumblrSite(), XSite()] as [any Site])
+    public static let all: [any Site] = ([
+        BlueskySite(), FediverseSite(), GiphySite(), ImgurSite(), PinterestSite(), RedditSite(), TenorSite(), ThreadsSite(), TikTokSite(),
+        TumblrSite(), XSite(),
+    ] as [any Site])
         .sorted { $0.name < $1.name }
 
     /// The site a URL belongs to, if any.

@@ -66,7 +66,8 @@ struct SiteMedia {
             }
         }
         guard let primary = order.lazy.compactMap(best).first ?? unique.first else { return nil }
-        let still = stills.max { ($0.width ?? 0) * ($0.height ?? 0) < ($1.width ?? 0) * ($1.height ?? 0) }
+        // A still that is one of the files (Pleroma's `preview_url` of a GIF is the GIF) is no still.
+        let still = stills.filter { indexByKey[CanonicalURL.key($0.url)] == nil }.max { ($0.width ?? 0) * ($0.height ?? 0) < ($1.width ?? 0) * ($1.height ?? 0) }
         var media = primary.hints.media(parser: parser, payload: payload, title: title.flatMap { $0.isEmpty ? nil : $0 }, still: still?.url)
         // Renditions by what they are: kind in the primary rule's order, then largest first.
         media.caption = caption.flatMap { $0.isEmpty ? nil : $0 }

@@ -50,9 +50,9 @@ public struct WebEngine: Engine {
         }
 
         if let site = Sites.site(for: url) {
-            for target in site.rewrite(url) {
-                try await read(environment.payloads(for: FetchRequest(url: target), from: request), into: { $0.readSiteSource($1, site: site.name) },
-                               failed: { $0.siteSourceFailed(target, site: site.name, error: $1) })
+            for target in site.sources(for: url) {
+                try await read(environment.payloads(for: target, from: request), into: { $0.readSiteSource($1, site: site.name) },
+                               failed: { $0.siteSourceFailed(target.url, site: site.name, error: $1) })
             }
             if page.siteSourceAnswered { return }
         }

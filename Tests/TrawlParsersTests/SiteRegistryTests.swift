@@ -15,6 +15,23 @@ struct SiteRegistryTests {
         ("https://x.com/a/status/1", "x"), ("https://twitter.com/a/status/1", "x"), ("https://cdn.syndication.twimg.com/tweet-result?id=1", "x"),
         ("https://he-who-photographs-rather-ok.tumblr.com/post/165326273724", "tumblr"), ("https://api.tumblr.com/v2/blog/x/posts", "tumblr"),
         ("https://9gag.com/gag/abY5Mm9", nil), ("https://notgiphy.com/gifs/x", nil), ("https://example.com/imgur.com", nil),
+        // The fediverse, claimed by shape on any host no site lists.
+        ("https://mastodon.social/@Gargron/109391432396542043", "fediverse"), ("https://fosstodon.org/users/alice/statuses/1", "fediverse"),
+        ("https://akko.example/notice/AcJ2Lz1Kf5TGq3ZKxE", "fediverse"), ("https://misskey.io/notes/9l8rj1p0cd", "fediverse"),
+        ("https://mastodon.social/api/v1/statuses/109391432396542043", "fediverse"),
+        ("https://gts.example/@tobi/statuses/01F8MH1H7YV1Z7D2C8K2730QBF", "fediverse"), ("https://news.example/@desk/statuses/latest", nil),
+        // …but never a listed site's URL of the same shape, nor paths that only look alike.
+        ("https://x.com/@jack/20", "x"), ("https://www.tumblr.com/@staff/123", "tumblr"), ("https://www.threads.net/@zuck/123", "threads"),
+        ("https://www.tiktok.com/@scout2015/6718335390845095173", "tiktok"), ("https://bsky.app/@a/1", "bluesky"),
+        ("https://medium.com/@user/123", nil), ("https://medium.com/@ckirchoff/on-behalf-of-literally-429fab868ca8", nil),
+        ("https://www.youtube.com/@channel/123", nil), ("https://news.example/@desk/story-123", nil), ("https://blog.example/notes/2024", nil),
+        ("https://blog.example/notes/my-trip", nil), ("https://city.example/notice/parking", nil), ("https://mastodon.social/@Gargron", nil),
+        ("https://api.twitter.com/1.1/statuses/show.json?id=397", "x"), ("https://api.example/1.1/statuses/show.json?id=397", nil),
+        ("https://bsky.app/profile/bsky.app/post/3l6oveex3ii2l", "bluesky"), ("https://public.api.bsky.app/xrpc/app.bsky.feed.getPostThread", "bluesky"),
+        ("https://www.threads.net/@zuck/post/CuP48CiS5sx", "threads"), ("https://www.threads.com/@zuck/post/CuP48CiS5sx", "threads"),
+        ("https://www.tiktok.com/@scout2015/video/6718335390845095173", "tiktok"), ("https://vm.tiktok.com/ZMeAbCdEf/", "tiktok"),
+        ("https://www.pinterest.com/pin/99360735500167749/", "pinterest"), ("https://uk.pinterest.com/pin/1/", "pinterest"),
+        ("https://www.pinterest.co.uk/pin/1/", "pinterest"), ("https://pin.it/4ZbTXsd", "pinterest"),
     ]
 
     @Test func sitesAreSortedAndNamedUniquely() {
@@ -50,6 +67,24 @@ struct SiteRegistryTests {
         #expect(tweet?.query?.contains("id=880139124791029763") == true)
         #expect(XSite.token("880139124791029763").allSatisfy { $0.isLetter || $0.isNumber })
         #expect(XSite().rewrite(URL(string: "https://x.com/Kikobeats")!).isEmpty)
+        func rewritten(_ site: some Site, _ url: String) -> [String] { site.rewrite(URL(string: url)!).map(\.absoluteString) }
+        #expect(rewritten(FediverseSite(), "https://mastodon.social/@Gargron/109391432396542043?x=1")
+            == ["https://mastodon.social/api/v1/statuses/109391432396542043"])
+        #expect(rewritten(FediverseSite(), "https://fosstodon.org/users/alice/statuses/112") == ["https://fosstodon.org/api/v1/statuses/112"])
+        #expect(rewritten(FediverseSite(), "http://localhost:3000/notice/AcJ2Lz1Kf5TGq3ZKxE") == ["http://localhost:3000/api/v1/statuses/AcJ2Lz1Kf5TGq3ZKxE"])
+        #expect(rewritten(FediverseSite(), "https://mastodon.social/api/v1/statuses/1").isEmpty, "the API URL is read as it is")
+        let note = try #require(FediverseSite().sources(for: URL(string: "https://misskey.io/notes/9l8rj1p0cd")!).first)
+        #expect(note.method == "POST" && note.url.absoluteString == "https://misskey.io/api/notes/show")
+        #expect(note.body.flatMap { String(data: $0, encoding: .utf8) } == #"{"noteId":"9l8rj1p0cd"}"#)
+        #expect(rewritten(BlueskySite(), "https://bsky.app/profile/bsky.app/post/3l6oveex3ii2l")
+            == ["https://public.api.bsky.app/xrpc/app.bsky.feed.getPostThread?uri=at://bsky.app/app.bsky.feed.post/3l6oveex3ii2l&depth=0&parentHeight=0"])
+        #expect(rewritten(BlueskySite(), "https://bsky.app/profile/bsky.app").isEmpty)
+        #expect(TikTokSite.videoID(URL(string: "https://www.tiktok.com/@scout2015/video/6718335390845095173?lang=en")!) == "6718335390845095173")
+        #expect(PinterestSite.pinID(URL(string: "https://www.pinterest.com/pin/cat-gif--99360735500167749/")!) == "99360735500167749")
+        #expect(ThreadsSite.code(URL(string: "https://www.threads.net/@zuck/post/CuP48CiS5sx")!) == "CuP48CiS5sx")
+        #expect(ThreadsSite.code(URL(string: "https://www.threads.net/t/CuP48CiS5sx")!) == "CuP48CiS5sx")
+        #expect(rewritten(FediverseSite(), "https://gts.example/@tobi/statuses/01F8MH1H7YV1Z7D2C8K2730QBF")
+            == ["https://gts.example/api/v1/statuses/01F8MH1H7YV1Z7D2C8K2730QBF"])
     }
 
     @Test func primaryRule() throws {

@@ -40,14 +40,17 @@ struct DevSetTests {
     }
 
     @Test(.tags(.corpus)) func overallRecallAndPrecisionHoldTheirFloors() async throws {
-        var withSites = DevSet.Tally()
+        var report = DevSet.Report()
         var genericOnly = DevSet.Tally()
         for entry in try DevSet.entries() {
-            withSites = withSites + DevSet.score(expected: entry.expected_media, results: await Self.resolve(entry, at: entry.url))
+            report.add(DevSet.score(expected: entry.expected_media, results: await Self.resolve(entry, at: entry.url)), for: entry)
             genericOnly = genericOnly + DevSet.score(expected: entry.expected_media, results: await Self.resolve(entry, at: entry.unknownHostURL))
         }
+        let withSites = report.overall
         print(Self.describe("dev set, site parsers", withSites))
         print(Self.describe("dev set, generic only", genericOnly))
+        for (site, tally) in report.bySite.sorted(by: { $0.key < $1.key }) { print(Self.describe("  site \(site)", tally)) }
+        for (trap, tally) in report.byTrap.sorted(by: { $0.key < $1.key }) { print(Self.describe("  class \(trap)", tally)) }
         #expect(withSites.recall >= Self.recallFloor, "\(Self.describe("site parsers", withSites))")
         #expect(withSites.precision >= Self.precisionFloor, "\(Self.describe("site parsers", withSites))")
         #expect(genericOnly.recall >= Self.genericRecallFloor, "\(Self.describe("generic only", genericOnly))")
