@@ -16,16 +16,51 @@ public protocol Site: Sendable {
     /// What to fetch for a pasted URL when the site has a better source than the page (its
     /// JSON), tried before the page itself; empty to fetch the page.
     func rewrite(_ url: URL) -> [URL]
+    /// A token the site's API wants with every source request (``rewrite(_:)``'s URLs); `nil`
+    /// for a site whose sources are public.
+    var token: SiteToken? { get }
 }
 
 extension Site {
     public func rewrite(_ url: URL) -> [URL] { [] }
+    public var token: SiteToken? { nil }
 
     /// Whether `url`'s host is one of ``hosts`` or below one.
     public func claims(_ url: URL) -> Bool {
         guard let host = url.host?.lowercased() else { return false }
         return hosts.contains { host == $0 || host.hasSuffix("." + $0) }
     }
+}
+
+/// A token a site's API hands to anyone who asks (Redgifs' temporary token) and wants back on
+/// every request: fetched once per run, sent as a header with each source request, and fetched
+/// anew when a source answers 401 (it expired).
+public struct SiteToken: Sendable, Hashable {
+    /// Where the token comes from (a GET answering JSON).
+    public var url: URL
+    /// The key of the token in that JSON object.
+    public var field: String
+    /// The header that carries it, and what comes before the token in its value.
+    public var header: String
+    public var prefix: String
+
+    public init(url: URL, field: String = "token", header: String = "Authorization", prefix: String = "Bearer ") {
+        self.url = url
+        self.field = field
+        self.header = header
+        self.prefix = prefix
+    }
+
+    /// The token in the token endpoint's answer, or `nil` when the answer is not a success or
+    /// has no such string.
+    public func read(_ payload: Payload) -> String? {
+        guard payload.info.isSuccess, let json = try? JSONValue(parsing: payload.body),
+              let token = json[field]?.string, !token.isEmpty else { return nil }
+        return token
+    }
+
+    /// The headers that send `token`.
+    public func headers(_ token: String) -> HTTPHeaders { HTTPHeaders([.init(name: header, value: prefix + token)]) }
 }
 
 /// The registry of sites, sorted by name.
