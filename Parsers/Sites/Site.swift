@@ -65,7 +65,10 @@ public struct SiteToken: Sendable, Hashable {
 
 /// The registry of sites, sorted by name.
 public enum Sites {
-    public static let all: [any Site] = ([GiphySite(), ImgurSite(), RedditSite(), TenorSite(), TumblrSite(), XSite()] as [any Site])
+    public static let all: [any Site] = ([
+        CoubSite(), FacebookSite(), GiphySite(), ImgflipSite(), ImgurSite(), InstagramSite(), KnowYourMemeSite(), RedditSite(), RedgifsSite(),
+        StreamableSite(), TenorSite(), TumblrSite(), XSite(),
+    ] as [any Site])
         .sorted { $0.name < $1.name }
 
     /// The site a URL belongs to, if any.
