@@ -154,6 +154,32 @@ struct SiteSourceTests {
         #expect(!sets.flatMap(\.diagnostics).contains { $0.message.contains("redirected to") })
     }
 
+    /// `!redgifs`: the same token flow as the site (a 401 refreshes it once), paged by number.
+    @Test func redgifsSearchUsesTheTokenAndPagesByNumber() async throws {
+        let page1 = "https://api.redgifs.com/v2/gifs/search?search_text=skating%20cat&order=trending&count=2"
+        let page2 = page1 + "&page=2"
+        let item = #"{"id":"ID","width":640,"height":360,"urls":{"hd":"https://media.redgifs.com/ID.mp4","sd":"https://media.redgifs.com/ID-mobile.mp4"}}"#
+        func answer(_ ids: [String], page: Int) -> String {
+            #"{"page":\#(page),"pages":2,"total":4,"gifs":[\#(ids.map { item.replacingOccurrences(of: "ID", with: $0) }.joined(separator: ","))]}"#
+        }
+        let server = SiteServer(pages: [page1: ("application/json", answer(["A", "B"], page: 1)), page2: ("application/json", answer(["C", "D"], page: 2))])
+        await server.issueTokens(at: "https://api.redgifs.com/v2/auth/temporary", ["expired", "fresh"], accepted: ["fresh"])
+        let environment = Environment(transport: SiteServerTransport(server: server), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
+        let provider = SearchProvider(environment: environment, webEngine: WebEngine(), engines: [RedgifsSearchEngine()])
+        var first: [ResultSet] = []
+        for try await set in await provider.results(for: Request("!redgifs skating cat limit:2")) { first.append(set) }
+        #expect(first.flatMap(\.media).map(\.url) == ["https://media.redgifs.com/A.mp4", "https://media.redgifs.com/B.mp4"])
+        #expect(first.last?.next == .offset(2))
+        var second: [ResultSet] = []
+        for try await set in await provider.results(for: Request("!redgifs skating cat limit:2", pagination: .offset(2))) { second.append(set) }
+        #expect(second.flatMap(\.media).map(\.url) == ["https://media.redgifs.com/C.mp4", "https://media.redgifs.com/D.mp4"])
+        #expect(second.last?.next == nil)
+        #expect(await server.tokenRequests == 2)
+        await #expect(throws: SearchError.self) {
+            for try await _ in await provider.results(for: Request("!redgifs cats order:random")) {}
+        }
+    }
+
     /// A login wall: nothing public is an error with its own code.
     @Test func instagramLoginWallIsNotPublic() async throws {
         let login = #"<html><head><title>Login • Instagram</title></head><body><form action="/accounts/login/"></form></body></html>"#
