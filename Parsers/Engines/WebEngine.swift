@@ -58,7 +58,8 @@ public struct WebEngine: Engine {
         }
 
         if let site = Sites.site(for: url) {
-            for target in site.rewrite(url) {
+            // Sources in the site's order of preference: the first that answers is enough.
+            for target in site.rewrite(url) where !page.siteSourceAnswered {
                 guard let token = site.token else {
                     try await read(environment.payloads(for: FetchRequest(url: target), from: request), into: { $0.readSiteSource($1, site: site.name) },
                                    failed: { $0.siteSourceFailed(target, site: site.name, error: $1) })

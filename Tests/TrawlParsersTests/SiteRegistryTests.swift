@@ -51,7 +51,9 @@ struct SiteRegistryTests {
             == ["https://www.reddit.com/comments/4vv0sa/.json?raw_json=1"])
         #expect(RedditSite().rewrite(URL(string: "https://www.reddit.com/gallery/huw6vs")!).first?.path == "/comments/huw6vs/.json")
         #expect(RedditSite().rewrite(URL(string: "https://www.reddit.com/comments/k5rsq3/.json")!).isEmpty)
-        #expect(ImgurSite().rewrite(URL(string: "https://i.imgur.com/Qcx1DSD.gifv")!).map(\.absoluteString) == ["https://i.imgur.com/Qcx1DSD.mp4"])
+        #expect(ImgurSite().rewrite(URL(string: "https://i.imgur.com/Qcx1DSD.gifv")!).map(\.absoluteString) == ["https://imgur.com/Qcx1DSD", "https://i.imgur.com/Qcx1DSD.mp4"])
+        #expect(ImgurSite().rewrite(URL(string: "https://i.imgur.com/Qcx1DSD.gif")!).map(\.absoluteString) == ["https://imgur.com/Qcx1DSD"])
+        #expect(ImgurSite().rewrite(URL(string: "https://i.imgur.com/Qcx1DSD.jpg")!).isEmpty)
         let tweet = XSite().rewrite(URL(string: "https://x.com/Kikobeats/status/880139124791029763?s=20")!).first
         #expect(tweet?.host == "cdn.syndication.twimg.com")
         #expect(tweet?.query?.contains("id=880139124791029763") == true)
