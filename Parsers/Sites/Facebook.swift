@@ -1,7 +1,7 @@
 import Foundation
 import TrawlCore
 
-/// Facebook: videos and reels (`facebook.com/watch/?v=ID`, `/USER/videos/ID`, `/reel/ID`,
+/// Facebook: videos and reels (`facebook.com/watch/?v=ID`, `/video.php?v=ID`, `/USER/videos/ID`, `/reel/ID`,
 /// `fb.watch/…` short links). Their pages are for people logged in; what is public is the video
 /// plugin (`facebook.com/plugins/video.php?href=…`), whose script state names `hd_src`,
 /// `sd_src` or `browser_native_hd_url` / `_sd_url` / `playable_url`, and the OpenGraph tags a
@@ -26,6 +26,7 @@ public struct FacebookSite: Site {
     static func isVideo(_ url: URL) -> Bool {
         let path = url.path
         return path.hasPrefix("/watch") || path.contains("/videos/") || path.hasPrefix("/reel/") || path.hasPrefix("/plugins/video")
+            || path == "/video.php"
     }
 }
 
