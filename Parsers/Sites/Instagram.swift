@@ -35,7 +35,9 @@ public struct InstagramParser: Parser {
     public init() {}
 
     public func canParse(_ info: PayloadInfo) -> Bool {
-        info.isFetched && info.isHTML && info.belongs(to: InstagramSite()) && InstagramSite.postID(of: info.url) != nil
+        // A post's URL, or where it redirected (the login form, for a post shown only to people logged in).
+        info.isFetched && info.isHTML && info.belongs(to: InstagramSite())
+            && (InstagramSite.postID(of: info.url) ?? InstagramSite.postID(of: info.requestURL)) != nil
     }
 
     static let page = LoginWalledPage(

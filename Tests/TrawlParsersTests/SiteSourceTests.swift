@@ -192,5 +192,11 @@ struct SiteSourceTests {
             #expect(error.errorCode == "not-public")
             #expect(error.description.contains("instagram.com/p/BUm3cvEhFMt"))
         }
+        // The post redirecting to the login form (its embed gone): the same error.
+        let redirecting = SiteServer(pages: ["https://www.instagram.com/accounts/login/?next=/p/BUm3cvEhFMt/": ("text/html", login)],
+                                     redirects: ["https://www.instagram.com/p/BUm3cvEhFMt/": "https://www.instagram.com/accounts/login/?next=/p/BUm3cvEhFMt/"])
+        await #expect(throws: NotPublicError.self) {
+            _ = try await resolveSets("https://www.instagram.com/p/BUm3cvEhFMt/", server: redirecting)
+        }
     }
 }
