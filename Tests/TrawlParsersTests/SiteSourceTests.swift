@@ -139,6 +139,22 @@ struct SiteSourceTests {
         #expect(sets.flatMap(\.diagnostics).contains { $0.message.contains("redirected to") })
     }
 
+    /// `v.redd.it/ID` without its playlist: the short link's redirect to the post hands the page
+    /// over to the post's JSON, whose `reddit_video` names the file.
+    @Test func vRedditFallsBackToThePostJSON() async throws {
+        let post = #"[{"kind":"Listing","data":{"children":[{"kind":"t3","data":{"title":"Skating cat","secure_media":{"reddit_video":{"fallback_url":"https://v.redd.it/trwl1cat/DASH_720.mp4?source=fallback","width":720,"height":720,"hls_url":"https://v.redd.it/trwl1cat/HLSPlaylist.m3u8","dash_url":"https://v.redd.it/trwl1cat/DASHPlaylist.mpd"}},"url":"https://v.redd.it/trwl1cat"}}]}},{"kind":"Listing","data":{"children":[]}}]"#
+        let server = SiteServer(
+            pages: ["https://www.reddit.com/comments/abc123/.json?raw_json=1": ("application/json", post),
+                    "https://www.reddit.com/r/gifs/comments/abc123/skating_cat/": ("text/html", "<html><head><title>reddit</title></head></html>")],
+            redirects: ["https://v.redd.it/trwl1cat": "https://www.reddit.com/r/gifs/comments/abc123/skating_cat/"])
+        let sets = try await resolveSets("https://v.redd.it/trwl1cat", server: server)
+        let media = sets.flatMap(\.media)
+        #expect(media.map(\.url) == ["https://v.redd.it/trwl1cat/DASH_720.mp4?source=fallback"])
+        #expect(media.first?.provenance.parser == "reddit-json")
+        #expect(media.first?.title == "Skating cat")
+        #expect(await server.requests.contains("https://v.redd.it/trwl1cat/DASHPlaylist.mpd"), "the playlist is asked for first")
+    }
+
     /// A dead short link is the page's 404, and a short link to an unknown host is read by the
     /// generic parsers.
     @Test func deadShortLinkAndUnknownTarget() async throws {
