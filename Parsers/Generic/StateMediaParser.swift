@@ -70,6 +70,8 @@ enum StateItems {
     /// Keys whose value names an item.
     static let identityKeys: Set<String> = [
         "id", "_id", "slug", "key", "hash", "shortcode", "uuid", "postid", "post_id", "gid", "gif_id", "media_id", "code", "uid",
+        // Gfycat-style items (`gfyItem`): the id in lower case, the name as its URLs write it.
+        "gfyid", "gfyname",
     ]
 
     /// Keys under which a state keeps other items than the one it holds: never part of it.

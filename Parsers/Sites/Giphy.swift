@@ -12,6 +12,27 @@ public struct GiphySite: Site {
     public let hosts = ["giphy.com", "gph.is"]
     public var parsers: [any Parser] { [GiphyPageParser(), GiphyAPIParser()] }
     public init() {}
+
+    /// A file on a media host (`media2.giphy.com/media/ID/giphy.gif`, `i.giphy.com/ID.webp`) →
+    /// its GIF page, which names its title and every rendition. `gph.is` short links redirect
+    /// to a GIF page, which the page parser reads as it is.
+    ///
+    /// Examples: `https://media1.giphy.com/media/v1.Y2lk/12XMGIWtrHBl5e/giphy.gif`,
+    /// `https://i.giphy.com/12XMGIWtrHBl5e.gif` → `https://giphy.com/gifs/12XMGIWtrHBl5e`.
+    public func rewrite(_ url: URL) -> [URL] {
+        guard let host = url.host?.lowercased(), host.hasPrefix("media") || host == "i.giphy.com" else { return [] }
+        let parts = url.path.split(separator: "/").map(String.init)
+        let id: String?
+        if let media = parts.firstIndex(of: "media"), parts.count >= media + 3 {
+            id = parts[parts.count - 2]  // `…/ID/giphy.gif`, after an optional `v1.…` segment
+        } else if host == "i.giphy.com", parts.count == 1 {
+            id = parts[0].split(separator: ".").first.map(String.init)
+        } else {
+            id = nil
+        }
+        guard let id, id.count >= 5, !id.hasPrefix("v1."), id.allSatisfy({ $0.isLetter || $0.isNumber }) else { return [] }
+        return [URL(string: "https://giphy.com/gifs/\(id)")!]
+    }
 }
 
 /// The GIF a Giphy page is about, from the page's inline `gif` object.
@@ -20,7 +41,10 @@ public struct GiphyPageParser: Parser {
     public let stage = ParserStage.site
     public init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument && info.belongs(to: GiphySite()) }
+    public func canParse(_ info: PayloadInfo) -> Bool {
+        // The page itself, or a GIF page fetched for a media host's file (``GiphySite/rewrite(_:)``).
+        (info.isHTMLDocument || info.isFetched && info.isHTML) && info.belongs(to: GiphySite())
+    }
 
     /// Paths of pages about one GIF, sticker or clip.
     static let itemPaths = ["/gifs/", "/stickers/", "/clips/", "/embed/"]

@@ -10,9 +10,15 @@ public struct ImgurSite: Site {
     public var parsers: [any Parser] { [ImgurPageParser()] }
     public init() {}
 
+    /// A pasted file (`i.imgur.com/ID.gifv`, `.mp4`, `.gif`, `.webm`) → the post's page
+    /// (`imgur.com/ID`: its title and every format); a `.gifv`, which is itself a page, then
+    /// falls back to the `.mp4` of the same name.
     public func rewrite(_ url: URL) -> [URL] {
-        guard url.host?.lowercased() == "i.imgur.com", url.pathExtension.lowercased() == "gifv" else { return [] }
-        return [url.deletingPathExtension().appendingPathExtension("mp4")]
+        let ext = url.pathExtension.lowercased()
+        guard url.host?.lowercased() == "i.imgur.com", ["gifv", "mp4", "gif", "webm"].contains(ext) else { return [] }
+        let id = url.deletingPathExtension().lastPathComponent
+        let page = id.count >= 5 && id.allSatisfy { $0.isLetter || $0.isNumber } ? URL(string: "https://imgur.com/\(id)") : nil
+        return [page].compactMap { $0 } + (ext == "gifv" ? [url.deletingPathExtension().appendingPathExtension("mp4")] : [])
     }
 }
 
@@ -22,7 +28,10 @@ public struct ImgurPageParser: Parser {
     public let stage = ParserStage.site
     public init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument && info.belongs(to: ImgurSite()) }
+    public func canParse(_ info: PayloadInfo) -> Bool {
+        // The page itself, or a post's page fetched for a pasted file (``ImgurSite/rewrite(_:)``).
+        (info.isHTMLDocument || info.isFetched && info.isHTML) && info.belongs(to: ImgurSite())
+    }
 
     public func parse(_ payload: Payload) throws -> ResultSet {
         guard let document = payload.document else { return ResultSet() }

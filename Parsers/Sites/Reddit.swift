@@ -9,12 +9,24 @@ import TrawlCore
 public struct RedditSite: Site {
     public let name = "reddit"
     public let hosts = ["reddit.com", "redd.it"]
-    public var parsers: [any Parser] { [RedditJSONParser()] }
+    public var parsers: [any Parser] { [RedditJSONParser(), RedditDASHParser()] }
     public init() {}
 
-    /// `…/comments/ID/…`, `/gallery/ID`, `redd.it/ID` → `https://www.reddit.com/comments/ID/.json`.
+    /// `…/comments/ID/…`, `/gallery/ID`, `redd.it/ID` → `https://www.reddit.com/comments/ID/.json`;
+    /// `v.redd.it/ID` → its DASH playlist (`v.redd.it/ID/DASHPlaylist.mpd`; when that fails, the
+    /// short link's redirect to its post hands the page over to the post's JSON);
+    /// `preview.redd.it/NAME.gif?width=…&s=…` → the uploaded file, `i.redd.it/NAME.gif`.
     public func rewrite(_ url: URL) -> [URL] {
         let parts = url.path.split(separator: "/").map(String.init)
+        switch url.host?.lowercased() {
+        case "v.redd.it":
+            guard parts.count == 1, let id = parts.first, id.allSatisfy({ $0.isLetter || $0.isNumber }) else { return [] }
+            return [URL(string: "https://v.redd.it/\(id)/DASHPlaylist.mpd")!]
+        case "preview.redd.it":
+            guard parts.count == 1, let name = parts.first, !name.isEmpty else { return [] }
+            return [URL(string: "https://i.redd.it/\(name)")!]
+        default: break
+        }
         guard !url.path.hasSuffix(".json") else { return [] }
         var id: String?
         if let index = parts.firstIndex(of: "comments"), index + 1 < parts.count { id = parts[index + 1] }
@@ -128,5 +140,76 @@ public struct RedditJSONParser: Parser {
             return media(of: parent, parser: parser, payload: payload)
         }
         return results
+    }
+}
+
+/// A `v.redd.it` DASH playlist (`DASHPlaylist.mpd`): one media, its video representations (each
+/// `BaseURL` a file beside the playlist: `DASH_2_4_M`, `DASH_720.mp4`) as renditions, largest
+/// first, and the playlist itself. The files are video only: Reddit keeps the sound in its own
+/// representation (`audio`, `DASH_AUDIO_128.mp4`), which a GIF-like clip does not have.
+public struct RedditDASHParser: Parser {
+    public let name = "reddit-dash"
+    public let stage = ParserStage.site
+    public init() {}
+
+    public func canParse(_ info: PayloadInfo) -> Bool {
+        info.isFetched && info.url.host?.lowercased() == "v.redd.it" && info.url.path.hasSuffix(".mpd")
+    }
+
+    public func parse(_ payload: Payload) throws -> ResultSet {
+        let text = String(decoding: payload.body, as: UTF8.self)
+        guard text.contains("<MPD") else { throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "not a DASH playlist") }
+        var files = SiteMedia()
+        let folder = payload.info.url.deletingLastPathComponent()
+        for representation in Self.elements("Representation", in: text) {
+            let attributes = Self.attributes(of: representation)
+            guard attributes["mimeType"]?.hasPrefix("video") == true || attributes["id"]?.lowercased().hasPrefix("video") == true
+                    || (attributes["mimeType"] == nil && attributes["width"] != nil),
+                  let base = Self.text(of: "BaseURL", in: representation) else { continue }
+            let url = base.hasPrefix("http") ? base : folder.appendingPathComponent(base).absoluteString
+            files.add(url, name: attributes["id"], mimeType: "video/mp4", width: attributes["width"].flatMap { Int($0) },
+                      height: attributes["height"].flatMap { Int($0) }, bitrate: attributes["bandwidth"].flatMap { Int($0) })
+        }
+        files.add(payload.info.url.absoluteString, name: "dash", mimeType: "application/dash+xml")
+        let media = files.files.count > 1 ? files.media(parser: name, payload: payload) : nil
+        if media == nil { throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no video representation") }
+        var set = ResultSet(media: [media].compactMap { $0 })
+        set.isDefinitive = true
+        return set
+    }
+
+    /// Each `<name …>…</name>` element's text, attributes included.
+    static func elements(_ name: String, in text: String) -> [Substring] {
+        var found: [Substring] = []
+        var rest = text[...]
+        while let start = rest.range(of: "<\(name)") {
+            let end = rest.range(of: "</\(name)>", range: start.upperBound..<rest.endIndex)
+            let close = end?.upperBound ?? rest.range(of: "/>", range: start.upperBound..<rest.endIndex)?.upperBound ?? rest.endIndex
+            found.append(rest[start.lowerBound..<close])
+            rest = rest[close...]
+        }
+        return found
+    }
+
+    /// The attributes of an element's start tag.
+    static func attributes(of element: Substring) -> [String: String] {
+        guard let end = element.firstIndex(of: ">") else { return [:] }
+        var attributes: [String: String] = [:]
+        let tag = element[..<end]
+        var rest = tag[...]
+        while let equals = rest.range(of: "=\"") {
+            let name = rest[..<equals.lowerBound].split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).last.map(String.init)
+            guard let close = rest[equals.upperBound...].firstIndex(of: "\"") else { break }
+            if let name { attributes[name] = Unescape.htmlEntities(String(rest[equals.upperBound..<close])) }
+            rest = rest[rest.index(after: close)...]
+        }
+        return attributes
+    }
+
+    /// The text of the first `<name>…</name>` inside an element.
+    static func text(of name: String, in element: Substring) -> String? {
+        guard let open = element.range(of: "<\(name)>"), let close = element.range(of: "</\(name)>", range: open.upperBound..<element.endIndex) else { return nil }
+        let value = element[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        return value.isEmpty ? nil : Unescape.htmlEntities(value)
     }
 }

@@ -26,10 +26,14 @@ public protocol Site: Sendable {
     /// Whether `url` has the shape of this site's pages on a host the site cannot list (any
     /// instance of the software); `false` by default. Consulted only for hosts no site lists.
     func claimsByShape(_ url: URL) -> Bool
+    /// A token the site's API wants with every source request (``rewrite(_:)``'s URLs); `nil`
+    /// for a site whose sources are public.
+    var token: SiteToken? { get }
 }
 
 extension Site {
     public func rewrite(_ url: URL) -> [URL] { [] }
+    public var token: SiteToken? { nil }
 
     public func sources(for url: URL) -> [FetchRequest] { rewrite(url).map { FetchRequest(url: $0) } }
 
@@ -50,10 +54,42 @@ extension Site {
     }
 }
 
+/// A token a site's API hands to anyone who asks (Redgifs' temporary token) and wants back on
+/// every request: fetched once per run, sent as a header with each source request, and fetched
+/// anew when a source answers 401 (it expired).
+public struct SiteToken: Sendable, Hashable {
+    /// Where the token comes from (a GET answering JSON).
+    public var url: URL
+    /// The key of the token in that JSON object.
+    public var field: String
+    /// The header that carries it, and what comes before the token in its value.
+    public var header: String
+    public var prefix: String
+
+    public init(url: URL, field: String = "token", header: String = "Authorization", prefix: String = "Bearer ") {
+        self.url = url
+        self.field = field
+        self.header = header
+        self.prefix = prefix
+    }
+
+    /// The token in the token endpoint's answer, or `nil` when the answer is not a success or
+    /// has no such string.
+    public func read(_ payload: Payload) -> String? {
+        guard payload.info.isSuccess, let json = try? JSONValue(parsing: payload.body),
+              let token = json[field]?.string, !token.isEmpty else { return nil }
+        return token
+    }
+
+    /// The headers that send `token`.
+    public func headers(_ token: String) -> HTTPHeaders { HTTPHeaders([.init(name: header, value: prefix + token)]) }
+}
+
 /// The registry of sites, sorted by name.
 public enum Sites {
     public static let all: [any Site] = ([
-        BlueskySite(), FediverseSite(), GiphySite(), ImgurSite(), PinterestSite(), RedditSite(), TenorSite(), ThreadsSite(), TikTokSite(),
+        BlueskySite(), CoubSite(), FacebookSite(), FediverseSite(), GiphySite(), ImgflipSite(), ImgurSite(), InstagramSite(),
+        KnowYourMemeSite(), PinterestSite(), RedditSite(), RedgifsSite(), StreamableSite(), TenorSite(), ThreadsSite(), TikTokSite(),
         TumblrSite(), XSite(),
     ] as [any Site])
         .sorted { $0.name < $1.name }

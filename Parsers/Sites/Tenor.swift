@@ -6,7 +6,8 @@ import TrawlCore
 /// `media_formats: {gif: …}`), paged by the `next` cursor.
 public struct TenorSite: Site {
     public let name = "tenor"
-    public let hosts = ["tenor.com", "tenor.googleapis.com"]
+    /// `tenor.co` share links redirect to a `tenor.com/view/…` page, which the page parser reads.
+    public let hosts = ["tenor.com", "tenor.co", "tenor.googleapis.com"]
     public var parsers: [any Parser] { [TenorPageParser(), TenorAPIParser()] }
     public init() {}
 }

@@ -155,7 +155,7 @@ public enum Trawl {
     /// A provider over `environment`: the web engine for URLs, `!giphy` and `!tenor`, `!local`
     /// when there is a `localIndex`, and `defaultEngine` for plain text.
     public static func makeProvider(environment: Environment, search: Search = Search(), localIndex: MediaIndex? = nil) -> SearchProvider {
-        var engines: [any Engine] = [GiphySearchEngine(apiKey: search.giphyKey), TenorSearchEngine(apiKey: search.tenorKey)]
+        var engines: [any Engine] = [GiphySearchEngine(apiKey: search.giphyKey), TenorSearchEngine(apiKey: search.tenorKey), RedgifsSearchEngine()]
         if let localIndex { engines.append(LocalEngine(index: localIndex)) }
         return SearchProvider(environment: environment, webEngine: WebEngine(), engines: engines, defaultEngine: search.defaultEngine)
     }

@@ -39,6 +39,9 @@ struct PageResolution {
     private var snapshotRead = false
     /// A site parser said what the page holds: no guessing from its text afterwards.
     private var definitive = false
+    /// A site parser's word that the page shows nothing to anyone not logged in
+    /// (``NotPublicError``): the error when nothing at all is found.
+    private var notPublic: NotPublicError?
     /// Site parsers that claimed a payload and failed or found nothing: if anything later
     /// answers, the answer is degraded.
     private var siteFailures: [Degradation.Failure] = []
@@ -83,6 +86,22 @@ struct PageResolution {
 
     /// Whether anything was found, named or shown.
     var foundAnything: Bool { seen.count > 0 || !(heldBack?.media.isEmpty ?? true) }
+
+    // MARK: 0. hand-over
+
+    /// Where a page that redirected should be read instead: its final URL, when that URL's site
+    /// has a source for it (``Site/rewrite(_:)``) the pasted URL did not lead to — a short link
+    /// (`t.co`, `gph.is`, `v.redd.it`) to a post whose JSON says more than its page. `nil` keeps
+    /// the page: no redirect, a host no site claims (the generic parsers read it), or a site
+    /// whose parsers read the redirected page as it is.
+    static func handOver(from pasted: URL, to final: URL) -> URL? {
+        guard CanonicalURL.key(final.absoluteString) != CanonicalURL.key(pasted.absoluteString),
+              let site = Sites.site(for: final) else { return nil }
+        let sources = site.rewrite(final)
+        guard !sources.isEmpty else { return nil }
+        let before = Sites.site(for: pasted).map { $0.rewrite(pasted) } ?? []
+        return sources == before ? nil : final
+    }
 
     // MARK: 1. site source
 
@@ -237,7 +256,7 @@ struct PageResolution {
 
     /// The text fallback when nothing structured answered, then the unread rest of a document;
     /// the page's HTTP error when nothing at all was found.
-    mutating func finish() -> WebError? {
+    mutating func finish() -> (any Error)? {
         if nothingNamed, let summary = kept.first(where: { $0.info.origin == .document })?.document, WebEngine.isAboutAStill(summary) {
             // The page names a still picture as what it shows and nothing moving: media-looking
             // URLs in its text belong to sidebars and other posts, not to it.
@@ -258,6 +277,7 @@ struct PageResolution {
         if seen.count == 0, let status = documentStatus, !(200..<300).contains(status) {
             return WebError(url: url.absoluteString, status: status)
         }
+        if seen.count == 0, let notPublic { return notPublic }
         return nil
     }
 
@@ -291,6 +311,9 @@ struct PageResolution {
     @discardableResult
     private mutating func emit(_ set: ResultSet, page: URL) -> Int {
         var set = set
+        if notPublic == nil, let note = set.diagnostics.first(where: NotPublicError.isNote) {
+            notPublic = NotPublicError(url: url.absoluteString, site: note.source ?? "site")
+        }
         // A poster or still of one media is not another media.
         for still in set.media.compactMap(\.still) { stills.insert(CanonicalURL.key(still)) }
         set.media.removeAll { stills.contains($0.canonicalKey) }

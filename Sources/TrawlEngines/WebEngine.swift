@@ -9,6 +9,9 @@ public struct WebEngine: Engine {
     public let name = "web"
     public var aliases: [String] { ["url"] }
 
+    /// Tokens of sites whose API wants one (``SiteToken``), kept for this engine's run.
+    let tokens = SiteTokens()
+
     public init() {}
 
     public func handler(for request: Request) throws -> Handler {
@@ -17,15 +20,21 @@ public struct WebEngine: Engine {
         guard let url = request.query.url ?? explicit else {
             throw SearchError(.invalidRequest, "'\(request.query.raw)' is not a URL with a scheme and a host")
         }
+        let tokens = self.tokens
         return Handler { environment, continuation in
-            try await Self.resolve(url, request: request, environment: environment, continuation: continuation)
+            try await Self.resolve(url, request: request, environment: environment, tokens: tokens, continuation: continuation)
         }
     }
 
     /// Drives a ``PageResolution`` through its steps, doing the IO between them: the site's
     /// source, the page (fetched, or rendered at once for a host known to need it), the render
     /// decision, oEmbed links, then the fallback.
-    static func resolve(_ url: URL, request: Request, environment: Environment, continuation: Handler.Continuation) async throws {
+    /// - Parameter hops: how many times a redirect handed the page over to another site's
+    ///   source already (``PageResolution/handOver(from:to:)``); bounded.
+    static func resolve(
+        _ url: URL, request: Request, environment: Environment, tokens: SiteTokens = SiteTokens(), hops: Int = 0,
+        continuation: Handler.Continuation
+    ) async throws {
         var page = PageResolution(url: url, request: request, parsers: environment.parsers, maxFollowUps: environment.maxFollowUps)
         func send() { for set in page.take() { continuation.yield(set) } }
         /// Reads every payload `fetch` yields into `step`; a failure other than cancellation goes
@@ -50,11 +59,42 @@ public struct WebEngine: Engine {
         }
 
         if let site = Sites.site(for: url) {
-            for target in site.sources(for: url) {
-                try await read(environment.payloads(for: target, from: request), into: { $0.readSiteSource($1, site: site.name) },
-                               failed: { $0.siteSourceFailed(target.url, site: site.name, error: $1) })
+            // Sources in the site's order of preference: the first that answers is enough.
+            for source in site.sources(for: url) where !page.siteSourceAnswered {
+                guard let token = site.token else {
+                    try await read(environment.payloads(for: source, from: request), into: { $0.readSiteSource($1, site: site.name) },
+                                   failed: { $0.siteSourceFailed(source.url, site: site.name, error: $1) })
+                    continue
+                }
+                // A token older than the source's patience answers 401: fetched anew once.
+                for attempt in 0..<2 {
+                    let value: String
+                    do {
+                        value = try await tokens.token(for: site.name) { try await Self.fetchToken(token, site: site.name, environment: environment, request: request) }
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        page.siteSourceFailed(source.url, site: site.name, error: error)
+                        send()
+                        break
+                    }
+                    var authorized = source
+                    for field in token.headers(value).fields { authorized.headers.add(name: field.name, value: field.value) }
+                    var expired = false
+                    try await read(environment.payloads(for: authorized, from: request), into: { page, payload in
+                        if payload.info.status == 401, attempt == 0 { expired = true } else { page.readSiteSource(payload, site: site.name) }
+                    }, failed: { $0.siteSourceFailed(source.url, site: site.name, error: $1) })
+                    guard expired else { break }
+                    await tokens.expire(value, of: site.name)
+                }
             }
-            if page.siteSourceAnswered { return }
+            if page.siteSourceAnswered {
+                // An answer of nothing can still be an error (a source that says nothing is public).
+                let failure = page.finish()
+                send()
+                if let failure { throw failure }
+                return
+            }
         }
 
         let renderer = environment.renderer
@@ -63,7 +103,24 @@ public struct WebEngine: Engine {
         if plan == .renderDirectly {
             try await read(environment.renderedPayloads(for: fetch, from: request), into: { $0.read($1) })
         } else {
-            try await read(environment.payloads(for: fetch, from: request), into: { $0.read($1) })
+            // A short link (`t.co`, `gph.is`, `v.redd.it`) redirects to a page another site reads
+            // better from its own source: the page is handed over to that site, unread.
+            var handOver: URL?
+            try await read(environment.payloads(for: fetch, from: request), into: { page, payload in
+                guard handOver == nil else { return }
+                if payload.info.origin == .document, hops < maxHandOvers, let target = PageResolution.handOver(from: url, to: payload.info.url) {
+                    handOver = target
+                    return
+                }
+                page.read(payload)
+            })
+            if let handOver {
+                continuation.yield(ResultSet(diagnostics: [
+                    Diagnostic(.info, "\(Redaction.url(url.absoluteString)) redirected to \(Redaction.url(handOver.absoluteString)): read by its site", source: "web"),
+                ]))
+                try await resolve(handOver, request: request, environment: environment, tokens: tokens, hops: hops + 1, continuation: continuation)
+                return
+            }
             let decision = page.renderDecision(canRender: renderer != nil)
             send()
             if let renderer {
@@ -95,6 +152,20 @@ public struct WebEngine: Engine {
 }
 
 extension WebEngine {
+    /// How many redirects may hand a page over to another site's source in one resolve.
+    static let maxHandOvers = 2
+
+    /// A site's token, fetched from its endpoint.
+    static func fetchToken(_ token: SiteToken, site: String, environment: Environment, request: Request) async throws -> String {
+        for try await payload in environment.payloads(for: FetchRequest(url: token.url), from: request) {
+            guard let value = token.read(payload) else {
+                throw SiteTokenError(site: site, url: token.url.absoluteString, reason: payload.info.isSuccess ? "no \(token.field) in the answer" : "HTTP \(payload.info.status)")
+            }
+            return value
+        }
+        throw SiteTokenError(site: site, url: token.url.absoluteString, reason: "no answer")
+    }
+
     /// Parsers that read what a page shows (its `<img>` and `<video>` elements) rather than
     /// what it names as its item.
     static let shownParsers: Set<String> = [HTML5MediaParser().name]

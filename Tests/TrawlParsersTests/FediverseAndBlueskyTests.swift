@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlCore
+import TrawlEngines
 import TrawlHTML
 @testable import TrawlParsers
 

@@ -14,6 +14,13 @@ struct SiteRegistryTests {
         ("https://www.reddit.com/r/gifs/comments/4vv0sa/x/", "reddit"), ("https://old.reddit.com/comments/abc", "reddit"), ("https://redd.it/abc", "reddit"),
         ("https://x.com/a/status/1", "x"), ("https://twitter.com/a/status/1", "x"), ("https://cdn.syndication.twimg.com/tweet-result?id=1", "x"),
         ("https://he-who-photographs-rather-ok.tumblr.com/post/165326273724", "tumblr"), ("https://api.tumblr.com/v2/blog/x/posts", "tumblr"),
+        ("https://www.redgifs.com/watch/squeakyhelplesswisent", "redgifs"), ("https://thumbs2.redgifs.com/A-mobile.mp4", "redgifs"),
+        ("https://api.redgifs.com/v2/gifs/a", "redgifs"), ("https://streamable.com/dnd1", "streamable"), ("https://coub.com/view/5u5n1", "coub"),
+        ("https://imgflip.com/gif/2d3al6", "imgflip"), ("https://i.imgflip.com/2d3al6.mp4", "imgflip"),
+        ("https://knowyourmeme.com/photos/572078-how-to-draw-an-owl", "knowyourmeme"), ("https://i.kym-cdn.com/photos/images/original/0/1/2/a.gif", "knowyourmeme"),
+        ("https://www.instagram.com/p/BUm3cvEhFMt/", "instagram"), ("https://www.facebook.com/watch/?v=1", "facebook"), ("https://fb.watch/abc/", "facebook"),
+        ("https://v.redd.it/zv89llsvexdz", "reddit"), ("https://preview.redd.it/a.gif?width=640", "reddit"), ("https://tenor.co/bq3Yd.gif", "tenor"),
+        ("https://media.tenor.com/x/a.gif", "tenor"), ("https://t.co/AbCdEf", nil), ("https://gifdeliverynetwork.com/a", nil),
         ("https://9gag.com/gag/abY5Mm9", nil), ("https://notgiphy.com/gifs/x", nil), ("https://example.com/imgur.com", nil),
         // The fediverse, claimed by shape on any host no site lists.
         ("https://mastodon.social/@Gargron/109391432396542043", "fediverse"), ("https://fosstodon.org/users/alice/statuses/1", "fediverse"),
@@ -61,7 +68,9 @@ struct SiteRegistryTests {
             == ["https://www.reddit.com/comments/4vv0sa/.json?raw_json=1"])
         #expect(RedditSite().rewrite(URL(string: "https://www.reddit.com/gallery/huw6vs")!).first?.path == "/comments/huw6vs/.json")
         #expect(RedditSite().rewrite(URL(string: "https://www.reddit.com/comments/k5rsq3/.json")!).isEmpty)
-        #expect(ImgurSite().rewrite(URL(string: "https://i.imgur.com/Qcx1DSD.gifv")!).map(\.absoluteString) == ["https://i.imgur.com/Qcx1DSD.mp4"])
+        #expect(ImgurSite().rewrite(URL(string: "https://i.imgur.com/Qcx1DSD.gifv")!).map(\.absoluteString) == ["https://imgur.com/Qcx1DSD", "https://i.imgur.com/Qcx1DSD.mp4"])
+        #expect(ImgurSite().rewrite(URL(string: "https://i.imgur.com/Qcx1DSD.gif")!).map(\.absoluteString) == ["https://imgur.com/Qcx1DSD"])
+        #expect(ImgurSite().rewrite(URL(string: "https://i.imgur.com/Qcx1DSD.jpg")!).isEmpty)
         let tweet = XSite().rewrite(URL(string: "https://x.com/Kikobeats/status/880139124791029763?s=20")!).first
         #expect(tweet?.host == "cdn.syndication.twimg.com")
         #expect(tweet?.query?.contains("id=880139124791029763") == true)

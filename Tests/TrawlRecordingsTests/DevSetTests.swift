@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trawl
 import TrawlCore
+import TrawlParsers
 import TrawlRecordings
 import TrawlTesting
 
