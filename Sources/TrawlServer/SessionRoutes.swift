@@ -7,7 +7,8 @@ import TrawlCore
 /// Search as you type over HTTP: a ``SearchSession`` per client, so debouncing, latest-wins
 /// cancellation and guarded load-more are the server's job, not every app's.
 ///
-/// - `POST /v1/sessions[?debounce=MS][&limit=N]` → `201 {"id", "events"}`.
+/// - `POST /v1/sessions[?debounce=MS][&limit=N][&probe=true[&keepDead=true]]` → `201 {"id", "events"}`;
+///   `probe=true` checks each media as `/v1/resolve` does.
 /// - `POST /v1/sessions/{id}/query?q=TEXT[&now=true]` → `202 {"sequence"}`: each keystroke's
 ///   text; the session searches once the typing stops (`now=true`: at once). Empty text
 ///   cancels and goes idle. Checked as `/v1/resolve` checks `q`.
@@ -72,7 +73,10 @@ struct SessionRoutes: Sendable {
             }
             limit = value
         }
-        let id = try await registry.open(debounce: debounce, limit: limit, client: client)
+        let probe = try parameters.flag("probe")
+        let keepDead = try parameters.flag("keepDead")
+        if keepDead, !probe { throw APIError.usage("invalid-request", "keepDead needs probe=true") }
+        let id = try await registry.open(debounce: debounce, limit: limit, probe: probe, keepDead: keepDead, client: client)
         let opened = Opened(id: id, events: "/v1/sessions/\(id)/events")
         return Self.json(opened, status: .created, extra: [.location: "/v1/sessions/\(id)"])
     }

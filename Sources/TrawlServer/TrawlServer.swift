@@ -60,7 +60,8 @@ public struct TrawlServer: Sendable {
             return Trawl.makeProvider(environment: probing, search: search, localIndex: configuration.trawl.localIndex)
         }
         probingProviders = (probing(keepDead: false), probing(keepDead: true))
-        sessions = SessionRegistry(provider: provider, limits: configuration.limits, metrics: metrics)
+        sessions = SessionRegistry(
+            provider: provider, limits: configuration.limits, metrics: metrics, probe: configuration.trawl.probe ?? MediaProber.Options())
         if let directory = configuration.batchDirectory {
             var batch = configuration.batch
             batch.loader = configuration.trawl.loader

@@ -100,6 +100,32 @@ struct ProbeTests {
         #expect(page.dead && page.format == "unknown" && page.contentType?.hasPrefix("text/html") == true)
     }
 
+    /// A search session with `probe` checks what it shows; the same provider without it does not.
+    @Test func aSessionWithProbeChecksItsResults() async throws {
+        let server = try Self.server()
+        defer { server.shutdown() }
+        let provider = Trawl.makeProvider(
+            Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"])))
+        func settled(_ options: SearchSession.Options) async throws -> [Media] {
+            let session = SearchSession(provider: provider, options: options)
+            let events = session.events()
+            await session.searchNow("http://page.test/page")
+            for await state in events {
+                if case .results(let results) = state, !results.isLoading { return results.media }
+                if case .failed(let failure) = state { throw failure.error }
+            }
+            return []
+        }
+        let plain = try await settled(SearchSession.Options(debounce: .zero))
+        #expect(plain.count == 5)
+        #expect(plain.allSatisfy { $0.probe == nil })
+
+        let probed = try await settled(SearchSession.Options(debounce: .zero, probe: MediaProber.Options()))
+        #expect(Set(probed.map(\.url)) == ["http://media.test/cat.gif", "http://media.test/still.gif", "http://media.test/ignores-range/clip.mp4"])
+        #expect(probed.first { $0.url == "http://media.test/cat.gif" }?.probe?.frames == 12)
+        #expect(probed.first { $0.url == "http://media.test/still.gif" }?.kind == .still)
+    }
+
     @Test func aProbeReadsAtMostItsCap() async throws {
         let server = try Self.server()
         defer { server.shutdown() }
