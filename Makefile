@@ -38,6 +38,13 @@ deps:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends chromium-headless-shell; \
 	}
+	@# ffmpeg and ImageMagick, for the media readers' tests (TrawlProbeTests makes GIF, APNG, WebP,
+	@# MP4, WebM, HLS and DASH files with them at test time). Without recommends: ~90 packages.
+	@{ [ -x /usr/bin/ffmpeg ] && [ -x /usr/bin/convert-im6.q16 ]; } || { \
+	  echo "installing: ffmpeg imagemagick"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg imagemagick; \
+	}
 
 build: deps
 	$(SWIFT) build
