@@ -126,6 +126,51 @@ struct ProbeTests {
         #expect(probed.first { $0.url == "http://media.test/still.gif" }?.kind == .still)
     }
 
+    /// Servers that misbehave: a type that lies either way, bytes that trickle in, bytes that
+    /// never end, an empty answer.
+    @Test func misbehavingServers() async throws {
+        let gif = Self.animated
+        let signIn = "\n<!DOCTYPE html><html><body>Sign in to see this GIF</body></html>"
+        let server = try LoopbackServer { request in
+            switch request.path {
+            case "/page":
+                return Self.page([
+                    "http://media.test/gif-labelled-html.gif", "http://media.test/html-labelled-gif.gif",
+                    "http://media.test/trickle.gif", "http://media.test/endless.gif", "http://media.test/empty.gif",
+                ])
+            case "/gif-labelled-html.gif": return .ok(headers: [("Content-Type", "text/html")], body: Data(gif))
+            case "/html-labelled-gif.gif": return .ok(headers: [("Content-Type", "image/gif")], body: Data(signIn.utf8))
+            case "/trickle.gif":
+                // 97 bytes at a time, no length, the range ignored.
+                let chunks = stride(from: 0, to: gif.count, by: 97).map { Data(gif[$0..<min($0 + 97, gif.count)]) }
+                return .drip(headers: [("Content-Type", "image/gif")], chunks: chunks, interval: .milliseconds(2))
+            case "/endless.gif": return .endless(headers: [("Content-Type", "image/gif")])
+            case "/empty.gif": return .ok(headers: [("Content-Type", "image/gif")], body: Data())
+            default: return .status(404)
+            }
+        }
+        defer { server.shutdown() }
+        var options = MediaProber.Options()
+        options.keepDead = true
+        let media = try await Self.resolve(server, options)
+        func probe(_ name: String) throws -> MediaProbe {
+            try #require(media.first { $0.url == "http://media.test/\(name)" }?.probe, "\(name): \(media.map(\.url))")
+        }
+        // The bytes say what a file is, not its type.
+        let labelledHTML = try probe("gif-labelled-html.gif")
+        #expect(!labelledHTML.dead && labelledHTML.format == "gif" && labelledHTML.frames == 12)
+        let labelledGIF = try probe("html-labelled-gif.gif")
+        #expect(labelledGIF.dead && labelledGIF.format == "unknown" && labelledGIF.contentType == "image/gif")
+        // Trickled in: all of it read, the facts whole.
+        let trickle = try probe("trickle.gif")
+        #expect(trickle.status == 200 && trickle.format == "gif" && trickle.frames == 12 && trickle.durationSeconds == 0.6)
+        #expect(trickle.bytes == gif.count, "no length: what was read, all of it")
+        // Never ending: read up to the cap, then let go; nothing known of its size, not dead.
+        let endless = try probe("endless.gif")
+        #expect(endless.status == 200 && endless.format == "unknown" && endless.bytes == nil && !endless.dead)
+        #expect(try probe("empty.gif").dead, "an empty answer is not media")
+    }
+
     @Test func aProbeReadsAtMostItsCap() async throws {
         let server = try Self.server()
         defer { server.shutdown() }
