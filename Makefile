@@ -8,7 +8,7 @@
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test check contract fuzz bench bench-batch bench-browser bench-index docs clean serve-demo bench-serve
+.PHONY: deps build demo test check contract fuzz bench bench-batch bench-browser bench-index bench-probe docs clean serve-demo bench-serve
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -84,6 +84,10 @@ bench: deps
 # trawl batch end to end vs libxml2's limit and Scrapy (installed from PyPI into .build-bench/).
 bench-batch: deps
 	Benchmarks/batch.sh
+
+# What --probe adds per page: trawl batch with and without it, media served by nginx with ranges.
+bench-probe: deps
+	Benchmarks/probe.sh
 
 # The local index at a million synthetic rows: insert rate, size, !local p50/p99 with facets.
 ROWS ?= 1000000
