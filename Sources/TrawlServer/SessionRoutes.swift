@@ -23,6 +23,8 @@ import TrawlCore
 struct SessionRoutes: Sendable {
     let registry: SessionRegistry
     let maxLimit: Int
+    /// `probe` and `keepDead` when a request does not say.
+    var probing = ProbeDefaults()
     /// How often an event stream with nothing to say proves it is alive (and learns when its
     /// client has gone: a write to a closed connection fails).
     var keepAlive: Duration = .seconds(15)
@@ -73,8 +75,8 @@ struct SessionRoutes: Sendable {
             }
             limit = value
         }
-        let probe = try parameters.flag("probe")
-        let keepDead = try parameters.flag("keepDead")
+        let probe = try parameters.flag("probe", default: probing.probe)
+        let keepDead = try parameters.flag("keepDead", default: probe && probing.keepDead)
         if keepDead, !probe { throw APIError.usage("invalid-request", "keepDead needs probe=true") }
         let id = try await registry.open(debounce: debounce, limit: limit, probe: probe, keepDead: keepDead, client: client)
         let opened = Opened(id: id, events: "/v1/sessions/\(id)/events")

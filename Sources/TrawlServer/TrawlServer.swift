@@ -25,6 +25,8 @@ public struct TrawlServer: Sendable {
     let provider: SearchProvider
     /// Resolves with `probe=true` (without and with `keepDead=true`).
     let probingProviders: (SearchProvider, SearchProvider)
+    /// Whether requests that do not say are probed (``ServerConfiguration/trawl``'s `probe`).
+    let probeDefaults: ProbeDefaults
     let batches: BatchManager?
     let sessions: SessionRegistry
     let logger: Logger
@@ -41,6 +43,10 @@ public struct TrawlServer: Sendable {
         self.metrics = metrics
         var trawl = configuration.trawl
         trawl.sink = trawl.sink.map { ServedPagesSink(base: $0) }
+        // `Configuration.probe` makes probing the default (`probe=false` turns it off for one
+        // request): the plain provider never probes, the probing ones always do.
+        probeDefaults = ProbeDefaults(probe: trawl.probe != nil, keepDead: trawl.probe?.keepDead ?? false)
+        trawl.probe = nil
         var environment = Trawl.makeEnvironment(trawl, logger: logger)
         environment.transport = CountingTransport(base: environment.transport, metrics: metrics)
         if let renderer = environment.renderer { environment.renderer = CountingRenderer(base: renderer, metrics: metrics) }
@@ -118,8 +124,8 @@ public struct TrawlServer: Sendable {
         let run = ResolveRun(
             providers: .init(plain: provider, probing: probingProviders.0, probingKeepingDead: probingProviders.1),
             slots: ResolveSlots(limit: limits.maxConcurrentResolves, perClientLimit: limits.maxConcurrentResolvesPerClient), metrics: metrics, timeout: limits.requestTimeout)
-        ResolveRoutes(run: run, maxLimit: limits.maxResolveLimit).add(to: api)
-        SessionRoutes(registry: sessions, maxLimit: limits.maxResolveLimit).add(to: api)
+        ResolveRoutes(run: run, maxLimit: limits.maxResolveLimit, probing: probeDefaults).add(to: api)
+        SessionRoutes(registry: sessions, maxLimit: limits.maxResolveLimit, probing: probeDefaults).add(to: api)
         BatchRoutes(manager: batches, maxBodyBytes: limits.maxBodyBytes).add(to: api)
 
         return router

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import Trawl
 import TrawlServer
 import TrawlTesting
 
@@ -39,6 +40,38 @@ struct ProbeRouteTests {
             let dead = (kept["media"] as? [[String: Any]])?.compactMap { $0["probe"] as? [String: Any] }.filter { $0["dead"] as? Bool == true }
             #expect(dead?.count == 1)
             #expect(try await client.execute(uri: "/v1/resolve?q=\(page)&probe=maybe", method: .get).status == .badRequest)
+        }
+    }
+
+    /// `trawl serve --probe` (`Configuration.probe`): a resolve that does not say is probed,
+    /// `probe=false` is not, and the server's `--keep-dead` is the default.
+    @Test func aServerStartedWithProbeProbesByDefault() async throws {
+        let gif = MediaBytes.gif(width: 480, height: 270, frames: 12, delay: 5)
+        let site = try LoopbackServer { request in
+            switch request.path {
+            case "/page":
+                return .html("<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>")
+            case "/cat.gif":
+                return .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
+            default:
+                return .status(404)
+            }
+        }
+        defer { site.shutdown() }
+        for keepDead in [false, true] {
+            let server = try ServerFixture.live(site: site, hosts: ["a.test"]) { configuration in
+                var options = MediaProber.Options()
+                options.keepDead = keepDead
+                configuration.trawl.probe = options
+            }
+            try await ServerFixture.application(server).test(.router) { client in
+                let page = encoded("http://a.test/page")
+                let media = try #require(try await client.execute(uri: "/v1/resolve?q=\(page)", method: .get).json()["media"] as? [[String: Any]])
+                #expect(media.count == (keepDead ? 2 : 1))
+                #expect(media.allSatisfy { $0["probe"] is [String: Any] })
+                let off = try #require(try await client.execute(uri: "/v1/resolve?q=\(page)&probe=false", method: .get).json()["media"] as? [[String: Any]])
+                #expect(off.count == 2 && off.allSatisfy { $0["probe"] == nil })
+            }
         }
     }
 
