@@ -126,7 +126,7 @@ public struct TrawlServer: Sendable {
             slots: ResolveSlots(limit: limits.maxConcurrentResolves, perClientLimit: limits.maxConcurrentResolvesPerClient), metrics: metrics, timeout: limits.requestTimeout)
         ResolveRoutes(run: run, maxLimit: limits.maxResolveLimit, probing: probeDefaults).add(to: api)
         SessionRoutes(registry: sessions, maxLimit: limits.maxResolveLimit, probing: probeDefaults).add(to: api)
-        BatchRoutes(manager: batches, maxBodyBytes: limits.maxBodyBytes).add(to: api)
+        BatchRoutes(manager: batches, maxBodyBytes: limits.maxBodyBytes, probe: configuration.trawl.probe ?? MediaProber.Options()).add(to: api)
 
         return router
     }
