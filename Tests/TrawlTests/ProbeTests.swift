@@ -171,6 +171,36 @@ struct ProbeTests {
         #expect(try probe("empty.gif").dead, "an empty answer is not media")
     }
 
+    /// A page's probes go out together and over the connections the loader keeps: a second
+    /// resolve of the same page reuses connections the first opened (a probe costs a round
+    /// trip on a connection already open, not a new handshake each). Which ones the pool still
+    /// holds when the requests start varies, so the check is that not every request needed a
+    /// connection of its own.
+    @Test func probesReuseConnections() async throws {
+        let gif = Self.animated
+        let server = try LoopbackServer(keepsAlive: true) { request in
+            if request.path == "/page" { return Self.page((0..<6).map { "http://media.test/\($0).gif" }) }
+            return .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
+        }
+        defer { server.shutdown() }
+        var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"]))
+        configuration.probe = MediaProber.Options()
+        let provider = Trawl.makeProvider(configuration)
+        func resolve() async throws -> [Media] {
+            var media: [Media] = []
+            for try await set in await provider.results(for: Request("http://page.test/page")) { media += set.media }
+            return media
+        }
+        let first = try await resolve()
+        #expect(first.count == 6 && first.allSatisfy { $0.probe?.frames == 12 })
+        let opened = server.connectionsAccepted
+        #expect(opened <= 7, "the page's connection and at most one per probe in flight")
+        let second = try await resolve()
+        #expect(second.count == 6 && second.allSatisfy { $0.probe?.frames == 12 })
+        #expect(server.connectionsAccepted - opened < 7, "\(server.connectionsAccepted) connections after the second resolve, \(opened) after the first")
+        #expect(server.requests.count == 14)
+    }
+
     @Test func aProbeReadsAtMostItsCap() async throws {
         let server = try Self.server()
         defer { server.shutdown() }
