@@ -146,6 +146,9 @@ struct ProbeTests {
                 return .drip(headers: [("Content-Type", "image/gif")], chunks: chunks, interval: .milliseconds(2))
             case "/endless.gif": return .endless(headers: [("Content-Type", "image/gif")])
             case "/empty.gif": return .ok(headers: [("Content-Type", "image/gif")], body: Data())
+            // Markup, and an image: no reader knows it, but it is not a page either.
+            case "/icon.svg":
+                return .ok(headers: [("Content-Type", "application/octet-stream")], body: Data("<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8))
             default: return .status(404)
             }
         }
@@ -169,6 +172,11 @@ struct ProbeTests {
         let endless = try probe("endless.gif")
         #expect(endless.status == 200 && endless.format == "unknown" && endless.bytes == nil && !endless.dead)
         #expect(try probe("empty.gif").dead, "an empty answer is not media")
+        // An SVG (no page links one as a GIF's: probed by its URL).
+        let prober = MediaProber(transport: Loader(configuration: LoaderConfiguration(
+            timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"])))
+        let svg = await prober.probe("http://media.test/icon.svg", context: nil)
+        #expect(svg.status == 200 && !svg.dead && svg.format == "unknown")
     }
 
     /// A page's probes go out together and over the connections the loader keeps: a second
