@@ -8,7 +8,7 @@
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test check contract fuzz bench bench-batch bench-browser bench-index docs clean serve-demo bench-serve
+.PHONY: deps build demo test check contract fuzz bench bench-batch bench-browser bench-index bench-probe docs clean serve-demo bench-serve
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -37,6 +37,13 @@ deps:
 	  echo "installing: chromium-headless-shell"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends chromium-headless-shell; \
+	}
+	@# ffmpeg and ImageMagick, for the media readers' tests (TrawlProbeTests makes GIF, APNG, WebP,
+	@# MP4, WebM, HLS and DASH files with them at test time). Without recommends: ~90 packages.
+	@{ [ -x /usr/bin/ffmpeg ] && [ -x /usr/bin/convert-im6.q16 ]; } || { \
+	  echo "installing: ffmpeg imagemagick"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg imagemagick; \
 	}
 
 build: deps
@@ -77,6 +84,10 @@ bench: deps
 # trawl batch end to end vs libxml2's limit and Scrapy (installed from PyPI into .build-bench/).
 bench-batch: deps
 	Benchmarks/batch.sh
+
+# What --probe adds per page: trawl batch with and without it, media served by nginx with ranges.
+bench-probe: deps
+	Benchmarks/probe.sh
 
 # The local index at a million synthetic rows: insert rate, size, !local p50/p99 with facets.
 ROWS ?= 1000000

@@ -37,5 +37,6 @@ let package = Package(
         fuzzTarget("har", ["TrawlCore", "TrawlRecordings"]),
         fuzzTarget("charset", ["TrawlCore", "TrawlHTML"], extra: ["ScanCheck"]),
         fuzzTarget("probe", ["TrawlProbe"]),
+        fuzzTarget("probe-readers", ["TrawlProbe"]),
     ]
 )

@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 budget="${1:-60}"
-targets="${FUZZ_TARGETS:-query url html-scanner script-json har charset probe}"
+targets="${FUZZ_TARGETS:-query url html-scanner script-json har charset probe probe-readers}"
 repository="$(cd .. && pwd)"
 corpus="${TRAWL_CORPUS:-$(cd ../.. && pwd)/shared/corpus}"
 work=.build/fuzz
@@ -59,6 +59,7 @@ default_options() {
         har) echo "-max_len=65536 -dict=Dictionaries/json.dict" ;;
         charset) echo "-max_len=16384 -dict=Dictionaries/html.dict" ;;
         probe) echo "-max_len=65536 -dict=Dictionaries/media.dict" ;;
+        probe-readers) echo "-max_len=65536 -dict=Dictionaries/media.dict" ;;
     esac
 }
 

@@ -8,10 +8,25 @@ corpus="$1"
 recordings="$2"
 out="$3"
 rm -rf "$out"
-mkdir -p "$out"/{query,url,html-scanner,script-json,har,charset,probe}
+mkdir -p "$out"/{query,url,html-scanner,script-json,har,charset,probe,probe-readers}
 
 # probe: the project's own small media files (one per format the readers know).
 cp "$(dirname "$0")/Seeds/probe/"* "$out/probe/"
+# probe-readers: the same files as that target reads them, a reader's number first and its magic
+# taken out (the target puts it back).
+for file in "$(dirname "$0")/Seeds/probe/"*; do
+    name="$(basename "$file")"
+    case "$name" in
+        *.gif) { printf '\000'; tail -c +7 "$file"; } ;;
+        *.png) { printf '\001'; tail -c +9 "$file"; } ;;
+        *.webp) { printf '\002'; head -c 8 "$file" | tail -c 4; tail -c +13 "$file"; } ;;
+        *.mp4) { printf '\003'; head -c 4 "$file"; tail -c +9 "$file"; } ;;
+        *.webm) { printf '\004'; tail -c +5 "$file"; } ;;
+        *.m3u8) { printf '\005'; tail -c +9 "$file"; } ;;
+        *.mpd) { printf '\006'; cat "$file"; } ;;
+        *) continue ;;
+    esac > "$out/probe-readers/$name"
+done
 
 pages() { find "$corpus/generic" "$corpus/sites" -name '*.html' | sort; }
 responses() { find "$corpus/sites" -name '*.json' ! -name manifest.json | sort; }

@@ -11,6 +11,7 @@
 //     swift run -c release trawl-bench memory-text   # a 30 MB page that is one text node
 //     swift run -c release trawl-bench batch [--pages 2000] [--concurrency 32] [--rounds 5] [--scrapy PYTHON]
 //     swift run -c release trawl-bench batch-memory [--counts 10000,100000]
+//     swift run -c release trawl-bench probe [--pages 1000] [--concurrency 32] [--rounds 3]  # what --probe adds per page (nginx)
 //     swift run -c release trawl-bench queue-overhead [--urls 1000000] [--workers 1,4,16] [--hosts 1000] [--compare]  # --compare: before/after
 //     swift run -c release trawl-bench queue [--pages 2000] [--concurrency 32] [--rounds 3]  # two queue workers vs SQLite
 //     swift run -c release trawl-bench browser --python PYTHON [--rounds 3] [--pages 20,48,80] [--crawlee-rounds 1] [--no-mixed]
@@ -389,6 +390,8 @@ if mode == "serve", let list = CommandLine.arguments.dropFirst(2).first {
     try BatchBenchmark.serve(options, list: list)
 }
 if mode == "batch-memory" { await reporting { try BatchBenchmark.memory(.init(CommandLine.arguments.dropFirst(2))) } }
+// What `--probe` adds to a page: trawl batch with and without it, media served by nginx with ranges.
+if mode == "probe" { await reporting { try ProbeBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) } }
 // Against Playwright and Crawlee for Python (Benchmarks/browser.sh installs them and passes --python).
 if mode == "browser" { await reporting { try BrowserComparison.run(.init(CommandLine.arguments.dropFirst(2))) } }
 if mode == "auto-static" { await reporting { try AutoStaticBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) } }

@@ -121,14 +121,33 @@ public struct MediaProber: MediaChecker {
             format: facts.format.rawValue, animated: facts.animated, frames: facts.frames, durationSeconds: facts.durationSeconds,
             width: facts.width, height: facts.height)
         let answered = (200..<300).contains(info.status)
+        // Not media: bytes no reader knows that a page's type or its markup gives away (a server
+        // may label a sign-in page `image/gif`), or nothing at all.
         let isPage = contentType.map { $0.lowercased().contains("html") || $0.lowercased().hasPrefix("text/") } ?? false
-        probe.dead = info.status == 404 || info.status == 410 || (answered && facts.format == .unknown && isPage)
+        let notMedia = facts.format == .unknown && (isPage || bytes.isEmpty || (Self.looksLikeMarkup(bytes) && !Self.isSVG(bytes, contentType)))
+        probe.dead = info.status == 404 || info.status == 410 || (answered && notMedia)
         if !answered {
             probe.format = nil
             probe.animated = nil
             probe.frames = nil
         }
         return probe
+    }
+
+    /// Whether `bytes` open, after blanks and a UTF-8 byte order mark, with `<` (HTML, XML): a
+    /// page, whatever its type says. (Playlists, the one markup media, have readers of their own.)
+    static func looksLikeMarkup(_ bytes: [UInt8]) -> Bool {
+        var rest = bytes[...]
+        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+        return rest.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "<")
+    }
+
+    /// An SVG image is markup too, and an image: not a page where media was promised.
+    static func isSVG(_ bytes: [UInt8], _ contentType: String?) -> Bool {
+        if contentType?.lowercased().contains("svg") == true { return true }
+        let head = bytes.prefix(1024)
+        let svg = Array("<svg".utf8)
+        return head.count >= svg.count && (0...(head.count - svg.count)).contains { head[head.startIndex + $0..<head.startIndex + $0 + svg.count].elementsEqual(svg) }
     }
 
     /// The file's whole size: `Content-Range: bytes 0-65535/1843210`, else `Content-Length` of

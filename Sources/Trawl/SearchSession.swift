@@ -63,10 +63,16 @@ public actor SearchSession {
         public var debounce: Duration = .milliseconds(250)
         /// Results per page asked of the engine (a hint; `nil`: the engine's default).
         public var limit: Int?
+        /// Each media of each result set checked with a ranged GET before the session shows it
+        /// (``MediaProber``, through the provider's own transport: its guard, politeness and
+        /// cache): dead media left out unless kept, stills relabelled. `nil`: as the provider's
+        /// environment says.
+        public var probe: MediaProber.Options?
 
-        public init(debounce: Duration = .milliseconds(250), limit: Int? = nil) {
+        public init(debounce: Duration = .milliseconds(250), limit: Int? = nil, probe: MediaProber.Options? = nil) {
             self.debounce = debounce
             self.limit = limit
+            self.probe = probe
         }
     }
 
@@ -93,6 +99,8 @@ public actor SearchSession {
     private var next: Pagination?
     private var searchTask: Task<Void, Never>?
     private var pageTask: Task<Void, Never>?
+    /// The prober of ``Options/probe``, made on first use (it needs the provider's transport).
+    private var prober: MediaProber?
 
     /// - Parameters:
     ///   - provider: answers every query (its engines are the session's: URLs, `!giphy`, `!local`…).
@@ -235,7 +243,7 @@ public actor SearchSession {
     private func consume(_ request: Request, sequence: Int, isFirstPage: Bool) async {
         var pageNext: Pagination?
         do {
-            for try await set in await provider.results(for: request) {
+            for try await set in await results(for: request) {
                 guard sequence == self.sequence else { return }
                 sets.append(set)
                 pageNext = set.next ?? pageNext
@@ -251,6 +259,13 @@ public actor SearchSession {
         finishTask(isFirstPage)
         next = pageNext
         publish(.results(SearchResults(query: request.query, sequence: sequence, sets: sets, hasMore: pageNext != nil, isLoading: false)))
+    }
+
+    /// The provider's stream for `request`, probed when ``Options/probe`` says so.
+    private func results(for request: Request) async -> AsyncThrowingStream<ResultSet, any Error> {
+        guard let probe = options.probe else { return await provider.results(for: request) }
+        if prober == nil { prober = MediaProber(transport: await provider.environment.transport, options: probe) }
+        return await provider.results(for: request, checkingWith: prober)
     }
 
     private func finishTask(_ isFirstPage: Bool) {

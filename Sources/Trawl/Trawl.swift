@@ -113,6 +113,10 @@ public enum Trawl {
             replayTransport = replaying
             transport = replaying
         }
+        // Probes go through everything but the recorder: a recording holds what pages are made
+        // of, not 64 KiB of each media file (a replay answers a probe from it only when it was
+        // recorded some other way).
+        let probeTransport = transport
         if let recorder = configuration.recorder {
             transport = RecordingTransport(base: transport, recorder: recorder)
         }
@@ -120,7 +124,7 @@ public enum Trawl {
             transport: transport, scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers),
             clock: configuration.clock, maxFollowUps: configuration.maxFollowUps)
         environment.sink = configuration.sink
-        if let probe = configuration.probe { environment.checker = MediaProber(transport: transport, options: probe) }
+        if let probe = configuration.probe { environment.checker = MediaProber(transport: probeTransport, options: probe) }
         if configuration.browser != .never {
             var browser = configuration.browserConfiguration
             if browser.connectTo.isEmpty { browser.connectTo = configuration.loader.connectTo }

@@ -61,6 +61,14 @@ public actor SearchProvider {
     /// The result sets for `request`, as they arrive. Cancelling the consuming task cancels the
     /// work underneath, down to the transfers.
     public func results(for request: Request) -> AsyncThrowingStream<ResultSet, any Error> {
+        results(for: request, checkingWith: environment.checker)
+    }
+
+    /// The result sets for `request`, each passed through `checker` instead of the
+    /// environment's (`nil`: none) before it is yielded and before the sink hears of it: a
+    /// caller that probes some requests and not others (a search session with `probe`) shares
+    /// one provider.
+    public func results(for request: Request, checkingWith checker: (any MediaChecker)?) -> AsyncThrowingStream<ResultSet, any Error> {
         let environment = self.environment
         let handler: Handler
         let engineName: String
@@ -72,7 +80,6 @@ public actor SearchProvider {
             return AsyncThrowingStream { $0.finish(throwing: error) }
         }
         let sink = environment.sink
-        let checker = environment.checker
         guard sink != nil || checker != nil else {
             return AsyncThrowingStream(running: { continuation in try await handler(environment, continuation) })
         }

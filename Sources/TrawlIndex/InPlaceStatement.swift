@@ -50,6 +50,18 @@ struct InPlaceStatement {
         try check(sqlite3_bind_double(handle, index, value), "binding parameter \(index)")
     }
 
+    /// Binds parameter `index` to `value`, or `NULL`.
+    func bind(_ index: Int32, _ value: Int64?) throws {
+        guard let value else { return try check(sqlite3_bind_null(handle, index), "binding parameter \(index)") }
+        try bind(index, value)
+    }
+
+    /// Binds parameter `index` to `value`, or `NULL`.
+    func bind(_ index: Int32, _ value: Double?) throws {
+        guard let value else { return try check(sqlite3_bind_null(handle, index), "binding parameter \(index)") }
+        try bind(index, value)
+    }
+
     /// Binds parameter `index` to `text`, copied by SQLite (`SQLITE_TRANSIENT`): for a value
     /// bound once per statement, such as a search's match expression.
     func bind(_ index: Int32, _ text: String) throws {

@@ -17,6 +17,9 @@ import GRDB
 ///   a media's rows into one result read per match (migration `v5-media-url-key`).
 /// - `pending` and `pending_media`: the durable update queue, one row per page waiting to be
 ///   applied and its media, already in `media`'s columns (their key too).
+/// - `media.animated` and `media.durationSeconds` (and the queue's copies): what a probe
+///   (`--probe`) found, `NULL` for a media never probed, read by the `animated:` and
+///   `min-duration:` filters (migration `v6-probe`).
 enum IndexSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -271,6 +274,17 @@ enum IndexSchema {
                         WHERE site = new.site AND kind = new.kind AND sizeClass = new.sizeClass),
                         urlKey = coalesce(new.urlKey, urlKey) WHERE id = new.id;
                 END;
+                """)
+        }
+        // What `--probe` found, as columns the `animated:` and `min-duration:` filters read
+        // (the whole probe is in the record too). Rows written before have none: not probed.
+        // Only a search with one of these filters reads them, joining `media` by row id.
+        migrator.registerMigration("v6-probe") { db in
+            try db.execute(sql: """
+                ALTER TABLE media ADD COLUMN animated INTEGER;
+                ALTER TABLE media ADD COLUMN durationSeconds REAL;
+                ALTER TABLE pending_media ADD COLUMN animated INTEGER;
+                ALTER TABLE pending_media ADD COLUMN durationSeconds REAL;
                 """)
         }
         return migrator

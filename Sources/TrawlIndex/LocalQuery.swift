@@ -7,7 +7,9 @@ import TrawlCore
 /// - `AND`, `OR`, `NOT` (upper case) and parentheses combine them (`cat (zebra OR dog)`);
 ///   words and groups side by side must all match;
 /// - `site:giphy`, `kind:mp4`, `size:small|medium|large|unknown` filter, a comma giving several
-///   values (`kind:gif,mp4`).
+///   values (`kind:gif,mp4`);
+/// - `animated:yes|no` and `min-duration:SECONDS` filter on what a probe (`--probe`) found:
+///   media never probed, or whose bytes did not say, pass neither.
 ///
 /// Every word reaches FTS5 quoted, so no text can be read as FTS5 syntax it did not mean
 /// (a column name, `NEAR`, `^`); what cannot be read is an ``IndexError`` naming the query.
@@ -17,16 +19,26 @@ public struct LocalQuery: Sendable, Hashable {
     public var sites: Set<String>
     public var kinds: Set<String>
     public var sizes: Set<String>
+    /// `animated:yes` (`true`) or `animated:no` (`false`): only media a probe found moving, or
+    /// found still.
+    public var animated: Bool?
+    /// `min-duration:2.5`: only media a probe found running at least this many seconds.
+    public var minDurationSeconds: Double?
     /// The query as typed, for messages.
     public var raw: String
 
-    public static let filterKeys = ["site", "kind", "size"]
+    public static let filterKeys = ["site", "kind", "size", "animated", "min-duration"]
+
+    /// Whether the query filters on what probes found (then a search reads `media`'s probe columns).
+    var filtersOnProbe: Bool { animated != nil || minDurationSeconds != nil }
 
     /// Reads `raw` (the `!local` command, if there, is skipped).
     /// - Throws: ``IndexError/Code/invalidQuery`` naming the query and what is wrong in it.
     public init(parsing raw: String) throws {
         self.raw = raw
         var sites = Set<String>(), kinds = Set<String>(), sizes = Set<String>()
+        var animated: Bool?
+        var minDuration: Double?
         var parts: [String] = []
         func fail(_ why: String) -> IndexError {
             IndexError(.invalidQuery, "cannot read the local query '\(Self.printable(raw))': \(why)")
@@ -67,9 +79,24 @@ public struct LocalQuery: Sendable, Hashable {
                             throw fail("size:\(value) is not a size (small, medium, large, unknown)")
                         }
                         sizes.formUnion(values); continue
+                    case "animated":
+                        let wanted = Set(values.map { ["yes", "true"].contains($0) ? "yes" : ["no", "false"].contains($0) ? "no" : $0 })
+                        guard let value = wanted.first, wanted.count == 1, value == "yes" || value == "no" else {
+                            throw fail("animated:\(values.joined(separator: ",")) is not one of yes, no")
+                        }
+                        animated = value == "yes"
+                        continue
+                    case "min-duration":
+                        let text = values.joined(separator: ",")
+                        let number = text.hasSuffix("s") ? String(text.dropLast()) : text
+                        guard let seconds = Double(number), seconds.isFinite, seconds >= 0, !number.hasPrefix("+") else {
+                            throw fail("min-duration:\(text) is not a number of seconds (min-duration:2.5)")
+                        }
+                        minDuration = seconds
+                        continue
                     default:
                         if values.isEmpty { break }
-                        throw fail("\(key): is not a filter (site:, kind:, size:)")
+                        throw fail("\(key): is not a filter (site:, kind:, size:, animated:, min-duration:)")
                     }
                 }
                 let prefix = word.hasSuffix("*")
@@ -87,6 +114,8 @@ public struct LocalQuery: Sendable, Hashable {
         self.sites = sites
         self.kinds = kinds
         self.sizes = sizes
+        self.animated = animated
+        self.minDurationSeconds = minDuration
     }
 
     /// The parts as one FTS5 expression, with `AND` written out beside a group: FTS5 reads two

@@ -28,11 +28,13 @@ extension MediaIndex {
             let clear = try db.cachedStatement(sql: "DELETE FROM pending_media WHERE page = ?")
             let nextPosition = try db.cachedStatement(sql: "SELECT coalesce(max(position) + 1, 0) FROM pending_media WHERE page = ?")
             let insert = try db.cachedStatement(sql: """
-                INSERT INTO pending_media (page, url, position, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO pending_media (page, url, position, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey,
+                    animated, durationSeconds)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(page, url) DO UPDATE SET kind = excluded.kind, sizeClass = excluded.sizeClass,
                     site = excluded.site, pageURL = excluded.pageURL, title = excluded.title,
-                    caption = excluded.caption, tags = excluded.tags, json = excluded.json, urlKey = excluded.urlKey
+                    caption = excluded.caption, tags = excluded.tags, json = excluded.json, urlKey = excluded.urlKey,
+                    animated = excluded.animated, durationSeconds = excluded.durationSeconds
                 """)
             for update in updates {
                 let before = try String.fetchOne(waiting, arguments: [update.page]).flatMap(PageUpdate.Mode.init(rawValue:))
@@ -51,6 +53,7 @@ extension MediaIndex {
                     try insert.execute(arguments: [
                         update.page, item.url, position, document.kind, document.sizeClass, document.site, document.pageURL,
                         document.title, document.caption, document.tags, document.record, document.urlKey,
+                        document.animated, document.durationSeconds,
                     ])
                     position += 1
                 }
@@ -112,12 +115,14 @@ extension MediaIndex {
         // constraint failed: cell.site…").
         try db.cachedStatement(sql: """
             UPDATE media SET kind = p.kind, sizeClass = p.sizeClass, site = p.site, pageURL = p.pageURL,
-                title = p.title, caption = p.caption, tags = p.tags, json = p.json, urlKey = p.urlKey
+                title = p.title, caption = p.caption, tags = p.tags, json = p.json, urlKey = p.urlKey,
+                animated = p.animated, durationSeconds = p.durationSeconds
             FROM pending_media p WHERE p.page = ? AND media.pageID = ? AND media.url = p.url
             """).execute(arguments: [page, pageID])
         try db.cachedStatement(sql: """
-            INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey)
-            SELECT ?, p.url, p.kind, p.sizeClass, p.site, p.pageURL, p.title, p.caption, p.tags, p.json, p.urlKey
+            INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey, animated, durationSeconds)
+            SELECT ?, p.url, p.kind, p.sizeClass, p.site, p.pageURL, p.title, p.caption, p.tags, p.json, p.urlKey,
+                p.animated, p.durationSeconds
             FROM pending_media p
             WHERE p.page = ? AND NOT EXISTS (SELECT 1 FROM media m WHERE m.pageID = ? AND m.url = p.url)
             ORDER BY p.position
@@ -140,6 +145,10 @@ struct IndexedDocument {
     var record: Data
     /// The media's ``MediaKey``: the same for every page it is found on.
     var urlKey: Int64
+    /// What a probe found (`1`, `0`); `nil` when not probed or it could not tell.
+    var animated: Int64?
+    /// The probe's running time.
+    var durationSeconds: Double?
 
     /// The columns of `media` as found on `pageURL` (its page set to it when it names none; its
     /// highlight, a search's, left out).
@@ -159,5 +168,7 @@ struct IndexedDocument {
         MediaRecord.encode(media, defaultPage: pageURL, into: &bytes)
         record = Data(bytes)
         urlKey = MediaKey.of(media.url)
+        animated = media.probe?.animated.map { $0 ? 1 : 0 }
+        durationSeconds = media.probe?.durationSeconds
     }
 }

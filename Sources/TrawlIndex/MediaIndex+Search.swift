@@ -233,19 +233,42 @@ extension MediaIndex {
     private static func considered(_ query: LocalQuery, cap: Int?, db: Database) throws -> (matches: [Match], capped: Bool) {
         // One more than the cap: its presence says there are more (SQLite: a negative limit is none).
         let limit = cap.map { $0 + 1 } ?? -1
+        // The probe filters read `media`'s columns: the rest of the search needs only
+        // `media_cell`, so only a query with one of them joins `media` (before the cap: the
+        // newest entries that pass them are the ones considered).
+        var probe: [String] = []
+        if let animated = query.animated { probe.append("x.animated = \(animated ? 1 : 0)") }
+        if query.minDurationSeconds != nil { probe.append("x.durationSeconds >= ?") }
         let sql: String
-        if query.match != nil {
+        switch (query.match != nil, probe.isEmpty) {
+        case (true, true):
             sql = """
                 SELECT f.id, f.score, coalesce(m.cell, -1), coalesce(m.urlKey, -f.id) FROM (
                     SELECT rowid AS id, bm25(media_fts, \(IndexSchema.bm25Weights)) AS score FROM media_fts
                     WHERE media_fts MATCH ? ORDER BY rowid DESC LIMIT \(limit)
                 ) f LEFT JOIN media_cell m ON m.id = f.id ORDER BY f.id DESC
                 """
-        } else {
+        case (true, false):
+            sql = """
+                SELECT media_fts.rowid, bm25(media_fts, \(IndexSchema.bm25Weights)), coalesce(m.cell, -1), coalesce(m.urlKey, -media_fts.rowid)
+                FROM media_fts JOIN media x ON x.id = media_fts.rowid LEFT JOIN media_cell m ON m.id = media_fts.rowid
+                WHERE media_fts MATCH ? AND \(probe.joined(separator: " AND ")) ORDER BY media_fts.rowid DESC LIMIT \(limit)
+                """
+        case (false, true):
             sql = "SELECT id, 0.0, cell, urlKey FROM media_cell ORDER BY id DESC LIMIT \(limit)"
+        case (false, false):
+            sql = """
+                SELECT c.id, 0.0, c.cell, c.urlKey FROM media_cell c JOIN media x ON x.id = c.id
+                WHERE \(probe.joined(separator: " AND ")) ORDER BY c.id DESC LIMIT \(limit)
+                """
         }
         let statement = InPlaceStatement(try db.cachedStatement(sql: sql), in: db)
-        if let match = query.match { try statement.bind(1, match) }
+        var parameter: Int32 = 1
+        if let match = query.match {
+            try statement.bind(parameter, match)
+            parameter += 1
+        }
+        if let seconds = query.minDurationSeconds { try statement.bind(parameter, seconds) }
         var matches: [Match] = []
         matches.reserveCapacity(min(cap ?? 1024, 1 << 16) + 1)
         try statement.forEachRow { row in

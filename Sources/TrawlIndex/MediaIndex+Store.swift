@@ -80,8 +80,10 @@ extension MediaIndex {
                 try update.bindText(7, row.tags, in: base)
                 try update.bindBlob(8, row.record, in: base)
                 try update.bind(9, row.urlKey)
-                try update.bind(10, pageID)
-                try update.bindText(11, row.url, in: base)
+                try update.bind(10, row.animated)
+                try update.bind(11, row.durationSeconds)
+                try update.bind(12, pageID)
+                try update.bindText(13, row.url, in: base)
                 try update.run()
                 if statements.db.changesCount > 0 { continue }
             }
@@ -97,6 +99,8 @@ extension MediaIndex {
             try insert.bindText(9, row.tags, in: base)
             try insert.bindBlob(10, row.record, in: base)
             try insert.bind(11, row.urlKey)
+            try insert.bind(12, row.animated)
+            try insert.bind(13, row.durationSeconds)
             try insert.run()
         }
     }
@@ -123,12 +127,13 @@ private struct StoreStatements {
         insertPage = try statement("INSERT INTO page (url, site, indexedAt) VALUES (?, ?, ?)")
         clearPage = try statement("DELETE FROM media WHERE pageID = ?")
         updateMedia = try statement("""
-            UPDATE media SET kind = ?, sizeClass = ?, site = ?, pageURL = ?, title = ?, caption = ?, tags = ?, json = ?, urlKey = ?
+            UPDATE media SET kind = ?, sizeClass = ?, site = ?, pageURL = ?, title = ?, caption = ?, tags = ?, json = ?, urlKey = ?,
+                animated = ?, durationSeconds = ?
             WHERE pageID = ? AND url = ?
             """)
         insertMedia = try statement("""
-            INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey, animated, durationSeconds)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
     }
 }

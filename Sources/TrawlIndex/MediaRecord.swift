@@ -26,6 +26,24 @@ enum MediaRecord {
         static let page = Flags(rawValue: 1 << 7)
         static let payloadURL = Flags(rawValue: 1 << 8)
         static let name = Flags(rawValue: 1 << 9)
+        /// A ``TrawlCore/MediaProbe`` follows the rest (of the media, or of a rendition).
+        static let probe = Flags(rawValue: 1 << 10)
+    }
+
+    /// Which of a probe's optional fields are present, and its two booleans.
+    private struct ProbeFlags: OptionSet {
+        let rawValue: UInt64
+        static let contentType = ProbeFlags(rawValue: 1 << 0)
+        static let bytes = ProbeFlags(rawValue: 1 << 1)
+        static let format = ProbeFlags(rawValue: 1 << 2)
+        static let animatedKnown = ProbeFlags(rawValue: 1 << 3)
+        static let animated = ProbeFlags(rawValue: 1 << 4)
+        static let frames = ProbeFlags(rawValue: 1 << 5)
+        static let duration = ProbeFlags(rawValue: 1 << 6)
+        static let width = ProbeFlags(rawValue: 1 << 7)
+        static let height = ProbeFlags(rawValue: 1 << 8)
+        static let dead = ProbeFlags(rawValue: 1 << 9)
+        static let error = ProbeFlags(rawValue: 1 << 10)
     }
 
     /// The record of `media` (its highlight left out).
@@ -56,6 +74,7 @@ enum MediaRecord {
         if media.still != nil { flags.insert(.still) }
         if page != nil { flags.insert(.page) }
         if media.provenance.payloadURL != nil { flags.insert(.payloadURL) }
+        if media.probe != nil { flags.insert(.probe) }
         writer.varint(flags.rawValue)
         writer.string(media.url)
         writer.string(media.kind.rawValue)
@@ -77,6 +96,7 @@ enum MediaRecord {
             if rendition.height != nil { flags.insert(.height) }
             if rendition.byteSize != nil { flags.insert(.byteSize) }
             if rendition.name != nil { flags.insert(.name) }
+            if rendition.probe != nil { flags.insert(.probe) }
             writer.varint(flags.rawValue)
             writer.string(rendition.url)
             writer.string(rendition.kind.rawValue)
@@ -84,6 +104,7 @@ enum MediaRecord {
             if let height = rendition.height { writer.int(height) }
             if let byteSize = rendition.byteSize { writer.int(byteSize) }
             if let name = rendition.name { writer.string(name) }
+            if let probe = rendition.probe { writer.probe(probe) }
         }
         writer.string(media.provenance.parser)
         switch media.provenance.origin {
@@ -101,6 +122,7 @@ enum MediaRecord {
         case .domSnapshot: writer.varint(4)
         }
         if let payloadURL = media.provenance.payloadURL { writer.string(payloadURL) }
+        if let probe = media.probe { writer.probe(probe) }
     }
 
     /// The media a stored record (binary, or the JSON of older indexes) holds.
@@ -130,6 +152,7 @@ enum MediaRecord {
             if flags.contains(.height) { rendition.height = try reader.int() }
             if flags.contains(.byteSize) { rendition.byteSize = try reader.int() }
             if flags.contains(.name) { rendition.name = try reader.string() }
+            if flags.contains(.probe) { rendition.probe = try reader.probe() }
             return rendition
         }
         let parser = try reader.string()
@@ -148,6 +171,7 @@ enum MediaRecord {
         case let other: throw Malformed(reason: "unknown payload origin \(other)")
         }
         media.provenance = Provenance(parser: parser, origin: origin, payloadURL: flags.contains(.payloadURL) ? try reader.string() : nil)
+        if flags.contains(.probe) { media.probe = try reader.probe() }
         guard reader.offset == bytes.count else { throw Malformed(reason: "\(bytes.count - reader.offset) bytes after the record") }
         return media
     }
@@ -179,6 +203,37 @@ enum MediaRecord {
         mutating func string(_ value: String) {
             varint(UInt64(value.utf8.count))
             bytes.append(contentsOf: value.utf8)
+        }
+
+        /// A double as its 8 bytes, little-endian.
+        mutating func double(_ value: Double) {
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+
+        /// A probe: its flags, its status, then the fields present in flag order, then when.
+        mutating func probe(_ probe: MediaProbe) {
+            var flags: ProbeFlags = []
+            if probe.contentType != nil { flags.insert(.contentType) }
+            if probe.bytes != nil { flags.insert(.bytes) }
+            if probe.format != nil { flags.insert(.format) }
+            if let animated = probe.animated { flags.insert(animated ? [.animatedKnown, .animated] : .animatedKnown) }
+            if probe.frames != nil { flags.insert(.frames) }
+            if probe.durationSeconds != nil { flags.insert(.duration) }
+            if probe.width != nil { flags.insert(.width) }
+            if probe.height != nil { flags.insert(.height) }
+            if probe.dead { flags.insert(.dead) }
+            if probe.error != nil { flags.insert(.error) }
+            varint(flags.rawValue)
+            int(probe.status)
+            if let contentType = probe.contentType { string(contentType) }
+            if let bytes = probe.bytes { int(bytes) }
+            if let format = probe.format { string(format) }
+            if let frames = probe.frames { int(frames) }
+            if let seconds = probe.durationSeconds { double(seconds) }
+            if let width = probe.width { int(width) }
+            if let height = probe.height { int(height) }
+            if let error = probe.error { string(error) }
+            string(probe.checkedAt)
         }
     }
 
@@ -218,6 +273,30 @@ enum MediaRecord {
             let end = offset + Int(length)
             defer { offset = end }
             return String(decoding: bytes[offset..<end], as: UTF8.self)
+        }
+
+        mutating func double() throws -> Double {
+            guard bytes.count - offset >= 8 else { throw Malformed(reason: "a number cut short at byte \(offset)") }
+            let bits = bytes[offset..<offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            offset += 8
+            return Double(bitPattern: bits)
+        }
+
+        mutating func probe() throws -> MediaProbe {
+            let flags = ProbeFlags(rawValue: try varint())
+            var probe = MediaProbe(status: try int())
+            if flags.contains(.contentType) { probe.contentType = try string() }
+            if flags.contains(.bytes) { probe.bytes = try int() }
+            if flags.contains(.format) { probe.format = try string() }
+            if flags.contains(.animatedKnown) { probe.animated = flags.contains(.animated) }
+            if flags.contains(.frames) { probe.frames = try int() }
+            if flags.contains(.duration) { probe.durationSeconds = try double() }
+            if flags.contains(.width) { probe.width = try int() }
+            if flags.contains(.height) { probe.height = try int() }
+            probe.dead = flags.contains(.dead)
+            if flags.contains(.error) { probe.error = try string() }
+            probe.checkedAt = try string()
+            return probe
         }
 
         mutating func kind() throws -> MediaKind {

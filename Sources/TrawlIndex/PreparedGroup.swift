@@ -28,6 +28,10 @@ struct PreparedGroup: Sendable {
         var record: Field
         /// The media's ``MediaKey``.
         var urlKey: Int64
+        /// What a probe found (`1`, `0`), `nil` when not probed or it could not tell.
+        var animated: Int64?
+        /// The probe's running time.
+        var durationSeconds: Double?
     }
 
     /// One page update: its URL and site, and its rows, ``rows``[`rows`].
@@ -70,7 +74,8 @@ struct PreparedGroup: Sendable {
                 let record = appendRecord(media, page: update.page)
                 rows.append(Row(
                     url: url, kind: kind, sizeClass: sizeClass, title: title, caption: caption, tags: tags, record: record,
-                    urlKey: MediaKey.of(media.url)))
+                    urlKey: MediaKey.of(media.url), animated: media.probe?.animated.map { $0 ? 1 : 0 },
+                    durationSeconds: media.probe?.durationSeconds))
             }
             pages.append(Page(url: url, site: site, mode: update.mode, rows: first..<rows.count, distinctURLs: Self.distinct(update.media)))
         }

@@ -10,7 +10,8 @@ import TrawlStore
 /// exactly-once results: nothing about batches is done twice here.
 ///
 /// A batch `ID` is three files: `ID.urls` (the list as posted), `ID.sqlite` (the store) and
-/// `ID.jsonl` (the results, as `trawl batch --out` writes them). `trawl batch run --store
+/// `ID.jsonl` (the results, as `trawl batch --out` writes them), and `ID.probe` when it was
+/// posted with `probe=true` (its probe options, so a resumed run probes as the first did). `trawl batch run --store
 /// ID.sqlite --out ID.jsonl` can finish one by hand; a server started on the same folder goes
 /// on with every batch left unfinished.
 ///
@@ -50,11 +51,12 @@ actor BatchManager {
         self.limits = limits
     }
 
-    /// Starts a batch over `urls` (one URL per line, as in a `trawl batch` list) for `client`.
+    /// Starts a batch over `urls` (one URL per line, as in a `trawl batch` list) for `client`,
+    /// each page's media probed when `probe` is given (`trawl batch --probe`).
     /// - Returns: the new batch's id.
     /// - Throws: `429 too-many-batches` when the client is at its cap of running or kept
     ///   batches, `503 server-busy` when the server is at its own.
-    func create(list: String, client: String = "local") throws -> String {
+    func create(list: String, probe: MediaProber.Options? = nil, client: String = "local") throws -> String {
         guard !shuttingDown else { throw APIError(.serviceUnavailable, code: "shutting-down", message: "the server is stopping") }
         try admit(client)
         let id = Self.newID()
@@ -62,6 +64,10 @@ actor BatchManager {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Data(list.utf8).write(to: URL(fileURLWithPath: listPath), options: .atomic)
+            if let probe {
+                let saved = SavedProbe(renditions: probe.renditions, keepDead: probe.keepDead)
+                try JSONEncoder().encode(saved).write(to: URL(fileURLWithPath: path(id, "probe")), options: .atomic)
+            }
         } catch {
             throw APIError(.internalServerError, code: "unwritable-output", message: "cannot keep the batch's list: \(ErrorSentence.reason(error))")
         }
@@ -106,6 +112,13 @@ actor BatchManager {
     /// Starts (or resumes) the run of batch `id`.
     private func start(_ id: String) throws {
         let runner: BatchRunner
+        var configuration = self.configuration
+        if let data = FileManager.default.contents(atPath: path(id, "probe")), let saved = try? JSONDecoder().decode(SavedProbe.self, from: data) {
+            var probe = configuration.resolve.probe ?? MediaProber.Options()
+            probe.renditions = saved.renditions
+            probe.keepDead = saved.keepDead
+            configuration.resolve.probe = probe
+        }
         do {
             runner = try BatchRunner(
                 configuration: configuration, storePath: path(id, "sqlite"), inputs: [path(id, "urls")], output: path(id, "jsonl"),
@@ -276,13 +289,19 @@ actor BatchManager {
 
     /// Removes every file of batch `id` (its store's journal files too).
     private func removeFiles(_ id: String) {
-        for ext in ["urls", "jsonl", "sqlite", "sqlite-wal", "sqlite-shm", "sqlite.lock"] {
+        for ext in ["urls", "probe", "jsonl", "sqlite", "sqlite-wal", "sqlite-shm", "sqlite.lock"] {
             try? FileManager.default.removeItem(atPath: path(id, ext))
         }
     }
 
     private func path(_ id: String, _ ext: String) -> String {
         directory.appendingPathComponent("\(id).\(ext)").path
+    }
+
+    /// A batch's probe options as `ID.probe` keeps them.
+    struct SavedProbe: Codable {
+        var renditions: Bool
+        var keepDead: Bool
     }
 
     static func unknown(_ id: String) -> APIError {

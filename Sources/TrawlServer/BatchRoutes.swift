@@ -1,9 +1,10 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import Trawl
 import TrawlCore
 
-/// `POST /v1/batches`, `GET /v1/batches/{id}`, `GET /v1/batches/{id}/results`,
+/// `POST /v1/batches[?probe=true[&keepDead=true]]`, `GET /v1/batches/{id}`, `GET /v1/batches/{id}/results`,
 /// `DELETE /v1/batches/{id}`.
 ///
 /// The list is posted as text (`text/plain` or `text/uri-list`: one URL per line, `#` comments
@@ -15,6 +16,8 @@ import TrawlCore
 struct BatchRoutes: Sendable {
     let manager: BatchManager?
     let maxBodyBytes: Int
+    /// What a batch posted with `probe=true` probes with (the server's `--probe-renditions`).
+    var probe = MediaProber.Options()
 
     struct Created: Codable {
         var id: String
@@ -68,6 +71,16 @@ struct BatchRoutes: Sendable {
 
     func create(_ request: Request, client: String) async throws -> Response {
         let manager = try requireManager()
+        let parameters = FormQuery(request)
+        let probing = try parameters.flag("probe")
+        let keepDead = try parameters.flag("keepDead")
+        if keepDead, !probing { throw APIError.usage("invalid-request", "keepDead needs probe=true") }
+        var probe: MediaProber.Options?
+        if probing {
+            var options = self.probe
+            options.keepDead = keepDead
+            probe = options
+        }
         let type = try ListType(contentType: request.headers[.contentType])
         let body: ByteBuffer
         do {
@@ -93,7 +106,7 @@ struct BatchRoutes: Sendable {
             return trimmed.hasPrefix("http://") || trimmed.hasPrefix("https://")
         }
         guard hasURL else { throw APIError.usage("empty-batch", "the list has no http or https URL (one URL per line)") }
-        let id = try await manager.create(list: list.hasSuffix("\n") ? list : list + "\n", client: client)
+        let id = try await manager.create(list: list.hasSuffix("\n") ? list : list + "\n", probe: probe, client: client)
         let created = Created(id: id, status: "/v1/batches/\(id)", results: "/v1/batches/\(id)/results")
         return Response(
             status: .accepted, headers: [.contentType: "application/json; charset=utf-8", .location: created.status],

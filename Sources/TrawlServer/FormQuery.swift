@@ -27,7 +27,13 @@ struct FormQuery: Sendable, Hashable {
     /// - Throws: `400 invalid-request` for any other value (`null`, `1`, `yes`), so that a
     ///   client's mistake is said rather than read as `false`.
     func flag(_ name: String) throws -> Bool {
-        guard let value = values[name] else { return false }
+        try flag(name, default: false)
+    }
+
+    /// `name` as a boolean: `true` or `false` (any case); absent: `byDefault`.
+    /// - Throws: `400 invalid-request` for any other value.
+    func flag(_ name: String, default byDefault: Bool) throws -> Bool {
+        guard let value = values[name] else { return byDefault }
         switch value.lowercased() {
         case "true": return true
         case "false": return false

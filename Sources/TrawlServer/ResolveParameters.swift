@@ -18,7 +18,12 @@ struct ResolveParameters: Sendable, Hashable {
     /// `explain=true`: each media's evidence and the rule that kept it, and what was dropped.
     var explain = false
 
-    init(_ parameters: FormQuery, maxLimit: Int) throws {
+    /// - Parameters:
+    ///   - parameters: the request's query.
+    ///   - maxLimit: the most `limit` may be.
+    ///   - probing: `probe` and `keepDead` when the query does not say (`trawl serve --probe`,
+    ///     `--keep-dead`).
+    init(_ parameters: FormQuery, maxLimit: Int, probing: ProbeDefaults = ProbeDefaults()) throws {
         let text = (parameters.get("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else {
             throw APIError.usage("empty-query", "'q' is missing: give a page URL or a search, as in /v1/resolve?q=https://…")
@@ -33,8 +38,8 @@ struct ResolveParameters: Sendable, Hashable {
         } else {
             pagination = .start
         }
-        probe = try parameters.flag("probe")
-        keepDead = try parameters.flag("keepDead")
+        probe = try parameters.flag("probe", default: probing.probe)
+        keepDead = try parameters.flag("keepDead", default: probe && probing.keepDead)
         if keepDead, !probe { throw APIError.usage("invalid-request", "keepDead needs probe=true") }
         explain = try parameters.flag("explain")
         if let limit = parameters.get("limit") {
@@ -96,4 +101,11 @@ struct ResolveParameters: Sendable, Hashable {
         let redacted = Redaction.text(text)
         return redacted.count > 200 ? String(redacted.prefix(200)) + "…" : redacted
     }
+}
+
+/// Whether resolves and sessions are probed when a request does not say (`trawl serve --probe`),
+/// and whether the dead are then kept (`--keep-dead`); `probe=false` turns probing off for one.
+struct ProbeDefaults: Sendable, Hashable {
+    var probe = false
+    var keepDead = false
 }

@@ -17,13 +17,14 @@ import TrawlCore
 struct ResolveRoutes: Sendable {
     let run: ResolveRun
     let maxLimit: Int
+    var probing = ProbeDefaults()
 
     func add(to router: some RouterMethods<ServerRequestContext>) {
         router.get("/v1/resolve") { request, context in try await resolve(request, client: context.clientKey) }
     }
 
     func resolve(_ request: Request, client: String = "local") async throws -> Response {
-        let parameters = try ResolveParameters(FormQuery(request), maxLimit: maxLimit)
+        let parameters = try ResolveParameters(FormQuery(request), maxLimit: maxLimit, probing: probing)
         let format = StreamFormat(accept: request.headers[.accept])
         let sets = run.results(for: parameters, client: client)
         var headers: HTTPFields = [.contentType: format.contentType, .cacheControl: "no-store"]

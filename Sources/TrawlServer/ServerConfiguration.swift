@@ -20,6 +20,8 @@ public struct ServerConfiguration: Sendable {
     /// The port to bind; `0` picks a free one (the bound port is reported once listening).
     public var port = 8080
     /// How resolves fetch and parse: the loader, the fetch policy (HTTP cache), replay, browser.
+    /// Its `probe` (`trawl serve --probe`) makes resolves and sessions probed unless a request
+    /// says `probe=false`, with its renditions and dead-media choices as their defaults.
     public var trawl = Trawl.Configuration()
     /// How batches fetch; the loader, fetch policy and browser settings come from ``trawl``
     /// when the server is made.

@@ -20,23 +20,28 @@ actor SessionRegistry {
     private let provider: SearchProvider
     private let limits: ServerLimits
     private let metrics: ServerMetrics
+    /// What a session opened with `probe=true` probes with (the server's `--probe-renditions`).
+    private let probe: MediaProber.Options
     private var entries: [String: Entry] = [:]
 
-    init(provider: SearchProvider, limits: ServerLimits, metrics: ServerMetrics) {
+    init(provider: SearchProvider, limits: ServerLimits, metrics: ServerMetrics, probe: MediaProber.Options = .init()) {
         self.provider = provider
         self.limits = limits
         self.metrics = metrics
+        self.probe = probe
     }
 
     /// Opens a session.
     /// - Parameters:
     ///   - debounce: how long it waits for the typing to stop (the server's default when `nil`).
     ///   - limit: media per page asked of the engines.
+    ///   - probe: each media checked with a ranged GET (``SearchSession/Options/probe``).
+    ///   - keepDead: with `probe`, dead media kept (marked) rather than left out.
     ///   - client: who opens it.
     /// - Returns: its id.
     /// - Throws: `429 too-many-sessions` when `client` has ``ServerLimits/maxSessionsPerClient``
     ///   open; `503 too-many-sessions` when ``ServerLimits/maxSessions`` are open and none is idle.
-    func open(debounce: Duration?, limit: Int?, client: String = "local") throws -> String {
+    func open(debounce: Duration?, limit: Int?, probe: Bool = false, keepDead: Bool = false, client: String = "local") throws -> String {
         sweep()
         guard entries.values.count(where: { $0.client == client }) < limits.maxSessionsPerClient else {
             throw APIError(
@@ -51,7 +56,9 @@ actor SessionRegistry {
                 headers: [.retryAfter: "10"])
         }
         let id = Self.newID()
-        let options = SearchSession.Options(debounce: debounce ?? limits.sessionDebounce, limit: limit)
+        var probing = self.probe
+        probing.keepDead = keepDead
+        let options = SearchSession.Options(debounce: debounce ?? limits.sessionDebounce, limit: limit, probe: probe ? probing : nil)
         entries[id] = Entry(session: SearchSession(provider: provider, options: options), client: client, lastUsed: .now)
         metrics.sessionsOpen.set(entries.count)
         return id

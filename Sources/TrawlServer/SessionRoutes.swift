@@ -7,7 +7,8 @@ import TrawlCore
 /// Search as you type over HTTP: a ``SearchSession`` per client, so debouncing, latest-wins
 /// cancellation and guarded load-more are the server's job, not every app's.
 ///
-/// - `POST /v1/sessions[?debounce=MS][&limit=N]` → `201 {"id", "events"}`.
+/// - `POST /v1/sessions[?debounce=MS][&limit=N][&probe=true[&keepDead=true]]` → `201 {"id", "events"}`;
+///   `probe=true` checks each media as `/v1/resolve` does.
 /// - `POST /v1/sessions/{id}/query?q=TEXT[&now=true]` → `202 {"sequence"}`: each keystroke's
 ///   text; the session searches once the typing stops (`now=true`: at once). Empty text
 ///   cancels and goes idle. Checked as `/v1/resolve` checks `q`.
@@ -22,6 +23,8 @@ import TrawlCore
 struct SessionRoutes: Sendable {
     let registry: SessionRegistry
     let maxLimit: Int
+    /// `probe` and `keepDead` when a request does not say.
+    var probing = ProbeDefaults()
     /// How often an event stream with nothing to say proves it is alive (and learns when its
     /// client has gone: a write to a closed connection fails).
     var keepAlive: Duration = .seconds(15)
@@ -72,7 +75,10 @@ struct SessionRoutes: Sendable {
             }
             limit = value
         }
-        let id = try await registry.open(debounce: debounce, limit: limit, client: client)
+        let probe = try parameters.flag("probe", default: probing.probe)
+        let keepDead = try parameters.flag("keepDead", default: probe && probing.keepDead)
+        if keepDead, !probe { throw APIError.usage("invalid-request", "keepDead needs probe=true") }
+        let id = try await registry.open(debounce: debounce, limit: limit, probe: probe, keepDead: keepDead, client: client)
         let opened = Opened(id: id, events: "/v1/sessions/\(id)/events")
         return Self.json(opened, status: .created, extra: [.location: "/v1/sessions/\(id)"])
     }

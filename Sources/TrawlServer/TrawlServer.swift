@@ -25,6 +25,8 @@ public struct TrawlServer: Sendable {
     let provider: SearchProvider
     /// Resolves with `probe=true` (without and with `keepDead=true`).
     let probingProviders: (SearchProvider, SearchProvider)
+    /// Whether requests that do not say are probed (``ServerConfiguration/trawl``'s `probe`).
+    let probeDefaults: ProbeDefaults
     let batches: BatchManager?
     let sessions: SessionRegistry
     let logger: Logger
@@ -41,6 +43,10 @@ public struct TrawlServer: Sendable {
         self.metrics = metrics
         var trawl = configuration.trawl
         trawl.sink = trawl.sink.map { ServedPagesSink(base: $0) }
+        // `Configuration.probe` makes probing the default (`probe=false` turns it off for one
+        // request): the plain provider never probes, the probing ones always do.
+        probeDefaults = ProbeDefaults(probe: trawl.probe != nil, keepDead: trawl.probe?.keepDead ?? false)
+        trawl.probe = nil
         var environment = Trawl.makeEnvironment(trawl, logger: logger)
         environment.transport = CountingTransport(base: environment.transport, metrics: metrics)
         if let renderer = environment.renderer { environment.renderer = CountingRenderer(base: renderer, metrics: metrics) }
@@ -60,14 +66,14 @@ public struct TrawlServer: Sendable {
             return Trawl.makeProvider(environment: probing, search: search, localIndex: configuration.trawl.localIndex)
         }
         probingProviders = (probing(keepDead: false), probing(keepDead: true))
-        sessions = SessionRegistry(provider: provider, limits: configuration.limits, metrics: metrics)
+        sessions = SessionRegistry(
+            provider: provider, limits: configuration.limits, metrics: metrics, probe: configuration.trawl.probe ?? MediaProber.Options())
         if let directory = configuration.batchDirectory {
             var batch = configuration.batch
             // A server's batches resolve as its resolves do (the loader, the browser, a replay),
             // and what they find is indexed as theirs is; the retries and politeness of
             // `fetch` go to the batch scheduler.
             batch.resolve = trawl
-            batch.resolve.probe = nil
             batch.fetch = configuration.trawl.fetch
             // One Chromium for the whole server, started by the first page that needs it.
             batch.renderer = environment.renderer
@@ -115,9 +121,9 @@ public struct TrawlServer: Sendable {
         let run = ResolveRun(
             providers: .init(plain: provider, probing: probingProviders.0, probingKeepingDead: probingProviders.1),
             slots: ResolveSlots(limit: limits.maxConcurrentResolves, perClientLimit: limits.maxConcurrentResolvesPerClient), metrics: metrics, timeout: limits.requestTimeout)
-        ResolveRoutes(run: run, maxLimit: limits.maxResolveLimit).add(to: api)
-        SessionRoutes(registry: sessions, maxLimit: limits.maxResolveLimit).add(to: api)
-        BatchRoutes(manager: batches, maxBodyBytes: limits.maxBodyBytes).add(to: api)
+        ResolveRoutes(run: run, maxLimit: limits.maxResolveLimit, probing: probeDefaults).add(to: api)
+        SessionRoutes(registry: sessions, maxLimit: limits.maxResolveLimit, probing: probeDefaults).add(to: api)
+        BatchRoutes(manager: batches, maxBodyBytes: limits.maxBodyBytes, probe: configuration.trawl.probe ?? MediaProber.Options()).add(to: api)
 
         return router
     }

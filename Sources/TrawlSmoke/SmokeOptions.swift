@@ -26,6 +26,11 @@ public struct SmokeOptions: Sendable {
     /// (`auto` unless this says `always`), replayed or live; other replayed cases never start one.
     public var browser: BrowserMode = .never
     public var browserConfiguration = BrowserConfiguration()
+    /// `--probe`: each media a live case finds checked with a ranged GET (``MediaProber``); a
+    /// case with a dead media (`404`, `410`, a page where media was promised) fails. Dead media
+    /// are always kept here (``MediaProber/Options/keepDead`` is ignored): they are what the
+    /// case is failed for. Probes are not recorded. `nil`: not probed.
+    public var probe: MediaProber.Options?
     /// Told what each live case found (the local index's writer); replays record nothing.
     public var sink: (any ExtractionSink)?
 

@@ -1,3 +1,5 @@
+import TrawlCore
+
 /// One case's outcome in a smoke run.
 public struct SmokeResult: Sendable, Codable, Hashable {
     /// `<site>/<case>`.
@@ -42,11 +44,14 @@ public struct SmokeResult: Sendable, Codable, Hashable {
         public var url: String
         public var still: String?
         public var kind: String
+        /// What its URL answered (`smoke --probe`).
+        public var probe: MediaProbe?
 
-        public init(url: String, still: String? = nil, kind: String) {
+        public init(url: String, still: String? = nil, kind: String, probe: MediaProbe? = nil) {
             self.url = url
             self.still = still
             self.kind = kind
+            self.probe = probe
         }
     }
 

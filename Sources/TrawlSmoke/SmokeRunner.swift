@@ -40,7 +40,7 @@ public struct SmokeRunner: Sendable {
             SmokeResult(
                 name: recorded.name, site: recorded.site, input: recorded.recordingCase.input, status: grade.status,
                 reasons: grade.reasons, notes: grade.notes, vanished: vanished, seconds: (clock.now - started).seconds, attempts: attempts,
-                media: (run?.media ?? []).map { SmokeResult.Found(url: $0.url, still: $0.still, kind: $0.kind.rawValue) },
+                media: (run?.media ?? []).map { SmokeResult.Found(url: $0.url, still: $0.still, kind: $0.kind.rawValue, probe: $0.probe) },
                 rerecorded: rerecorded)
         }
         if options.replay && !recorded.hasRecording {
@@ -62,6 +62,10 @@ public struct SmokeRunner: Sendable {
             configuration.browser = options.browser
             configuration.browserConfiguration = options.browserConfiguration
             if !options.replay { configuration.sink = options.sink }
+            if var probe = options.probe {
+                probe.keepDead = true
+                configuration.probe = probe
+            }
             run = await Trawl.run(recorded, replay: options.replay, configuration: configuration, recorder: options.replay ? nil : recorder)
             let statuses = await recorder.recorded.map(\.response.status)
             skip = SkipReason.of(run.error, statuses: statuses)
@@ -71,7 +75,13 @@ public struct SmokeRunner: Sendable {
             let message = skip.retry ? "\(skip.message) (\(attempts == 1 ? "1 attempt" : "\(attempts) attempts"))" : skip.message
             return result(SmokeGrade(status: .skipped, reasons: [message], notes: []), attempts: attempts, run: run)
         }
-        let grade = SmokeGrade(run.verdict, expect: recorded.recordingCase.expect)
+        var grade = SmokeGrade(run.verdict, expect: recorded.recordingCase.expect)
+        if options.probe != nil {
+            let dead = Self.deadMedia(run.media)
+            if !dead.isEmpty {
+                grade = SmokeGrade(status: .fail, reasons: grade.reasons + dead, notes: [])
+            }
+        }
         var vanished: [String] = []
         var rerecorded = false
         if !options.replay {
@@ -87,3 +97,23 @@ public struct SmokeRunner: Sendable {
         return result(grade, attempts: attempts, run: run, vanished: vanished, rerecorded: rerecorded)
     }
 }
+
+extension SmokeRunner {
+    /// A reason for each dead media (or probed rendition) of `media`: `dead media: URL (HTTP 404)`.
+    static func deadMedia(_ media: [Media]) -> [String] {
+        func reason(_ url: String, _ probe: MediaProbe) -> String {
+            let why = probe.status == 404 || probe.status == 410
+                ? "HTTP \(probe.status)" : "not media: \(probe.contentType ?? "no content type")"
+            return "dead media: \(url) (\(why))"
+        }
+        var reasons: [String] = []
+        for item in media {
+            if let probe = item.probe, probe.dead { reasons.append(reason(item.url, probe)) }
+            for rendition in item.renditions {
+                if let probe = rendition.probe, probe.dead { reasons.append(reason(rendition.url, probe)) }
+            }
+        }
+        return reasons
+    }
+}
+

@@ -104,6 +104,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Fetch policy")
     var address: ServerAddressOptions
 
+    @OptionGroup(title: "Probe (the default of every resolve and session; probe=false turns it off for one)")
+    var probe: ProbeOptions
+
     @OptionGroup(title: "Browser")
     var browser: BrowserOptions
 
@@ -207,6 +210,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.trawl.search = SearchKeys.fromEnvironment()
         configuration.trawl.browser = browser.browser
         configuration.trawl.browserConfiguration = browser.configuration
+        configuration.trawl.probe = probe.options
         do {
             configuration.trawl.fetch = try fetch.policy()
         } catch {

@@ -10,7 +10,7 @@ struct SmokeCommand: AsyncParsableCommand {
         commandName: "smoke",
         abstract: "Run the recorded cases against the live sites: pass, degraded, fail or skipped per case and site.",
         discussion: """
-            Live cases (every case not marked synthetic) go to the real sites; synthetic cases only replay (--replay). Each case is pass, degraded, fail or skipped (site unreachable or down after --retries, a search key not set, or when replaying a live case with no recording yet). On a terminal a line per case and a summary; otherwise one JSON object per case. Reports are written whatever the exit code. --record rewrites (or first writes) the recordings of cases that passed live; other cases keep theirs.
+            Live cases (every case not marked synthetic) go to the real sites; synthetic cases only replay (--replay). Each case is pass, degraded, fail or skipped (site unreachable or down after --retries, a search key not set, or when replaying a live case with no recording yet). On a terminal a line per case and a summary; otherwise one JSON object per case. Reports are written whatever the exit code. --record rewrites (or first writes) the recordings of cases that passed live; other cases keep theirs. --probe checks each media a live case finds with a ranged GET and fails a case with a dead one.
 
             Exit codes: 0 every case checked passed (some may have been skipped); 1 failing cases, or degraded ones with --fail-on degraded (the default); 2 usage error (no report is written); 3 the run could not go on; 4 nothing was checked, every case was skipped (no network, every site down).
             """)
@@ -60,12 +60,20 @@ struct SmokeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Local index")
     var index: IndexOptions
 
+    @Flag(help: "Check each media a live case finds with one ranged GET for its first 64 KiB; a case with a dead media (404, 410, a page instead of media) fails.")
+    var probe = false
+
+    @Flag(help: "With --probe: probe every rendition too (a dead rendition fails the case as well).")
+    var probeRenditions = false
+
     enum FailOn: String, ExpressibleByArgument { case degraded, fail }
 
     func validate() throws {
         if replay && record { throw ValidationError("--record refreshes recordings from live runs; it cannot be used with --replay") }
         try address.validateOptIn()
         if retries < 0 { throw ValidationError("--retries must be 0 or more") }
+        if probe, replay { throw ValidationError("--probe checks what live media URLs answer; it cannot be used with --replay (recordings hold pages, not media)") }
+        if probeRenditions, !probe { throw ValidationError("--probe-renditions needs --probe") }
     }
 
     func run() async throws {
@@ -81,6 +89,11 @@ struct SmokeCommand: AsyncParsableCommand {
         options.browser = browser.browser
         options.addressPolicy = try address.policy()
         options.browserConfiguration = browser.configuration
+        if probe {
+            var probing = MediaProber.Options()
+            probing.renditions = probeRenditions
+            options.probe = probing
+        }
         // Live runs record what they find; replays are the recordings themselves and leave no trace.
         let opened = replay ? nil : index.open(recording: true, command: "smoke")
         options.sink = opened?.writer

@@ -13,6 +13,18 @@ struct LocalQueryTests {
         #expect(query.sizes == ["small"])
     }
 
+    @Test("animated: and min-duration: filter on probes")
+    func probeFilters() throws {
+        let query = try LocalQuery(parsing: "!local cat animated:yes min-duration:2.5")
+        #expect(query.match == #""cat""#)
+        #expect(query.animated == true)
+        #expect(query.minDurationSeconds == 2.5)
+        #expect(try LocalQuery(parsing: "animated:no").animated == false)
+        #expect(try LocalQuery(parsing: "min-duration:3s").minDurationSeconds == 3)
+        #expect(try LocalQuery(parsing: "cat").animated == nil)
+        #expect(try LocalQuery(parsing: "cat").minDurationSeconds == nil)
+    }
+
     @Test("Operators and parentheses pass; FTS5 syntax inside words does not")
     func operators() throws {
         #expect(try LocalQuery(parsing: "!local (cat OR dog) NOT fish").match == #"( "cat" OR "dog" ) NOT "fish""#)
@@ -26,7 +38,8 @@ struct LocalQueryTests {
 
     @Test("What cannot be read is an invalid-query error naming the query, never SQL", arguments: [
         "!local \"cat", "!local cat OR", "!local OR cat", "!local (cat", "!local cat)", "!local ()", "!local *cat",
-        "!local c*t", "!local kind:jpeg", "!local size:huge", "!local colour:red", "!local cat AND OR dog", "!local \"\"",
+        "!local c*t", "!local kind:jpeg", "!local size:huge", "!local animated:maybe", "!local animated:yes,no",
+        "!local min-duration:long", "!local min-duration:-1", "!local min-duration:nan", "!local colour:red", "!local cat AND OR dog", "!local \"\"",
     ])
     func invalid(_ text: String) throws {
         let error = try #require(throws: IndexError.self) { try LocalQuery(parsing: text) }

@@ -37,6 +37,21 @@ struct MediaRecordTests {
         }
     }
 
+    @Test("A probe comes back as it went in, on the media and on a rendition")
+    func probeRoundTrip() throws {
+        var media = Self.full
+        media.highlight = nil
+        media.probe = MediaProbe(
+            status: 206, contentType: "image/gif", bytes: 3_406_796, format: "gif", animated: true, frames: 12, durationSeconds: 0.6,
+            width: 480, height: 270)
+        media.renditions[0].probe = MediaProbe(status: 404, dead: true)
+        media.renditions[1].probe = MediaProbe(status: 0, animated: false, error: "timed-out")
+        #expect(try MediaRecord.decode(MediaRecord.encode(media)) == media)
+        // A record cut inside its probe is malformed, not a media without one.
+        let bytes = MediaRecord.encode(media)
+        #expect(throws: (any Error).self) { try MediaRecord.decode(bytes.dropLast(3)) }
+    }
+
     @Test("The record is smaller than the JSON it replaces")
     func smallerThanJSON() throws {
         let json = try JSONEncoder().encode(Self.full)

@@ -75,6 +75,34 @@ struct BatchRouteTests {
         }
     }
 
+    /// `POST /v1/batches?probe=true`: each page's media probed as `trawl batch --probe` does, the
+    /// dead left out; `keepDead` without `probe` is a usage error.
+    @Test func aBatchPostedWithProbeChecksItsMedia() async throws {
+        let gif = MediaBytes.gif(width: 480, height: 270, frames: 12, delay: 5)
+        let site = try LoopbackServer { request in
+            if request.header("host")?.hasPrefix("media.test") == true {
+                return request.path == "/one.gif" ? .ok(headers: [("Content-Type", "image/gif")], body: Data(gif)) : .status(404)
+            }
+            return ServerFixture.page(request.path)
+        }
+        defer { site.shutdown() }
+        let server = try ServerFixture.live(site: site, hosts: ["a.test", "media.test"]) { $0.trawl.plainHTTP = true }
+        try await ServerFixture.application(server).test(.live) { client in
+            let list = ByteBuffer(string: "http://a.test/one\nhttp://a.test/gone\n")
+            let refused = try await client.execute(uri: "/v1/batches?keepDead=true", method: .post, headers: [.contentType: "text/plain"], body: list)
+            #expect(refused.status == .badRequest)
+            let created = try await client.execute(uri: "/v1/batches?probe=true", method: .post, headers: [.contentType: "text/plain"], body: list)
+            #expect(created.status == .accepted, "\(created.text)")
+            let id = try #require(try created.json()["id"] as? String)
+            #expect(try await Self.waitUntilFinished(client, id: id)["state"] as? String == "finished")
+            let results = try await client.execute(uri: "/v1/batches/\(id)/results", method: .get)
+            let lines = try results.text.split(separator: "\n").map { try JSONDecoder().decode(BatchResultLine.self, from: Data($0.utf8)) }
+            let one = try #require(lines.first { $0.input == "http://a.test/one" }?.media?.first)
+            #expect(one.probe?.animated == true && one.probe?.frames == 12, "\(results.text)")
+            #expect(lines.first { $0.input == "http://a.test/gone" }?.media?.isEmpty != false, "its one media is dead: \(results.text)")
+        }
+    }
+
     @Test func aJSONListWorksTheSame() async throws {
         let site = try LoopbackServer { ServerFixture.page($0.path) }
         defer { site.shutdown() }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import Trawl
 import TrawlServer
 import TrawlTesting
 
@@ -39,6 +40,85 @@ struct ProbeRouteTests {
             let dead = (kept["media"] as? [[String: Any]])?.compactMap { $0["probe"] as? [String: Any] }.filter { $0["dead"] as? Bool == true }
             #expect(dead?.count == 1)
             #expect(try await client.execute(uri: "/v1/resolve?q=\(page)&probe=maybe", method: .get).status == .badRequest)
+        }
+    }
+
+    /// `trawl serve --probe` (`Configuration.probe`): a resolve that does not say is probed,
+    /// `probe=false` is not, and the server's `--keep-dead` is the default.
+    @Test func aServerStartedWithProbeProbesByDefault() async throws {
+        let gif = MediaBytes.gif(width: 480, height: 270, frames: 12, delay: 5)
+        let site = try LoopbackServer { request in
+            switch request.path {
+            case "/page":
+                return .html("<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>")
+            case "/cat.gif":
+                return .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
+            default:
+                return .status(404)
+            }
+        }
+        defer { site.shutdown() }
+        for keepDead in [false, true] {
+            let server = try ServerFixture.live(site: site, hosts: ["a.test"]) { configuration in
+                var options = MediaProber.Options()
+                options.keepDead = keepDead
+                configuration.trawl.probe = options
+            }
+            try await ServerFixture.application(server).test(.router) { client in
+                let page = encoded("http://a.test/page")
+                let media = try #require(try await client.execute(uri: "/v1/resolve?q=\(page)", method: .get).json()["media"] as? [[String: Any]])
+                #expect(media.count == (keepDead ? 2 : 1))
+                #expect(media.allSatisfy { $0["probe"] is [String: Any] })
+                let off = try #require(try await client.execute(uri: "/v1/resolve?q=\(page)&probe=false", method: .get).json()["media"] as? [[String: Any]])
+                #expect(off.count == 2 && off.allSatisfy { $0["probe"] == nil })
+            }
+        }
+    }
+
+    /// `POST /v1/sessions?probe=true`: the session's results are probed as a resolve's are.
+    @Test func aSessionOpenedWithProbeChecksItsMedia() async throws {
+        let gif = MediaBytes.gif(width: 480, height: 270, frames: 12, delay: 5)
+        let site = try LoopbackServer { request in
+            switch request.path {
+            case "/page":
+                return .html("<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>")
+            case "/cat.gif":
+                return .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
+            default:
+                return .status(404)
+            }
+        }
+        defer { site.shutdown() }
+        let server = try ServerFixture.live(site: site, hosts: ["a.test"])
+        try await ServerFixture.application(server).test(.router) { client in
+            func settledMedia(_ parameters: String) async throws -> [[String: Any]] {
+                let opened = try await client.execute(uri: "/v1/sessions\(parameters)", method: .post)
+                #expect(opened.status == .created, "\(opened.text)")
+                let id = try #require(try opened.json()["id"] as? String)
+                let asked = try await client.execute(uri: "/v1/sessions/\(id)/query?q=\(encoded("http://a.test/page"))&now=true", method: .post)
+                #expect(asked.status == .accepted)
+                for _ in 0..<600 {
+                    let state = try await client.execute(uri: "/v1/sessions/\(id)", method: .get).json()
+                    if state["state"] as? String == "results", state["loading"] as? Bool == false {
+                        return (state["sets"] as? [[String: Any]] ?? []).flatMap { $0["media"] as? [[String: Any]] ?? [] }
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                Issue.record("the session never settled")
+                return []
+            }
+            let plain = try await settledMedia("")
+            #expect(plain.count == 2)
+            #expect(plain.allSatisfy { $0["probe"] == nil })
+
+            let probed = try await settledMedia("?probe=true")
+            #expect(probed.count == 1, "the dead one left out")
+            let probe = try #require(probed.first?["probe"] as? [String: Any])
+            #expect(probe["animated"] as? Bool == true && probe["frames"] as? Int == 12 && probe["width"] as? Int == 480)
+
+            let kept = try await settledMedia("?probe=true&keepDead=true")
+            #expect(kept.compactMap { $0["probe"] as? [String: Any] }.filter { $0["dead"] as? Bool == true }.count == 1)
+            #expect(try await client.execute(uri: "/v1/sessions?keepDead=true", method: .post).status == .badRequest)
         }
     }
 

@@ -45,6 +45,42 @@ struct LiveCaseTests {
         return try #require(results.first, "the live case ran")
     }
 
+    /// `smoke --probe`: the case's media checked live; a dead one fails the case, and the probes
+    /// stay out of the recording `--record` writes.
+    @Test(arguments: [true, false])
+    func probeFailsACaseWhoseMediaAreDead(mediaAlive: Bool) async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = try page("giphy/gif-page-dancing-cat")
+        let gif = MediaBytes.gif(width: 480, height: 270, frames: 3)
+        let server = try LoopbackServer { request in
+            guard request.header("host")?.hasPrefix("giphy.com") != true else { return .html(page) }
+            return mediaAlive ? .ok(status: 206, headers: [("Content-Type", "image/gif"), ("Content-Range", "bytes 0-\(gif.count - 1)/\(gif.count)")], body: Data(gif)) : .status(404)
+        }
+        defer { server.shutdown() }
+        var options = SmokeOptions()
+        options.plainHTTP = true
+        options.connectTo = ["::127.0.0.1:\(server.port)"]
+        options.timeout = .seconds(20)
+        options.record = true
+        options.probe = MediaProber.Options()
+        let result = try #require(try await SmokeRunner(options: options).run(recordings: folder).first)
+        let probes = server.requests.filter { $0.header("range") != nil }
+        #expect(!probes.isEmpty)
+        #expect(!result.media.isEmpty && result.media.allSatisfy { $0.probe != nil }, "\(result.media)")
+        if mediaAlive {
+            #expect(result.status == .pass, "\(result.reasons)")
+            #expect(result.media.allSatisfy { $0.probe?.dead == false && $0.probe?.format == "gif" })
+            let recorded = try #require(try RecordedCase.all(in: folder).first)
+            let entries = try HAR.read(from: recorded.archive).log.entries
+            #expect(!entries.isEmpty && entries.allSatisfy { $0.request.headers.allSatisfy { $0.name.lowercased() != "range" } })
+        } else {
+            #expect(result.status == .fail)
+            #expect(result.reasons.contains { $0.hasPrefix("dead media: ") && $0.hasSuffix("(HTTP 404)") }, "\(result.reasons)")
+            #expect(result.media.allSatisfy { $0.probe?.dead == true })
+        }
+    }
+
     @Test func theRepositoryLiveCaseHasNoRecordingAndIsLoose() throws {
         let recorded = try #require(try RecordedCase.all(in: Self.repository).first { $0.name == Self.liveCase })
         #expect(!recorded.hasRecording && !recorded.recordingCase.synthetic)

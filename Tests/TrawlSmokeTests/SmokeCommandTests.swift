@@ -109,6 +109,13 @@ struct SmokeCommandTests {
         #expect(lines.filter { $0.hasPrefix("skipped") }.allSatisfy { $0.contains("no recording yet") }, "\(output)")
     }
 
+    /// `--probe` checks live media: with `--replay` (recordings hold pages, not media) it is a
+    /// usage error, as `--probe-renditions` without `--probe` is.
+    @Test func probeIsLiveOnly() throws {
+        #expect(try trawl(["smoke", "--replay", "--probe", "--recordings", Self.repository.path]).status == 2)
+        #expect(try trawl(["smoke", "--probe-renditions", "--recordings", Self.repository.path]).status == 2)
+    }
+
     @Test func theHelpDocumentsTheExitCodes() throws {
         let (_, output) = try trawl(["smoke", "--help"])
         let flowed = output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
