@@ -4,12 +4,10 @@
 // and highlights.
 //
 //   swift run -c release trawl-index-bench [--rows 1000000] [--queries 300] [--path FILE] [--keep]
-//                                          [--through-queue] [--exact] [--repeat PERCENT]
+//                                          [--exact] [--repeat PERCENT]
 //
-// Prints the insert rate, the file size and p50/p99 per query shape. `--through-queue` inserts
-// the way Trawl did before rows were bound in place (each group queued, then applied: every row written
-// twice) and `--exact` counts, facets and ranks every match (no `countLimit`): the "before" of
-// each change, from the same binary. `--repeat 30` makes 30% of the media ones found before, on
+// Prints the insert rate, the file size and p50/p99 per query shape. `--exact` counts, facets and
+// ranks every match (no `countLimit`), to compare with the capped count from the same binary. `--repeat 30` makes 30% of the media ones found before, on
 // a page of their own (often another site's): a search then collapses a media's entries into
 // one result and counts it once (by default every media is on one page). Figures depend on the
 // machine and on what else it runs: rerun it, do not quote a number without saying where.
@@ -28,7 +26,6 @@ struct Arguments {
     var keep = false
     var pageSize = 4
     var group = 500
-    var throughQueue = false
     var exact = false
     var repeatPercent = 0
 
@@ -40,11 +37,10 @@ struct Arguments {
             case "--queries": queries = Int(list.popFirst() ?? "") ?? queries
             case "--path": path = list.popFirst()
             case "--keep": keep = true
-            case "--through-queue": throughQueue = true
             case "--exact": exact = true
             case "--repeat": repeatPercent = min(max(Int(list.popFirst() ?? "") ?? 0, 0), 100)
             default:
-                FileHandle.standardError.write(Data("usage: trawl-index-bench [--rows N] [--queries N] [--path FILE] [--keep] [--through-queue] [--exact] [--repeat PERCENT]\n".utf8))
+                FileHandle.standardError.write(Data("usage: trawl-index-bench [--rows N] [--queries N] [--path FILE] [--keep] [--exact] [--repeat PERCENT]\n".utf8))
                 exit(2)
             }
         }
@@ -105,8 +101,7 @@ print("index: \(path)")
 if arguments.repeatPercent > 0 { print("repeats: \(arguments.repeatPercent)% of the media are ones found before, on another page") }
 print(arguments.exact ? "queries: every match counted and ranked (--exact)" : "queries: the \(MediaIndex.countLimit) newest matches counted and ranked")
 
-// Insert: each group of pages as a writer's flush stores it (with --through-queue: queued in one
-// transaction, applied in one more, as before rows were bound in place).
+// Insert: each group of pages as a writer's flush stores it, in one transaction.
 let pages = (arguments.rows + arguments.pageSize - 1) / arguments.pageSize
 var queued: [Extraction] = []
 var rows = 0
@@ -142,7 +137,7 @@ for pageNumber in 0..<pages {
     queued.append(Extraction(request: Request(pageURL), engine: "web", media: media, isComplete: true))
     if queued.count == arguments.group || pageNumber == pages - 1 {
         let before = cpuSeconds()
-        try await index.benchmarkFlush(queued, throughQueue: arguments.throughQueue)
+        try await index.index(queued, now: 0)
         flushCPU += cpuSeconds() - before
         applied += queued.count
         queued = []
@@ -154,11 +149,11 @@ for pageNumber in 0..<pages {
 }
 let insertSeconds = milliseconds(clock.now - start) / 1000
 let insertCPU = cpuSeconds() - startCPU
-try await index.benchmarkCheckpoint()
+try await index.checkpoint()
 let stats = try await index.stats()
 print(String(format: "insert: %d rows in %.1f s wall = %.0f rows/s (%@)", stats.media, insertSeconds, Double(stats.media) / insertSeconds,
-             (arguments.throughQueue ? "through the queue: queue + apply" : "straight into the index, one transaction per group") as NSString))
-print(String(format: "        CPU: %.1f s in all, %.1f s in the index's queue + apply = %.0f rows per CPU second (the rest: generating the rows)", insertCPU, flushCPU, Double(stats.media) / max(flushCPU, 0.001)))
+             "straight into the index, one transaction per group" as NSString))
+print(String(format: "        CPU: %.1f s in all, %.1f s in the index's transactions = %.0f rows per CPU second (the rest: generating the rows)", insertCPU, flushCPU, Double(stats.media) / max(flushCPU, 0.001)))
 print(String(format: "size:   %.1f MiB on disk (%.0f bytes per row)", Double(stats.bytes) / 1_048_576, Double(stats.bytes) / Double(max(stats.media, 1))))
 
 // Queries: each with facet counts over every match and highlighted titles for the page of 25.

@@ -2,12 +2,10 @@
 #define TRAWL_CCURL_SHIM_H
 #include <curl/curl.h>
 
-/* curl_easy_setopt, curl_easy_getinfo, curl_multi_setopt and curl_share_setopt are variadic:
+/* curl_easy_setopt, curl_easy_getinfo and curl_share_setopt are variadic:
  * Swift cannot call them. Each helper below fixes one argument type. */
 
 typedef size_t (*trawl_curl_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
-typedef int (*trawl_curl_xferinfo_callback)(void *clientp, curl_off_t dltotal, curl_off_t dlnow,
-                                            curl_off_t ultotal, curl_off_t ulnow);
 
 static inline CURLcode trawl_easy_setopt_long(CURL *h, CURLoption o, long v) {
     return curl_easy_setopt(h, o, v);
@@ -29,9 +27,6 @@ static inline CURLcode trawl_easy_setopt_share(CURL *h, CURLSH *v) {
 }
 static inline CURLcode trawl_easy_setopt_data_callback(CURL *h, CURLoption o, trawl_curl_data_callback v) {
     return curl_easy_setopt(h, o, v);
-}
-static inline CURLcode trawl_easy_setopt_xferinfo_callback(CURL *h, trawl_curl_xferinfo_callback v) {
-    return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v);
 }
 
 /* The address guard: libcurl asks this callback for every socket it connects with, after its
@@ -55,16 +50,7 @@ static inline CURLcode trawl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) {
 static inline CURLcode trawl_easy_getinfo_string(CURL *h, CURLINFO i, char **v) {
     return curl_easy_getinfo(h, i, v);
 }
-static inline CURLcode trawl_easy_getinfo_off_t(CURL *h, CURLINFO i, curl_off_t *v) {
-    return curl_easy_getinfo(h, i, v);
-}
-static inline CURLcode trawl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) {
-    return curl_easy_getinfo(h, i, v);
-}
 
-static inline CURLMcode trawl_multi_setopt_long(CURLM *m, CURLMoption o, long v) {
-    return curl_multi_setopt(m, o, v);
-}
 static inline CURLSHcode trawl_share_setopt_long(CURLSH *s, CURLSHoption o, long v) {
     return curl_share_setopt(s, o, v);
 }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import TrawlCore
 
@@ -7,10 +8,21 @@ import TrawlCore
 /// The transaction is what makes it safe: a process killed at any instant leaves a group either
 /// wholly in the index or not at all (then it was still in the writer's memory, as before it
 /// reached the on-disk queue), so no page is ever half-replaced and nothing is applied twice. Each
-/// row is written once (the queue wrote it twice). The rows are prepared before the
+/// row is written once. The rows are prepared before the
 /// transaction (``PreparedGroup``), and bound in place into statements prepared once per
 /// connection (``InPlaceStatement``).
 extension MediaIndex {
+    /// Indexes `extractions` in one transaction, as an ``IndexWriter``'s flush does: for a caller
+    /// that groups extractions itself (a bulk import, the index benchmark).
+    public func index(_ extractions: [Extraction], now: Double = Date().timeIntervalSince1970) async throws {
+        try await store(extractions.flatMap(PageUpdate.updates(for:)), now: now)
+    }
+
+    /// Folds the write-ahead log into the main file, so that the file's size is the index's.
+    public func checkpoint() async throws {
+        try await pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
     /// Applies `updates` (already coalesced per page, in order) in one transaction.
     func store(_ updates: [PageUpdate], now: Double) async throws {
         guard !updates.isEmpty else { return }
