@@ -179,6 +179,13 @@ let package = Package(
             dependencies: ["TrawlCore", "CZlib"],
             swiftSettings: swiftSettings),
 
+        // The processes the kill -9 tests start and kill (a browser's owner, an index writer).
+        .executableTarget(
+            name: "trawl-test-process",
+            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlIndex", "TrawlTesting"],
+            path: "Tests/Support/trawl-test-process",
+            swiftSettings: swiftSettings),
+
         // Benchmarks: run with `swift run -c release trawl-bench …` (see Benchmarks/README.md).
         .executableTarget(
             name: "trawl-bench",
@@ -230,7 +237,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlIndexTests",
-            dependencies: ["TrawlIndex", "TrawlCore", "Trawl", "TrawlTesting", "trawl", "trawl-index-bench", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["TrawlIndex", "TrawlCore", "Trawl", "TrawlTesting", "trawl", "trawl-test-process", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
         // The `trawl` command as users and scripts meet it: exit codes, output formats, errors.
         .testTarget(
@@ -249,7 +256,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlBrowserTests",
-            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-browser-bench", "Trawl", "TrawlHTML", "TrawlParsers", "TrawlEngines",
+            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting", "trawl-test-process", "Trawl", "TrawlHTML", "TrawlParsers", "TrawlEngines",
                            "TrawlBatch", "TrawlStore", "TrawlSmoke"],
             swiftSettings: swiftSettings),
         .testTarget(

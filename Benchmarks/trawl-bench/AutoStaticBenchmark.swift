@@ -19,7 +19,7 @@ enum AutoStaticBenchmark {
                 switch flag {
                 case "--pages", "--static": pages = rest.popFirst().flatMap(Int.init) ?? pages
                 case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
-                default: continue
+                default: Usage.unknownOption(flag)
                 }
             }
         }

@@ -33,7 +33,7 @@ enum BatchBenchmark {
                 case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
                 case "--server": server = rest.popFirst() ?? server
                 case "--counts": counts = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? counts
-                default: continue
+                default: Usage.unknownOption(flag)
                 }
             }
         }

@@ -34,7 +34,7 @@ enum BrowserComparison {
                 case "--python": python = rest.popFirst()
                 case "--crawlee-rounds": crawleeRounds = rest.popFirst().flatMap(Int.init) ?? crawleeRounds
                 case "--no-mixed": mixed = false
-                default: continue
+                default: Usage.unknownOption(flag)
                 }
             }
         }

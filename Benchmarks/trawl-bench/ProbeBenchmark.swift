@@ -28,7 +28,7 @@ enum ProbeBenchmark {
                 case "--concurrency": concurrency = rest.popFirst().flatMap(Int.init) ?? concurrency
                 case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
                 case "--media": media = rest.popFirst().flatMap(Int.init) ?? media
-                default: continue
+                default: Usage.unknownOption(flag)
                 }
             }
         }

@@ -45,7 +45,7 @@ enum QueueBenchmark {
                 case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
                 case "--compare": baselines = [true, false]
                 case "--statements": statements = true
-                default: continue
+                default: Usage.unknownOption(flag)
                 }
             }
         }

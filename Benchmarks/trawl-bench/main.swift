@@ -1,24 +1,9 @@
 // trawl-bench: extraction throughput against libxml2's own limit, and peak memory on a
 // 30 MB page. Run from the repository's top folder:
 //
-//     swift run -c release trawl-bench            # both
-//     swift run -c release trawl-bench throughput
-//     swift run -c release trawl-bench profile [ROUNDS]  # only the extraction, for perf record
-//     swift run -c release trawl-bench replay        # every case and corpus response, replayed
-//     swift run -c release trawl-bench accuracy      # precision and recall per site over the corpus and the dev set
-//     swift run -c release trawl-bench devset [--verbose]  # the dev set alone: overall, by trap class, by site
-//     swift run -c release trawl-bench memory        # a 30 MB page of markup
-//     swift run -c release trawl-bench memory-text   # a 30 MB page that is one text node
-//     swift run -c release trawl-bench batch [--pages 2000] [--concurrency 32] [--rounds 5] [--scrapy PYTHON]
-//     swift run -c release trawl-bench batch-memory [--counts 10000,100000]
-//     swift run -c release trawl-bench probe [--pages 1000] [--concurrency 32] [--rounds 3]  # what --probe adds per page (nginx)
-//     swift run -c release trawl-bench queue-overhead [--urls 1000000] [--workers 1,4,16] [--hosts 1000] [--compare]  # --compare: before/after
-//     swift run -c release trawl-bench queue [--pages 2000] [--concurrency 32] [--rounds 3]  # two queue workers vs SQLite
-//     swift run -c release trawl-bench browser --python PYTHON [--rounds 3] [--pages 20,48,80] [--crawlee-rounds 1] [--no-mixed]
-//     swift run -c release trawl-bench auto-static [--pages 2000] [--rounds 5]  # --browser never vs auto on static pages: CPU per page
-//     swift run -c release trawl-bench serve LIST [--pages 2000] [--server nginx]  # the batch server alone, for a profiler
-//     swift run -c release trawl-bench compare FILE...  # thinned vs full scan of pages that differ
-//       (both need `swift build -c release --product trawl` first; Benchmarks/batch.sh does it all)
+//     swift run -c release trawl-bench --help     # the modes and their options (Usage.swift)
+//     (batch, probe, queue and serve need `swift build -c release --product trawl` first;
+//     Benchmarks/batch.sh does it all)
 //
 // Reads ../shared/corpus/generic (or $TRAWL_CORPUS/generic). One core: everything runs on the
 // calling thread.
@@ -33,6 +18,7 @@ import Synchronization
 import TrawlTesting
 
 let mode = CommandLine.arguments.dropFirst().first ?? "all"
+Usage.check(mode: mode)
 
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

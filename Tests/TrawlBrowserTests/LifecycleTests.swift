@@ -107,10 +107,10 @@ extension BrowserTests {
 
     @Test func killingTheOwnerWithSIGKILLLeavesNoBrowser() async throws {
         try requireBrowser()
-        let holder = try #require(CommandRun.builtExecutable("trawl-browser-bench"), "build trawl-browser-bench first (swift build --build-tests)")
+        let holder = try #require(CommandRun.builtExecutable("trawl-test-process"), "build trawl-test-process first (swift build --build-tests)")
         let process = Process()
         process.executableURL = holder
-        process.arguments = ["hold"]
+        process.arguments = ["hold-browser"]
         let output = Pipe()
         process.standardOutput = output
         try process.run()

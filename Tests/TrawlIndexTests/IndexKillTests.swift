@@ -10,14 +10,14 @@ import TrawlTesting
 struct IndexKillTests {
     @Test("A killed writer leaves every page whole and its queue for the next writer")
     func killedWriter() async throws {
-        let bench = try #require(CommandRun.builtExecutable("trawl-index-bench"), "trawl-index-bench is built beside the tests")
+        let writerProcess = try #require(CommandRun.builtExecutable("trawl-test-process"), "trawl-test-process is built beside the tests")
         let path = temporaryIndexPath()
         defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent()) }
         let process = Process()
-        process.executableURL = bench
-        // More rows than it could write in hours (a debug build writes tens of thousands a
-        // second): it is always still writing when killed, however slowly this test is scheduled.
-        process.arguments = ["--rows", "100000000", "--queries", "1", "--path", path, "--keep"]
+        process.executableURL = writerProcess
+        // It writes until killed: always still writing when killed, however slowly this test is
+        // scheduled.
+        process.arguments = ["write-index", path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
