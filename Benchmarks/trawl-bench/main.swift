@@ -159,10 +159,10 @@ func memory(_ kind: BigPage) async throws {
     let small = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-small.html")
     try Data(#"<html><body><img src="https://m.example/a.gif" width="300"></body></html>"#.utf8).write(to: small)
     defer { try? FileManager.default.removeItem(at: small) }
-    for try await _ in await provider.results(for: Request("!web " + small.absoluteString)) {}
+    for try await _ in provider.results(for: Request("!web " + small.absoluteString)) {}
     let before = peakRSS()
     var found: [String] = []
-    for try await set in await provider.results(for: Request("!web " + path.absoluteString)) { found += set.media.map(\.url) }
+    for try await set in provider.results(for: Request("!web " + path.absoluteString)) { found += set.media.map(\.url) }
     let peak = peakRSS()
     print(String(format: "30 MB page (\(kind.rawValue)): %.1f MB; peak RSS before %.1f MB, after resolving %.1f MB", Double(size) / 1e6, Double(before) / 1e6, Double(peak) / 1e6))
     print(String(format: "peak RSS / page size: %.2f (target <= 3.00); growth while resolving / page size: %.2f; found %@",
@@ -229,7 +229,7 @@ func replay() async throws {
                 environment.transport = counter
                 // Keys are scrubbed from recordings and ignored when matching.
                 let search = Trawl.Search(giphyKey: Scrubber.placeholder, tenorKey: Scrubber.placeholder)
-                for try await set in await Trawl.makeProvider(environment: environment, search: search).results(for: job.request) { media += set.media.count }
+                for try await set in Trawl.makeProvider(environment: environment, search: search).results(for: job.request) { media += set.media.count }
                 payloads += counter.count.load(ordering: .relaxed)
             }
         }
@@ -260,7 +260,7 @@ func corpusAccuracy() async throws {
         let archive = folder.appendingPathComponent("\(index).har")
         try HARImporter.har(file: entry.path, url: entry.url).write(to: archive)
         var sets: [ResultSet] = []
-        for try await set in await Trawl.makeProvider(.init(replay: try Trawl.Replay(path: archive))).results(for: Request(entry.url)) {
+        for try await set in Trawl.makeProvider(.init(replay: try Trawl.Replay(path: archive))).results(for: Request(entry.url)) {
             sets.append(set)
         }
         let media = MediaCollection(sets.flatMap(\.media)).media
@@ -293,7 +293,7 @@ func resolveDevSet(_ entry: DevSet.Entry, at url: String) async -> [[String]]? {
             // Served as saved: a scrubbed copy would no longer carry the labelled URLs.
             : Trawl.Replay(entries: [HARImporter.entry(body: try Data(contentsOf: entry.path), url: url, fileName: entry.path.lastPathComponent)])
         var sets: [ResultSet] = []
-        for try await set in await Trawl.makeProvider(.init(replay: replay)).results(for: Request(url)) { sets.append(set) }
+        for try await set in Trawl.makeProvider(.init(replay: replay)).results(for: Request(url)) { sets.append(set) }
         return MediaCollection(sets.flatMap(\.media)).media.map(\.allURLs)
     } catch {
         return nil

@@ -40,7 +40,7 @@ extension Trawl {
             let provider = makeProvider(environment: environment, search: replaySearch(configuration))
             let recorded = recordedCase.recordingCase
             let request = Request(recorded.input, pagination: recorded.page.flatMap(Pagination.init(token:)) ?? .start)
-            for try await set in await provider.results(for: request) { sets.append(set) }
+            for try await set in provider.results(for: request) { sets.append(set) }
         } catch {
             failure = error
         }

@@ -263,9 +263,9 @@ public actor SearchSession {
 
     /// The provider's stream for `request`, probed when ``Options/probe`` says so.
     private func results(for request: Request) async -> AsyncThrowingStream<ResultSet, any Error> {
-        guard let probe = options.probe else { return await provider.results(for: request) }
-        if prober == nil { prober = MediaProber(transport: await provider.environment.transport, options: probe) }
-        return await provider.results(for: request, checkingWith: prober)
+        guard let probe = options.probe else { return provider.results(for: request) }
+        if prober == nil { prober = MediaProber(transport: provider.environment.transport, options: probe) }
+        return provider.results(for: request, checkingWith: prober)
     }
 
     private func finishTask(_ isFirstPage: Bool) {

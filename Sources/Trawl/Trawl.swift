@@ -14,7 +14,7 @@ import TrawlRecordings
 ///
 /// ```swift
 /// let provider = Trawl.makeProvider()
-/// for try await set in await provider.results(for: Request("https://giphy.com/gifs/…")) {
+/// for try await set in provider.results(for: Request("https://giphy.com/gifs/…")) {
 ///     for media in set.media { print(media.url) }
 /// }
 /// ```

@@ -53,7 +53,7 @@ public struct JobAttempt: Sendable {
         var seen: Set<String> = []
         var failure: (any Error)?
         do {
-            for try await set in await provider.results(for: Request(text)) {
+            for try await set in provider.results(for: Request(text)) {
                 for item in set.media where seen.insert(item.url).inserted {
                     media.append(MediaLine(item, input: job.input, degraded: set.degradation?.description))
                 }

@@ -7,31 +7,29 @@
 /// - Anything else goes to the default search engine.
 ///
 /// ```swift
-/// for try await set in await provider.results(for: Request("https://giphy.com/gifs/…")) {
+/// for try await set in provider.results(for: Request("https://giphy.com/gifs/…")) {
 ///     print(set.media.map(\.url))
 /// }
 /// ```
-public actor SearchProvider {
+///
+/// A value: its engines are fixed when it is made, so it is shared freely and asked without an
+/// `await`.
+public struct SearchProvider: Sendable {
     public let environment: Environment
     private let webEngine: any Engine
-    private var engines: [String: any Engine] = [:]
-    private var defaultEngineName: String?
+    private let engines: [String: any Engine]
+    private let defaultEngineName: String?
 
     public init(environment: Environment, webEngine: any Engine, engines: [any Engine] = [], defaultEngine: String? = nil) {
         self.environment = environment
         self.webEngine = webEngine
         self.defaultEngineName = defaultEngine
+        var byName: [String: any Engine] = [:]
         for engine in [webEngine] + engines {
-            for name in [engine.name] + engine.aliases { self.engines[name.lowercased()] = engine }
+            for name in [engine.name] + engine.aliases { byName[name.lowercased()] = engine }
         }
+        self.engines = byName
     }
-
-    /// Adds an engine (or replaces one of the same name).
-    public func register(_ engine: any Engine) {
-        for name in [engine.name] + engine.aliases { engines[name.lowercased()] = engine }
-    }
-
-    public func setDefaultEngine(_ name: String?) { defaultEngineName = name }
 
     /// The names `!name` accepts, sorted.
     public var engineNames: [String] { Set(engines.values.map(\.name)).sorted() }

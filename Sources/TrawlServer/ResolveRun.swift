@@ -37,7 +37,7 @@ struct ResolveRun: Sendable {
                         metrics.resolvesInFlight.increment()
                         defer { metrics.resolvesInFlight.decrement() }
                         var count = 0
-                        for try await set in await provider.results(for: parameters.request) {
+                        for try await set in provider.results(for: parameters.request) {
                             var set = set
                             if let limit = parameters.limit { set.media = Array(set.media.prefix(limit - count)) }
                             count += set.media.count

@@ -81,7 +81,7 @@ struct RecordCommand: AsyncParsableCommand {
         configuration.browserConfiguration = browser.configuration
         let provider = Trawl.makeProvider(configuration)
         var sets: [ResultSet] = []
-        for try await set in await provider.results(for: Request(input!)) { sets.append(set) }
+        for try await set in provider.results(for: Request(input!)) { sets.append(set) }
         try await recorder.write(to: files.archive, comment: "trawl record \(input!)")
         print("wrote \(files.archive.path) (\(Counted(await recorder.recorded.count, "payload")))")
         try writeCase(input: input!, sets: sets, files: files)
@@ -91,7 +91,7 @@ struct RecordCommand: AsyncParsableCommand {
     func writeCase(input: String, files: (caseFile: URL, archive: URL)) async throws {
         let replay = try Trawl.Replay(path: files.archive)
         var sets: [ResultSet] = []
-        for try await set in await Trawl.makeProvider(.init(replay: replay)).results(for: Request(input)) { sets.append(set) }
+        for try await set in Trawl.makeProvider(.init(replay: replay)).results(for: Request(input)) { sets.append(set) }
         try writeCase(input: input, sets: sets, files: files)
     }
 

@@ -160,7 +160,7 @@ struct ResolveCommand: AsyncParsableCommand {
         var next: Pagination?
         var failure: (any Error)?
         do {
-            for try await set in await provider.results(for: request) {
+            for try await set in provider.results(for: request) {
                 var set = set
                 if let limit { set.media = Array(set.media.prefix(limit - count)) }
                 count += set.media.count

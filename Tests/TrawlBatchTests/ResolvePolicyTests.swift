@@ -16,7 +16,7 @@ struct ResolvePolicyTests {
         configuration.fetch = policy
         configuration.clock = clock
         var media: [String] = []
-        for try await set in await Trawl.makeProvider(configuration).results(for: Request(url.absoluteString)) {
+        for try await set in Trawl.makeProvider(configuration).results(for: Request(url.absoluteString)) {
             media += set.media.map(\.url)
         }
         return media

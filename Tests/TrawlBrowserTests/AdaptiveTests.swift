@@ -49,7 +49,7 @@ extension BrowserTests {
 
     func resolve(_ url: String, _ environment: Environment) async throws -> [Media] {
         var media: [Media] = []
-        for try await set in await Trawl.makeProvider(environment: environment).results(for: Request(url)) { media += set.media }
+        for try await set in Trawl.makeProvider(environment: environment).results(for: Request(url)) { media += set.media }
         return media
     }
 
@@ -98,7 +98,7 @@ extension BrowserTests {
         let environment = environment(server, mode: .auto, pageBudget: .seconds(2))
         var sets: [ResultSet] = []
         // No throw: the static fetch succeeded, so its (empty) result is the page's outcome.
-        for try await set in await Trawl.makeProvider(environment: environment).results(for: Request("http://site.test/hung")) { sets.append(set) }
+        for try await set in Trawl.makeProvider(environment: environment).results(for: Request("http://site.test/hung")) { sets.append(set) }
         #expect(sets.flatMap(\.media).isEmpty)
         let warnings = sets.flatMap(\.diagnostics).filter { $0.level == .warning && $0.source == "browser" }
         #expect(warnings.count == 1)

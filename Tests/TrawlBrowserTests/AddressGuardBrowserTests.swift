@@ -282,7 +282,7 @@ extension BrowserTests {
         let provider = Trawl.makeProvider(environment: environment)
         var media: [Media] = []
         do {
-            for try await set in await provider.results(for: Request(input)) { media += set.media }
+            for try await set in provider.results(for: Request(input)) { media += set.media }
         } catch {
             await (environment.renderer as? AdaptiveRenderer)?.pool.shutdown()
             throw error

@@ -109,7 +109,7 @@ extension BrowserTests {
         let environment = Environment(
             transport: BrowserTransport(pool: site.pool), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
         var media: [Media] = []
-        for try await set in await Trawl.makeProvider(environment: environment).results(for: Request(site.url("/").absoluteString)) {
+        for try await set in Trawl.makeProvider(environment: environment).results(for: Request(site.url("/").absoluteString)) {
             media += set.media
         }
         await site.close()

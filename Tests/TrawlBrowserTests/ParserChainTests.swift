@@ -14,7 +14,7 @@ extension BrowserTests {
             transport: BrowserTransport(pool: site.pool), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
         let provider = Trawl.makeProvider(environment: environment)
         var media: [Media] = []
-        for try await set in await provider.results(for: Request(site.url(path).absoluteString)) { media += set.media }
+        for try await set in provider.results(for: Request(site.url(path).absoluteString)) { media += set.media }
         return media
     }
 

@@ -73,7 +73,7 @@ extension BrowserTests {
         defer { server.shutdown() }
         let environment = environment(server, mode: mode)
         var media: [Media] = []
-        for try await set in await Trawl.makeProvider(environment: environment).results(for: Request("http://site.test/cards")) {
+        for try await set in Trawl.makeProvider(environment: environment).results(for: Request("http://site.test/cards")) {
             media += set.media
         }
         await (environment.renderer as? AdaptiveRenderer)?.pool.shutdown()

@@ -64,7 +64,7 @@ extension BrowserTests {
         var sets: [ResultSet] = []
         var heldWhenFirstArrived: Bool?
         do {
-            for try await set in await provider.results(for: Request(site.url("/").absoluteString)) {
+            for try await set in provider.results(for: Request(site.url("/").absoluteString)) {
                 if sets.isEmpty {
                     heldWhenFirstArrived = !held.answered
                     held.release()
@@ -97,7 +97,7 @@ extension BrowserTests {
             transport: BrowserTransport(pool: site.pool), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
         let provider = Trawl.makeProvider(environment: environment)
         var first: ResultSet?
-        for try await set in await provider.results(for: Request(site.url("/").absoluteString)) {
+        for try await set in provider.results(for: Request(site.url("/").absoluteString)) {
             first = set
             break
         }

@@ -81,7 +81,7 @@ struct ProviderTests {
         #expect(try await provider.engine(for: Query(parsing: "!giphy cats")).name == "giphy")
         #expect(try await provider.engine(for: Query(parsing: "cats")).name == "tenor")
         var urls: [String] = []
-        for try await set in await provider.results(for: Request("!giphy cats")) { urls += set.media.map(\.url) }
+        for try await set in provider.results(for: Request("!giphy cats")) { urls += set.media.map(\.url) }
         #expect(urls == ["https://x.example/giphy/cats.gif"])
     }
 

@@ -73,7 +73,7 @@ struct QueryLocationTests {
             environment: environment, webEngine: EchoEngine(name: "web"), engines: [EchoEngine(name: "tenor")], defaultEngine: "tenor")
         for input in ["http://exa mple.com/", "/etc/passwd", "ftp://x.example/a.gif"] {
             do {
-                for try await _ in await provider.results(for: Request(input)) {}
+                for try await _ in provider.results(for: Request(input)) {}
                 Issue.record("\(input) reached an engine")
             } catch SearchError.Code.invalidURL {
             } catch {
@@ -82,11 +82,11 @@ struct QueryLocationTests {
         }
         // A pasted URL without a scheme goes to the web engine, not to search.
         var urls: [String] = []
-        for try await set in await provider.results(for: Request("giphy.com/gifs/x")) { urls += set.media.map(\.url) }
+        for try await set in provider.results(for: Request("giphy.com/gifs/x")) { urls += set.media.map(\.url) }
         #expect(urls == ["https://x.example/web/giphy.com/gifs/x.gif"])
         // `!tenor` with a URL-looking term is a search the user asked for.
         urls = []
-        for try await set in await provider.results(for: Request("!tenor http://")) { urls += set.media.map(\.url) }
+        for try await set in provider.results(for: Request("!tenor http://")) { urls += set.media.map(\.url) }
         #expect(urls == ["https://x.example/tenor/http://.gif"])
     }
 }

@@ -65,7 +65,7 @@ func resolveSets(_ url: String, server: SiteServer, engine: WebEngine = WebEngin
     let environment = Environment(transport: SiteServerTransport(server: server), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
     let provider = SearchProvider(environment: environment, webEngine: engine)
     var sets: [ResultSet] = []
-    for try await set in await provider.results(for: Request(url)) { sets.append(set) }
+    for try await set in provider.results(for: Request(url)) { sets.append(set) }
     return sets
 }
 
@@ -184,11 +184,11 @@ struct SiteSourceTests {
         let environment = Environment(transport: SiteServerTransport(server: server), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
         let provider = SearchProvider(environment: environment, webEngine: WebEngine(), engines: [RedgifsSearchEngine()])
         var first: [ResultSet] = []
-        for try await set in await provider.results(for: Request("!redgifs skating cat limit:2")) { first.append(set) }
+        for try await set in provider.results(for: Request("!redgifs skating cat limit:2")) { first.append(set) }
         #expect(first.flatMap(\.media).map(\.url) == ["https://media.redgifs.com/A.mp4", "https://media.redgifs.com/B.mp4"])
         #expect(first.last?.next == .offset(2))
         var second: [ResultSet] = []
-        for try await set in await provider.results(for: Request("!redgifs skating cat limit:2", pagination: .offset(2))) { second.append(set) }
+        for try await set in provider.results(for: Request("!redgifs skating cat limit:2", pagination: .offset(2))) { second.append(set) }
         #expect(second.flatMap(\.media).map(\.url) == ["https://media.redgifs.com/C.mp4", "https://media.redgifs.com/D.mp4"])
         #expect(second.last?.next == nil)
         #expect(await server.tokenRequests == 2)

@@ -96,7 +96,7 @@ struct FediverseAndBlueskyTests {
         let environment = Environment(
             transport: RecordedPages(pages: [url: ("text/html", page)]), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
         var sets: [ResultSet] = []
-        for try await set in await SearchProvider(environment: environment, webEngine: WebEngine()).results(for: Request(url)) { sets.append(set) }
+        for try await set in SearchProvider(environment: environment, webEngine: WebEngine()).results(for: Request(url)) { sets.append(set) }
         #expect(sets.flatMap(\.media).map(\.url) == ["https://cdn.news.example/v/desk.mp4"])
         #expect(sets.allSatisfy { $0.degradation == nil })
         #expect(Sites.site(for: URL(string: url)!)?.name == "fediverse", "the shape is claimed; the answer decides")

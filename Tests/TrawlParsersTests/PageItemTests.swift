@@ -29,7 +29,7 @@ func resolvePage(_ url: String, _ pages: [String: (type: String, body: String)])
         transport: RecordedPages(pages: pages), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
     let provider = SearchProvider(environment: environment, webEngine: WebEngine())
     var collection = MediaCollection()
-    for try await set in await provider.results(for: Request(url)) { collection.insert(contentsOf: set.media) }
+    for try await set in provider.results(for: Request(url)) { collection.insert(contentsOf: set.media) }
     return collection.media
 }
 

@@ -21,7 +21,7 @@ struct RankingTests {
         var request = Request(url)
         request.explain = true
         var sets: [ResultSet] = []
-        for try await set in await provider.results(for: request) { sets.append(set) }
+        for try await set in provider.results(for: request) { sets.append(set) }
         return sets
     }
 

@@ -96,7 +96,7 @@ enum CorpusReplay {
         try HARImporter.har(file: entry.path, url: entry.url).write(to: archive)
         let provider = Trawl.makeProvider(.init(replay: try Trawl.Replay(path: archive)))
         var sets: [ResultSet] = []
-        for try await set in await provider.results(for: Request(entry.url)) { sets.append(set) }
+        for try await set in provider.results(for: Request(entry.url)) { sets.append(set) }
         return MediaCollection(sets.flatMap(\.media)).media
     }
 }

@@ -28,7 +28,7 @@ struct DevSetTests {
                 // Served as saved: a scrubbed copy would no longer carry the labelled URLs.
             : Trawl.Replay(entries: [HARImporter.entry(body: try Data(contentsOf: entry.path), url: url, fileName: entry.path.lastPathComponent)])
             var sets: [ResultSet] = []
-            for try await set in await Trawl.makeProvider(.init(replay: replay)).results(for: Request(url)) { sets.append(set) }
+            for try await set in Trawl.makeProvider(.init(replay: replay)).results(for: Request(url)) { sets.append(set) }
             return MediaCollection(sets.flatMap(\.media)).media.map(\.allURLs)
         } catch {
             return nil

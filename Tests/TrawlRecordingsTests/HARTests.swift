@@ -80,7 +80,7 @@ struct HARTests {
         try Data(har.utf8).write(to: file)
         let provider = Trawl.makeProvider(.init(replay: try Trawl.Replay(path: file)))
         var media: [Media] = []
-        for try await set in await provider.results(for: Request("http://www.site.example/v/1")) { media += set.media }
+        for try await set in provider.results(for: Request("http://www.site.example/v/1")) { media += set.media }
         #expect(media.map(\.url) == ["https://media.example/clip.mp4"])
         #expect(media.first?.page == "https://site.example/v/1?ref=x")
     }

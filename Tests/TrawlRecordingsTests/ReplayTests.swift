@@ -43,7 +43,7 @@ struct ReplayTests {
         // The same request with `--fallback network` goes live.
         let live = Trawl.makeProvider(.init(replay: Trawl.Replay(entries: replay.entries, fallback: .network)))
         var media: [String] = []
-        for try await set in await live.results(for: Request(url)) { media += set.media.map(\.url) }
+        for try await set in live.results(for: Request(url)) { media += set.media.map(\.url) }
         #expect(media == ["https://media.example/a.gif"])
         #expect(server.requests.count == 1)
     }
@@ -73,12 +73,12 @@ struct ReplayTests {
         let recorder = HARRecorder()
         let url = server.url("/page").absoluteString
         var live: [String] = []
-        for try await set in await Trawl.makeProvider(.init(recorder: recorder)).results(for: Request(url)) { live += set.media.map(\.url) }
+        for try await set in Trawl.makeProvider(.init(recorder: recorder)).results(for: Request(url)) { live += set.media.map(\.url) }
         let har = await recorder.har()
         server.shutdown()
         var replayed: [String] = []
         let provider = Trawl.makeProvider(.init(replay: Trawl.Replay(entries: har.log.entries)))
-        for try await set in await provider.results(for: Request(url)) { replayed += set.media.map(\.url) }
+        for try await set in provider.results(for: Request(url)) { replayed += set.media.map(\.url) }
         #expect(!live.isEmpty)
         #expect(replayed == live)
         #expect(HARValidator.problems(in: try har.encoded()).isEmpty)

@@ -52,7 +52,7 @@ struct ProbeTests {
         configuration.probe = options
         let provider = Trawl.makeProvider(configuration)
         var media: [Media] = []
-        for try await set in await provider.results(for: Request("http://page.test/page")) { media += set.media }
+        for try await set in provider.results(for: Request("http://page.test/page")) { media += set.media }
         return media
     }
 
@@ -196,7 +196,7 @@ struct ProbeTests {
         let provider = Trawl.makeProvider(configuration)
         func resolve() async throws -> [Media] {
             var media: [Media] = []
-            for try await set in await provider.results(for: Request("http://page.test/page")) { media += set.media }
+            for try await set in provider.results(for: Request("http://page.test/page")) { media += set.media }
             return media
         }
         let first = try await resolve()

@@ -13,7 +13,7 @@ enum ReadmeSnippets {
     static func library() async throws {
         // snippet begin
         let provider = Trawl.makeProvider()
-        for try await set in await provider.results(for: Request("https://imgur.com/gallery/Sdc0Klc")) {
+        for try await set in provider.results(for: Request("https://imgur.com/gallery/Sdc0Klc")) {
             for media in set.media { print(media.kind, media.url) }
         }
         // snippet end
@@ -27,7 +27,7 @@ enum ReadmeSnippets {
         var configuration = Trawl.Configuration(loader: LoaderConfiguration(userAgent: "MyApp/1.0 (me@example.com)"))
         configuration.replay = try Trawl.Replay(path: URL(fileURLWithPath: "Recordings/giphy"))
         let offline = Trawl.makeProvider(configuration)
-        for try await set in await offline.results(for: Request("https://giphy.com/gifs/dancing-cat-Trawl0Cat1Demo")) {
+        for try await set in offline.results(for: Request("https://giphy.com/gifs/dancing-cat-Trawl0Cat1Demo")) {
             print(set.media.first?.url ?? "nothing", set.isDegraded ? "(degraded)" : "")
         }
         // snippet end
@@ -57,7 +57,7 @@ enum ReadmeSnippets {
         configuration.localIndex = index
         configuration.sink = writer
         let provider = Trawl.makeProvider(configuration)
-        for try await set in await provider.results(for: Request("!local cat site:giphy")) {
+        for try await set in provider.results(for: Request("!local cat site:giphy")) {
             print(set.total ?? 0, set.facets?.kind.map { "\($0.value) \($0.count)" } ?? [])
         }
         await writer.close()

@@ -12,7 +12,7 @@ func resolveAll(_ url: String, server: LoopbackServer, timeout: Duration = .seco
     let configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: timeout, connectTo: ["::\(server.host):\(server.port)"]))
     let provider = Trawl.makeProvider(configuration)
     var sets: [ResultSet] = []
-    for try await set in await provider.results(for: Request(url)) { sets.append(set) }
+    for try await set in provider.results(for: Request(url)) { sets.append(set) }
     return sets
 }
 
