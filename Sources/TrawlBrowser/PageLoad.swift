@@ -180,8 +180,9 @@ struct PageLoad {
         case .tick:
             return
         case .reply(.idleProbe(let activity), let result):
-            let pending = (try? result.get())?[path: "result", "value"]?.double
-            settle.probeAnswered(pending: pending, activity: activity)
+            // `[the pending count or -1, whether the DOM shows media]`.
+            let value = (try? result.get())?[path: "result", "value"]
+            settle.probeAnswered(pending: value?[0]?.double, hasMedia: value?[1]?.bool ?? false, activity: activity)
         case .reply(.timerProbe(let activity), let result):
             // `[milliseconds to the next timeout or -1, whether the DOM shows media]`.
             let value = (try? result.get())?[path: "result", "value"]
