@@ -14,6 +14,7 @@
 //     swift run -c release trawl-bench queue-overhead [--urls 1000000] [--workers 1,4,16] [--hosts 1000] [--compare]  # --compare: before/after
 //     swift run -c release trawl-bench queue [--pages 2000] [--concurrency 32] [--rounds 3]  # two queue workers vs SQLite
 //     swift run -c release trawl-bench browser --python PYTHON [--rounds 3] [--pages 20,48,80] [--crawlee-rounds 1] [--no-mixed]
+//         [--concurrency 1,4,8] [--kinds js,jt] [--no-first]  # jt: pages that fetch after a timer
 //     swift run -c release trawl-bench auto-static [--pages 2000] [--rounds 5]  # --browser never vs auto on static pages: CPU per page
 //     swift run -c release trawl-bench serve LIST [--pages 2000] [--server nginx]  # the batch server alone, for a profiler
 //     swift run -c release trawl-bench compare FILE...  # thinned vs full scan of pages that differ
