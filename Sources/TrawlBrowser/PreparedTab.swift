@@ -1,4 +1,3 @@
-import Foundation
 import TrawlCore
 
 /// A tab ready for a page: a browser context of its own (cookies and storage start empty), a
