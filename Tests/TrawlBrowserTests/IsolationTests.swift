@@ -34,8 +34,8 @@ extension BrowserTests {
           });
           await (await caches.open('jobcache')).put('/entry', new Response('v'));
           await fetch('/cached');
-          // Not awaited: under the pool's request pausing the worker's script is never fetched
-          // here (its request is not the page's), so the registration stays pending.
+          // Not awaited: here `register()` does not settle while the page waits on it, yet the
+          // registration is made (without the clearing, the next page counts it).
           navigator.serviceWorker.register('/sw.js').catch(() => {});
           await fetch('/api/written');
           while ((await navigator.permissions.query({ name: 'geolocation' })).state !== 'granted') {
