@@ -20,6 +20,10 @@ enum BrowserComparison {
         var python: String?
         var crawleeRounds = 1
         var mixed = true
+        /// Concurrencies measured (of 1, 4, 8).
+        var concurrencies = [1, 4, 8]
+        var kinds = JavaScriptSite.Kind.allCases
+        var firstPage = true
 
         init(_ arguments: ArraySlice<String>) {
             var rest = arguments
@@ -34,6 +38,9 @@ enum BrowserComparison {
                 case "--python": python = rest.popFirst()
                 case "--crawlee-rounds": crawleeRounds = rest.popFirst().flatMap(Int.init) ?? crawleeRounds
                 case "--no-mixed": mixed = false
+                case "--no-first": firstPage = false
+                case "--concurrency": concurrencies = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? concurrencies
+                case "--kinds": kinds = rest.popFirst()?.split(separator: ",").compactMap { JavaScriptSite.Kind(rawValue: String($0)) } ?? kinds
                 default: Usage.unknownOption(flag)
                 }
             }
@@ -68,7 +75,7 @@ enum BrowserComparison {
         let crawleeScript = root.appendingPathComponent("crawlee/adaptive.py").path
         let corpusFiles = try Corpus.genericPages()
         let nginx = try NginxServer(
-            pages: corpusFiles, files: [JavaScriptSite.fileName: JavaScriptSite.page], locations: JavaScriptSite.locations)
+            pages: corpusFiles, files: [JavaScriptSite.fileName: JavaScriptSite.page, JavaScriptSite.timerFileName: JavaScriptSite.timerPage], locations: JavaScriptSite.locations)
         defer { nginx.stop() }
         let port = nginx.port
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-browser-\(UUID().uuidString)")
@@ -94,7 +101,7 @@ enum BrowserComparison {
         var firstPlaywright: [Double] = []
         let firstList = file("first.txt")
         try write([JavaScriptSite.url(port: port, 0)], to: firstList)
-        for round in 0..<options.rounds {
+        for round in 0..<(options.firstPage ? options.rounds : 0) {
             let trawl = { () throws -> Double? in
                 try WatchedRun.run(
                     [BatchBenchmark.trawlBinary, "resolve", JavaScriptSite.url(port: port, 0), "--json", "--connect-to", "::127.0.0.1:\(port)"],
@@ -116,16 +123,30 @@ enum BrowserComparison {
         say("")
 
         // 2. Pages/s at concurrency 1, 4, 8, and peak PSS of each tool's process tree.
+        for kind in options.kinds {
+            say("page kind /\(kind.rawValue)/N (\(kind == .plain ? "fetch at once" : "fetch after a 150 ms timer, another 300 ms timer pending once the media are in"))")
+            try pagesPerSecond(options, kind: kind, port: port, python: python, playwrightScript: playwrightScript, file: file, log: log)
+            say("")
+        }
+        guard options.mixed else { return }
+        try mixed(options, port: port, corpusNames: corpusFiles.map(\.lastPathComponent), python: python, crawleeScript: crawleeScript, file: file, log: log)
+    }
+
+    /// Pages/s at each concurrency, trawl against Playwright, on one kind of page.
+    private static func pagesPerSecond(
+        _ options: Options, kind: JavaScriptSite.Kind, port: Int, python: String, playwrightScript: String,
+        file: @escaping (String) -> String, log: String
+    ) throws {
         var trawlFigures: [Int: Figures] = [:]
         var playwrightFigures: [Int: Figures] = [:]
         var next = 1000
         for round in 0..<options.rounds {
-            for concurrency in [1, 4, 8] {
+            for concurrency in options.concurrencies {
                 let count = options.pages[concurrency] ?? 40
                 let numbers = Array(next..<(next + count))
                 next += count
                 let list = file("list-c\(concurrency).txt")
-                try write(numbers.map { JavaScriptSite.url(port: port, $0) }, to: list)
+                try write(numbers.map { JavaScriptSite.url(port: port, $0, kind: kind) }, to: list)
                 let trawl = { () throws -> String in
                     let out = file("trawl-c\(concurrency).jsonl")
                     let run = try WatchedRun.run(
@@ -150,8 +171,7 @@ enum BrowserComparison {
                 say("round \(round + 1), concurrency \(concurrency): " + lines.sorted().joined(separator: "; "))
             }
         }
-        say("")
-        for concurrency in [1, 4, 8] {
+        for concurrency in options.concurrencies {
             let t = trawlFigures[concurrency] ?? Figures()
             let p = playwrightFigures[concurrency] ?? Figures()
             say("concurrency \(concurrency): trawl \(summary(t.whole, rate)) pages/s (steady \(summary(t.steady, rate))), right \(t.right)/\(t.total); "
@@ -165,9 +185,6 @@ enum BrowserComparison {
             + "(goal: >= 2x playwright's pages/s at 8 with less memory)")
         say("  whole = pages / wall time of the process, its start included; steady = result lines per second from the first to the last "
             + "(trawl's are read from its --out file, which it appends at least every 0.25 s)")
-        guard options.mixed else { return }
-        say("")
-        try mixed(options, port: port, corpusNames: corpusFiles.map(\.lastPathComponent), python: python, crawleeScript: crawleeScript, file: file, log: log)
     }
 
     /// The mixed list: corpus pages with the JavaScript pages spread evenly among them.

@@ -18,7 +18,7 @@ enum Usage {
         ("probe", "[--pages N] [--concurrency N] [--rounds N] [--media N]", "what --probe adds per page (nginx)"),
         ("queue-overhead", "[--urls N] [--workers 1,4,16] [--hosts N] [--compare] [--statements]", "the PostgreSQL queue's own cost"),
         ("queue", "[--pages N] [--concurrency N] [--rounds N]", "two queue workers vs SQLite, end to end"),
-        ("browser", "--python PYTHON [--rounds N] [--pages 20,48,80] [--crawlee-rounds N] [--no-mixed]", "against Playwright and Crawlee"),
+        ("browser", "--python PYTHON [--rounds N] [--pages 20,48,80] [--crawlee-rounds N] [--no-mixed] [--concurrency 1,4,8] [--kinds js,jt] [--no-first]", "against Playwright and Crawlee (jt: pages that fetch after a timer)"),
         ("auto-static", "[--pages N] [--rounds N]", "--browser never vs auto on static pages: CPU per page"),
         ("serve", "LIST [--pages N] [--server nginx]", "the batch server alone, for a profiler"),
         ("compare", "FILE...", "thinned vs full scan of pages that differ"),

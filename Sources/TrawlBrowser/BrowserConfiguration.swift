@@ -62,6 +62,10 @@ public struct BrowserConfiguration: Sendable, Hashable {
     /// off by ``quietWindow``. A page with media settles as before. `nil` or zero: timers never
     /// hold a page (intervals never do).
     public var pendingTimerWait: Duration? = .seconds(2)
+    /// Whether pages of one host may reuse a tab and its renderer, cleared between pages
+    /// (``BrowserIsolation/host``), or each page gets a context and a tab of its own
+    /// (``BrowserIsolation/page``, the default: nothing is shared).
+    public var isolation: BrowserIsolation = .page
     /// More Chromium switches, after Trawl's own (a later switch of the same name wins): for
     /// measuring a switch's effect before making it a default (`trawl-browser-bench --variant`).
     public var extraArguments: [String] = []
@@ -169,6 +173,9 @@ public struct BrowserConfiguration: Sendable, Hashable {
             "--disable-ipc-flooding-protection",
             "--disable-hang-monitor",
             "--disable-popup-blocking",
+            // A page left for the next one (or for about:blank) is gone, not kept frozen in the
+            // back-forward cache with its renderer, and a same-site navigation keeps its renderer.
+            "--disable-back-forward-cache",
             "--no-pings",
         ] + extraArguments + ["about:blank"]
         if isolatesSites { arguments.insert("--site-per-process", at: 4) }

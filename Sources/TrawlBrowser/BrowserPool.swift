@@ -1,9 +1,11 @@
 import Foundation
 import TrawlCore
 
-/// One headless browser serving many pages: a tab per page, a browser context per page (cookies
-/// and storage never pass from one job to the next), at most
-/// ``BrowserConfiguration/maxPages`` open at once and the rest queued.
+/// One headless browser serving many pages, at most ``BrowserConfiguration/maxPages`` open at
+/// once and the rest queued. With ``BrowserIsolation/page`` each page gets a tab and a browser
+/// context of its own (cookies and storage never pass from one job to the next); with
+/// ``BrowserIsolation/host`` a tab that served a page is cleared (``PreparedTab/cleaned(origins:timeout:)``)
+/// and kept for the next page of the same host, whose renderer is then already running.
 ///
 /// The browser starts with the first page, not before (a run that renders nothing never starts
 /// one). A browser that dies — crashed, killed — fails its in-flight pages with
@@ -26,11 +28,15 @@ public actor BrowserPool {
     private var launching: Task<Browser, any Error>?
     /// The next page's tab, being prepared (or ready) while pages run.
     private var spare: (browser: Browser, tab: Task<Result<PreparedTab, BrowserError>, Never>)?
+    /// Cleared tabs kept for the next page of their host (``BrowserIsolation/host``), oldest first.
+    private var idleTabs: [(host: String, tab: PreparedTab)] = []
     private var openPages = 0
     private var waiters: [(id: UUID, continuation: CheckedContinuation<Void, any Error>)] = []
     private var isShutDown = false
     /// Browsers started so far (the first, and one per restart).
     public private(set) var launches = 0
+    /// Pages served by a tab that had served an earlier page of their host (``BrowserIsolation/host``).
+    public private(set) var reusedTabs = 0
     /// The last launch's time from spawn to the browser's first reply.
     public private(set) var lastStartupTime: Duration?
 
@@ -63,7 +69,8 @@ public actor BrowserPool {
         return browser.startupTime
     }
 
-    /// Loads `request.url` in a fresh tab and browser context and returns the page once it settled.
+    /// Loads `request.url` in a fresh tab and browser context (or, with ``BrowserIsolation/host``,
+    /// a cleared tab that served its host before) and returns the page once it settled.
     /// - Parameters:
     ///   - onResponse: called with each XHR/fetch payload (JSON or HTML) as soon as its body is in.
     /// - Throws: ``BrowserError`` (`crashed` and `timedOut` are worth retrying), the error of an
@@ -74,10 +81,11 @@ public actor BrowserPool {
     ) async throws -> RenderedPage {
         try await acquireSlot()
         let timeout = configuration.commandTimeout
+        let host = configuration.isolation == .host ? Self.hostKey(request.url) : nil
         let browser: Browser
         let tab: PreparedTab
         do {
-            (browser, tab) = try await openTab()
+            (browser, tab) = try await openTab(host: host)
         } catch let error as BrowserError {
             // A dead or frozen browser: the next page starts another.
             if error.code == .crashed, let browser = await self.browser { await discard(browser) }
@@ -93,13 +101,21 @@ public actor BrowserPool {
         let ticker = Task {
             while (try? await Task.sleep(for: .milliseconds(50))) != nil { signals.yield(.tick) }
         }
-        // Closing the tab and its context happens after the page's answer, and holds the page's
+        // The origins a page that ended well requested: its tab may serve the next page of its host.
+        var reusable: Set<String>?
+        // Closing (or clearing) the tab happens after the page's answer, and holds the page's
         // slot until done: a page never waits for its own cleanup, the pool never over-commits.
         defer {
             ticker.cancel()
             signals.finish()
+            let origins = reusable
             Task {
-                await tab.close(timeout: timeout)
+                await self.tabClosedOrKept(tab)
+                if let host, let origins, let cleaned = await tab.cleaned(origins: origins, timeout: timeout) {
+                    await self.keep(cleaned, host: host)
+                } else {
+                    await tab.close(timeout: timeout)
+                }
                 await self.releaseSlot()
             }
         }
@@ -111,7 +127,9 @@ public actor BrowserPool {
                 // start: a renderer starting then would take a core from this page's first
                 // payloads (the first media of a run), and the page's settling is idle time.
                 onLoad: { Task { await self.prepareSpare(on: browser) } })
-            return try await page.run(tab.stream)
+            let rendered = try await page.run(tab.stream)
+            reusable = page.origins
+            return rendered
         } catch let error as BrowserError where error.url == nil {
             throw BrowserError(error.code, url: request.url.absoluteString, message: error.message)
         }
@@ -123,8 +141,47 @@ public actor BrowserPool {
         for waiter in waiters { waiter.continuation.resume(throwing: BrowserError.closed) }
         waiters.removeAll()
         spare = nil
+        idleTabs.removeAll()
         browser?.process.terminate()
         browser = nil
+    }
+
+    /// The key pages share a tab by: host and port of the page's URL.
+    static func hostKey(_ url: URL) -> String {
+        (url.host?.lowercased() ?? "") + (url.port.map { ":\($0)" } ?? "")
+    }
+
+    /// Context ids of the tabs serving pages now (for tests).
+    private(set) var openContextIds: Set<String> = []
+
+    /// Sends a browser-level command to the running browser (for tests: to grant a page a
+    /// permission as a person could, mid-page).
+    func browserCommand(_ method: String, _ params: [String: JSONValue]) async throws -> JSONValue {
+        try await liveBrowser().connection.send(method, params, timeout: configuration.commandTimeout)
+    }
+
+    private func tabClosedOrKept(_ tab: PreparedTab) { openContextIds.remove(tab.contextId) }
+
+    /// Keeps a cleared tab for its host's next page; the oldest kept tab beyond
+    /// ``BrowserConfiguration/maxPages`` (or one of a browser no longer the pool's) is closed.
+    private func keep(_ tab: PreparedTab, host: String) {
+        guard !isShutDown, browser === tab.browser else {
+            Task { await tab.close(timeout: configuration.commandTimeout) }
+            return
+        }
+        idleTabs.append((host, tab))
+        while idleTabs.count > configuration.maxPages {
+            let oldest = idleTabs.removeFirst().tab
+            Task { await oldest.close(timeout: configuration.commandTimeout) }
+        }
+    }
+
+    /// A kept tab of `host` on `browser`, taken from the kept ones.
+    private func takeIdleTab(host: String, on browser: Browser) -> PreparedTab? {
+        idleTabs.removeAll { $0.tab.browser !== browser }
+        guard let index = idleTabs.lastIndex(where: { $0.host == host }) else { return nil }
+        reusedTabs += 1
+        return idleTabs.remove(at: index).tab
     }
 
     deinit { browser?.process.terminate() }
@@ -162,8 +219,15 @@ public actor BrowserPool {
     /// A tab on the live browser. When the browser turns out dead or frozen before this page has
     /// a tab (found by the spare, or by opening this page's own tab), it is replaced and the
     /// page gets a tab on the new one — once: a new browser that fails too fails the page.
-    private func openTab() async throws -> (Browser, PreparedTab) {
+    private func openTab(host: String?) async throws -> (Browser, PreparedTab) {
+        let opened = try await openOrReuseTab(host: host)
+        openContextIds.insert(opened.1.contextId)
+        return opened
+    }
+
+    private func openOrReuseTab(host: String?) async throws -> (Browser, PreparedTab) {
         let browser = try await liveBrowser()
+        if let host, let tab = takeIdleTab(host: host, on: browser) { return (browser, tab) }
         do {
             return (browser, try await takeTab(on: browser))
         } catch let error where error is SpareTabFailure || (error as? BrowserError)?.code == .crashed {
@@ -189,6 +253,9 @@ public actor BrowserPool {
     /// Starts preparing the next page's tab, unless one is ready or on its way.
     private func prepareSpare(on browser: Browser) {
         guard configuration.preparesNextTab, !isShutDown, spare == nil, self.browser === browser else { return }
+        // Kept tabs serve the next pages of their hosts; a spare is only for a page of a new host,
+        // worth a renderer only while the pool has room for another tab.
+        if configuration.isolation == .host, openPages + idleTabs.count >= configuration.maxPages { return }
         let configuration = configuration
         let paused = paused
         spare = (
@@ -209,6 +276,7 @@ public actor BrowserPool {
     private func discard(_ browser: Browser) {
         browser.process.terminate()
         if spare?.browser === browser { spare = nil }
+        idleTabs.removeAll { $0.tab.browser === browser }
         if self.browser === browser { self.browser = nil }
     }
 

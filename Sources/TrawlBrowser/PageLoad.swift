@@ -41,6 +41,9 @@ struct PageLoad {
     var frameSessions: [String] = []
     /// The child session of a request seen in an iframe's own target, for its body.
     private var requestSessions: [String: String] = [:]
+    /// Every origin the page requested (`scheme://host[:port]`), its frames' and workers' too:
+    /// what a reused tab clears (``PreparedTab/cleaned(origins:timeout:)``).
+    private(set) var origins: Set<String> = []
     /// When each request now waiting for its response was paused (for recorded timings).
     var pausedAt: [String: Date] = [:]
     /// The interceptors' work on paused requests (a guarded fetch may be long): cancelled when the
@@ -180,8 +183,9 @@ struct PageLoad {
         case .tick:
             return
         case .reply(.idleProbe(let activity), let result):
-            let pending = (try? result.get())?[path: "result", "value"]?.double
-            settle.probeAnswered(pending: pending, activity: activity)
+            // `[the pending count or -1, whether the DOM shows media]`.
+            let value = (try? result.get())?[path: "result", "value"]
+            settle.probeAnswered(pending: value?[0]?.double, hasMedia: value?[1]?.bool ?? false, activity: activity)
         case .reply(.timerProbe(let activity), let result):
             // `[milliseconds to the next timeout or -1, whether the DOM shows media]`.
             let value = (try? result.get())?[path: "result", "value"]
@@ -258,7 +262,10 @@ struct PageLoad {
                 return
             }
             settle.requestStarted(id, now: clock.now)
-            if firstURLs[id] == nil, let first = params[path: "request", "url"]?.string { firstURLs[id] = first }
+            if let requested = params[path: "request", "url"]?.string {
+                if firstURLs[id] == nil { firstURLs[id] = requested }
+                noteOrigin(requested)
+            }
         case "Network.responseReceived":
             settle.noteActivity(now: clock.now)
             guard let id = params["requestId"]?.string, let response = params["response"] else { return }
@@ -328,6 +335,16 @@ struct PageLoad {
         default:
             return
         }
+    }
+
+    /// Records the origin of an `http(s)` URL (the others keep no storage a later page could read).
+    private mutating func noteOrigin(_ url: String) {
+        guard origins.count <= PreparedTab.maxClearedOrigins, let components = URLComponents(string: url),
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = components.host, !host.isEmpty else { return }
+        let port = components.port.map { ":\($0)" } ?? ""
+        let name = host.contains(":") && !host.hasPrefix("[") ? "[\(host.lowercased())]" : host.lowercased()
+        origins.insert("\(scheme)://\(name)\(port)")
     }
 
     /// Only the web's own schemes: a page may not read `file:` or other local URLs.

@@ -1,6 +1,6 @@
 import TrawlCore
 
-/// A tab ready for one page: a browser context of its own (cookies and storage start empty), a
+/// A tab ready for a page: a browser context of its own (cookies and storage start empty), a
 /// blank target attached with a flattened session, `Network`, `Page` and `Fetch` (see ``PausedRequests``) enabled, and
 /// out-of-process iframes attached as they appear (their requests are seen and paused too).
 ///
@@ -51,6 +51,55 @@ struct PreparedTab: Sendable {
             await close(connection, contextId: contextId, targetId: targetId, sessionId: sessionId, timeout: timeout)
             throw error
         }
+    }
+
+    /// More origins than this and a tab is closed rather than cleared origin by origin.
+    static let maxClearedOrigins = 64
+
+    /// The tab that served a page, made ready for the next page of the same host
+    /// (``BrowserIsolation/host``), or `nil` when any step failed or timed out (close it then).
+    ///
+    /// In order: the page's scripts are stopped (`Emulation.setScriptExecutionDisabled`) and its
+    /// main origin's session storage cleared (it belongs to the tab, and no origin-wide clear
+    /// reaches it); the tab goes to `about:blank` (the page is gone: nothing of it runs or writes
+    /// after the clear); then, in one round trip, cookies, the HTTP cache, the storage of every
+    /// origin in `origins` (local storage, IndexedDB, Cache Storage, service workers, file
+    /// systems…), the context's permissions, the tab's history and `window.name`; scripts are
+    /// allowed again. Events of the old page that arrive meanwhile are dropped: the next page
+    /// gets a new event stream.
+    /// - Parameter origins: every origin the page requested (`scheme://host[:port]`).
+    func cleaned(origins: Set<String>, timeout: Duration) async -> PreparedTab? {
+        guard origins.count <= Self.maxClearedOrigins else { return nil }
+        let connection = browser.connection
+        await connection.closeSession(sessionId)
+        func send(_ method: String, _ params: [String: JSONValue] = [:], browserLevel: Bool = false) async throws -> JSONValue {
+            try await connection.send(method, params, sessionId: browserLevel ? nil : sessionId, timeout: timeout)
+        }
+        do {
+            _ = try await send("Emulation.setScriptExecutionDisabled", ["value": .bool(true)])
+            _ = try await send("Runtime.evaluate", ["expression": .string("try { sessionStorage.clear(); } catch (e) {}")])
+            let navigation = try await send("Page.navigate", ["url": .string("about:blank")])
+            if let error = navigation["errorText"]?.string, !error.isEmpty { return nil }
+            try await withThrowingTaskGroup(of: JSONValue.self) { group in
+                group.addTask { try await send("Network.clearBrowserCookies") }
+                group.addTask { try await send("Network.clearBrowserCache") }
+                for origin in origins {
+                    group.addTask { try await send("Storage.clearDataForOrigin", ["origin": .string(origin), "storageTypes": .string("all")]) }
+                }
+                group.addTask { try await send("Browser.resetPermissions", ["browserContextId": .string(contextId)], browserLevel: true) }
+                group.addTask { try await send("Runtime.evaluate", ["expression": .string("window.name = ''")]) }
+                group.addTask { try await send("Emulation.setScriptExecutionDisabled", ["value": .bool(false)]) }
+                try await group.waitForAll()
+            }
+            // Answered "not attached to an active page" when sent while about:blank is still
+            // committing: best effort (the test of isolation reads `history.length`).
+            _ = try? await send("Page.resetNavigationHistory")
+        } catch {
+            return nil
+        }
+        let (stream, signals) = AsyncStream<PageSignal>.makeStream()
+        await connection.openSession(sessionId, continuation: signals)
+        return PreparedTab(browser: browser, contextId: contextId, targetId: targetId, sessionId: sessionId, stream: stream, signals: signals)
     }
 
     /// Closes the tab and disposes of its context (which ends its renderer).

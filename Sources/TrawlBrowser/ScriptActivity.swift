@@ -17,7 +17,9 @@ enum ScriptActivity {
     /// The script `Page.addScriptToEvaluateOnNewDocument` installs; `window.__trawlIdle()` then
     /// returns how many things are pending (0: none), and `window.__trawlNextTimer()` the
     /// milliseconds until the next pending timeout due within `timerWait` (-1: none), for
-    /// ``BrowserConfiguration/pendingTimerWait``.
+    /// ``BrowserConfiguration/pendingTimerWait``, and `window.__trawlMedia()` whether media
+    /// (``mediaSelector``) have appeared in the document or an open shadow root (a
+    /// `MutationObserver`, disconnected once they have).
     static func source(quietWindow: Duration, timerWait: Duration?) -> String {
         let limit = milliseconds(quietWindow)
         let horizon = max(limit, timerWait.map(milliseconds) ?? 0)
@@ -67,6 +69,47 @@ enum ScriptActivity {
                 value: () => timers.size + intervals.size + frames.size + (now() - messageAt < 50 ? 1 : 0)
                   + (document.readyState === 'complete' ? 0 : 1) + window.frames.length,
               });
+              // Media in the DOM (light or open shadow), seen as they are added: the flag the
+              // probes read, so a probe never walks the document.
+              let media = false;
+              const selector = \(selectorLiteral);
+              const observers = [];
+              const look = (node) => {
+                if (node.nodeType === 1 && (node.matches(selector) || node.querySelector(selector) !== null)) media = true;
+              };
+              const watch = (root) => {
+                const observer = new MutationObserver((records) => {
+                  for (const record of records) {
+                    if (media) break;
+                    if (record.type === 'attributes') look(record.target);
+                    else for (const node of record.addedNodes) look(node);
+                  }
+                  if (media) for (const o of observers.splice(0)) o.disconnect();
+                });
+                observer.observe(root, { childList: true, subtree: true, attributes: true, attributeFilter: ['src', 'srcset'] });
+                observers.push(observer);
+              };
+              watch(document);
+              const attachShadow = Element.prototype.attachShadow;
+              if (typeof attachShadow === 'function') {
+                Element.prototype.attachShadow = function (init) {
+                  const root = attachShadow.apply(this, arguments);
+                  if (!media && init && init.mode === 'open') { look(root.host); watch(root); }
+                  return root;
+                };
+              }
+              // The document's own markup is looked at once, when first asked (the parser's
+              // insertions are not all reported to an observer made before the document).
+              let looked = false;
+              Object.defineProperty(window, '__trawlMedia', {
+                value: () => {
+                  if (!media && !looked && document.readyState !== 'loading') {
+                    looked = true;
+                    media = document.querySelector(selector) !== null;
+                  }
+                  return media;
+                },
+              });
               Object.defineProperty(window, '__trawlNextTimer', {
                 value: () => {
                   let next = Infinity;
@@ -78,17 +121,27 @@ enum ScriptActivity {
             """
     }
 
-    /// Evaluated in the page: the pending count, or -1 when the script is not there (a page
-    /// that replaced it, a document it did not reach).
-    static let probe = "typeof window.__trawlIdle === 'function' ? window.__trawlIdle() : -1"
+    /// What counts as media in the DOM: a `<video>`, or an `<img>` or `<source>` of a GIF, WebP or
+    /// MP4 file (a cheap look, not the parsers' reading).
+    static let mediaSelector =
+        #"video, img[src*=".gif" i], img[src*=".webp" i], img[srcset*=".gif" i], source[src*=".mp4" i], source[srcset*=".gif" i]"#
+
+    /// ``mediaSelector`` as a JavaScript string literal.
+    private static var selectorLiteral: String { "'" + mediaSelector.replacingOccurrences(of: "'", with: "\\'") + "'" }
+
+    /// Whether the DOM shows media: the observer's flag, or (no observer in this document: a page
+    /// that replaced the script, a document it did not reach) a look at the light DOM.
+    private static var mediaExpression: String {
+        "(typeof window.__trawlMedia === 'function' ? window.__trawlMedia() : document.querySelector(\(selectorLiteral)) !== null)"
+    }
+
+    /// Evaluated in the page: `[the pending count (-1 when the script is not there), whether the
+    /// DOM shows media]`.
+    static let probe = "[typeof window.__trawlIdle === 'function' ? window.__trawlIdle() : -1, \(mediaExpression)]"
 
     /// Evaluated in the page: `[milliseconds to the next pending timeout or -1, whether the DOM
-    /// shows media]` — a `<video>`, or an `<img>` or `<source>` of a GIF, WebP or MP4 file (a
-    /// cheap look, not the parsers' reading).
-    static let timerProbe = """
-        [typeof window.__trawlNextTimer === 'function' ? window.__trawlNextTimer() : -1,
-          document.querySelector('video, img[src*=".gif" i], img[src*=".webp" i], img[srcset*=".gif" i], source[src*=".mp4" i], source[srcset*=".gif" i]') !== null]
-        """
+    /// shows media]`.
+    static let timerProbe = "[typeof window.__trawlNextTimer === 'function' ? window.__trawlNextTimer() : -1, \(mediaExpression)]"
 
     private static func milliseconds(_ duration: Duration) -> Int {
         Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)

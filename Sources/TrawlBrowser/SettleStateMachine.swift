@@ -3,26 +3,30 @@
 /// (network events, the load event, answers to its questions to the page) and asks ``next(now:)``
 /// what to do.
 ///
-/// Three rules, in order:
-/// 1. **Network quiet.** Navigated, no response body being read, the network quiet for
+/// One signal decides which way a page goes: whether it has shown **media** — an XHR/fetch JSON
+/// naming a media file, or a `<video>` or GIF/WebP/MP4 `<img>`/`<source>` in its DOM (light or
+/// open shadow; ``ScriptActivity`` watches for them).
+/// 1. **Media in, network briefly quiet** (``BrowserConfiguration/idleProbeAfter``): loaded,
+///    nothing in flight, no body being read, nothing attached — settled, whatever the page's
+///    scripts still have pending (a carousel's interval, an analytics timer).
+/// 2. **The scripts' word** (``BrowserConfiguration/idleProbeAfter``): after the same short
+///    quiet, the page is asked what its scripts have pending and whether it shows media
+///    (``ScriptActivity``); at zero, or with media, it is settled before the whole window.
+/// 3. **Network quiet.** Navigated, no response body being read, the network quiet for
 ///    ``BrowserConfiguration/quietWindow``, the load event fired (or the DOM in and a long quiet),
 ///    and nothing in flight younger than ``BrowserConfiguration/stalledRequestAge``.
-/// 2. **The scripts' word** (``BrowserConfiguration/idleProbeAfter``): after a short quiet with
-///    nothing in flight, the page is asked what its scripts have pending (``ScriptActivity``);
-///    at zero it is settled before the whole window.
-/// 3. **A timer about to fetch** (``BrowserConfiguration/pendingTimerWait``): a page that would
-///    settle by either rule but has shown no media yet — no XHR/fetch JSON naming a media file,
-///    no `<video>` or GIF/WebP `<img>` in its DOM — is asked for its next pending timeout; one
+/// 4. **A timer about to fetch** (``BrowserConfiguration/pendingTimerWait``): a page that would
+///    settle by rule 2 or 3 but has shown no media yet is asked for its next pending timeout; one
 ///    due before the wait ends (counted from the first time the page would have settled) holds
-///    the page until it has run and its requests are done. A page with media settles as
-///    before, and the wait bounds every page without.
+///    the page until it has run and its requests are done. The wait bounds every page without
+///    media.
 struct SettleStateMachine {
     /// What ``PageLoad`` does next.
     enum Action: Equatable {
         case wait
         /// Settled; `early`: on the scripts' word, before the whole quiet window.
         case settled(early: Bool)
-        /// Send ``ScriptActivity/probe``; its answer goes to ``probeAnswered(pending:activity:)``.
+        /// Send ``ScriptActivity/probe``; its answer goes to ``probeAnswered(pending:hasMedia:activity:)``.
         case probeScripts(activity: Int)
         /// Send ``ScriptActivity/timerProbe``; its answer goes to
         /// ``timersAnswered(nextTimer:hasMedia:activity:now:)``.
@@ -42,6 +46,8 @@ struct SettleStateMachine {
     /// Requests in flight, by id, with when each started.
     private var inFlight: [String: ContinuousClock.Instant] = [:]
     private(set) var bodiesPending = 0
+    /// The page has shown media (an XHR/fetch JSON naming a media file, media in its DOM).
+    private(set) var hasMedia = false
     /// Workers and out-of-process frames attached: their timers are not counted.
     var attachedChildren = 0
     /// The page may settle on its scripts' word: not while scrolling.
@@ -96,28 +102,37 @@ struct SettleStateMachine {
     /// (``MediaMention/appears(in:)``).
     mutating func bodyArrived(namesMedia: Bool) {
         bodiesPending -= 1
-        if namesMedia { timers.mediaSeen() }
+        if namesMedia { mediaShown() }
+    }
+
+    /// The page has media: the timer rule no longer applies, and a short quiet settles it.
+    mutating func mediaShown() {
+        hasMedia = true
+        timers.mediaSeen()
     }
 
     /// Activity before `instant` does not count as quiet time (a scroll started then). Scrolls
-    /// wait the whole window, and no timer holds them: the page settled once already.
+    /// wait the whole window, media or not, and no timer holds them: the page settled once already.
     mutating func scrolled(at instant: ContinuousClock.Instant) {
         mayProbe = false
         timers.mediaSeen()
         lastActivity = max(lastActivity, instant)
     }
 
-    /// The answer to ``Action/probeScripts(activity:)``: zero things pending (`nil`: no answer)
-    /// with no network event since the probe was sent (a request a timer started just before
-    /// the probe ran reaches Trawl before the probe's reply) lets the page settle early.
-    mutating func probeAnswered(pending: Double?, activity: Int) {
+    /// The answer to ``Action/probeScripts(activity:)``: zero things pending (`nil`: no answer),
+    /// or media in the DOM, with no network event since the probe was sent (a request a timer
+    /// started just before the probe ran reaches Trawl before the probe's reply) lets the page
+    /// settle early.
+    mutating func probeAnswered(pending: Double?, hasMedia: Bool, activity: Int) {
         probeInFlight = false
-        if pending == 0, activity == activityCount { scriptsIdle = true }
+        if hasMedia { mediaShown() }
+        if pending == 0 || self.hasMedia, activity == activityCount { scriptsIdle = true }
     }
 
     /// The answer to ``Action/askForTimers(activity:)``: the page's next pending timeout
     /// (`nil`: none, or no answer) and whether its DOM holds media.
     mutating func timersAnswered(nextTimer: Duration?, hasMedia: Bool, activity: Int, now: ContinuousClock.Instant) {
+        if hasMedia { self.hasMedia = true }
         timers.answered(nextTimer: nextTimer, hasMedia: hasMedia, activity: activity, now: now)
     }
 
@@ -125,6 +140,8 @@ struct SettleStateMachine {
 
     mutating func next(now: ContinuousClock.Instant) -> Action {
         let quiet = isSettled(now: now)
+        // Media in and the network briefly quiet: nothing the scripts still have pending is waited for.
+        if !quiet, hasMedia, isQuietEnoughToProbe(now: now) { return .settled(early: true) }
         if quiet || settlesOnScriptsWord(now: now) {
             switch timers.decide(now: now, activity: activityCount) {
             case .settle: return .settled(early: !quiet)

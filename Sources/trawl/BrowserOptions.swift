@@ -23,6 +23,9 @@ struct BrowserOptions: ParsableArguments {
     @Option(help: "Milliseconds a rendered page without media yet waits for a timer its scripts set (a widget that fetches its GIF a moment after the load); 0: timers never hold a page.")
     var timerWait: Int = 2000
 
+    @Option(help: "What a rendered page may share with the next: host (pages of one host reuse a tab and its renderer, everything the last page left cleared between them; the default, but for serve) or page (a tab and a browser context per page; serve's default, its clients being strangers).")
+    var isolate: BrowserIsolation?
+
     func validate() throws {
         if scroll < 0 { throw ValidationError("--scroll must not be negative") }
         if !(pageBudget > 0) { throw ValidationError("--page-budget must be a positive number of seconds") }
@@ -30,9 +33,14 @@ struct BrowserOptions: ParsableArguments {
         if timerWait < 0 { throw ValidationError("--timer-wait must not be negative") }
     }
 
-    /// The browser's configuration; `connectTo` and the user agent come from the loader's.
-    var configuration: BrowserConfiguration {
+    /// The browser's configuration for one user's own work (pages of a host share a tab unless
+    /// `--isolate page`); `connectTo` and the user agent come from the loader's.
+    var configuration: BrowserConfiguration { configuration(isolating: .host) }
+
+    /// The browser's configuration, with `isolation` unless `--isolate` says otherwise.
+    func configuration(isolating isolation: BrowserIsolation) -> BrowserConfiguration {
         var configuration = BrowserConfiguration()
+        configuration.isolation = isolate ?? isolation
         configuration.scrollCount = scroll
         configuration.pageBudget = .milliseconds(Int(pageBudget * 1000))
         configuration.quietWindow = .milliseconds(quietWindow)
@@ -43,3 +51,4 @@ struct BrowserOptions: ParsableArguments {
 }
 
 extension BrowserMode: ExpressibleByArgument {}
+extension BrowserIsolation: ExpressibleByArgument {}

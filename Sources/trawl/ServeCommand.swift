@@ -209,7 +209,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.trawl.plainHTTP = connection.plainHTTP
         configuration.trawl.search = SearchKeys.fromEnvironment()
         configuration.trawl.browser = browser.browser
-        configuration.trawl.browserConfiguration = browser.configuration
+        // Requests come from strangers: a context per page unless `--isolate host`.
+        configuration.trawl.browserConfiguration = browser.configuration(isolating: .page)
         configuration.trawl.probe = probe.options
         do {
             configuration.trawl.fetch = try fetch.policy()

@@ -13,7 +13,8 @@ struct BrowserSite {
     init(
         quietWindow: Duration = .milliseconds(300), pageBudget: Duration = .seconds(8), maxPages: Int = 4, scrollCount: Int = 0,
         maxBodyBytes: Int = 16 << 20, stalledRequestAge: Duration = .milliseconds(1500),
-        idleProbeAfter: Duration? = BrowserConfiguration().idleProbeAfter, handler: @escaping LoopbackServer.Handler
+        idleProbeAfter: Duration? = BrowserConfiguration().idleProbeAfter, isolation: BrowserIsolation = .page,
+        handler: @escaping LoopbackServer.Handler
     ) throws {
         try requireBrowser()
         server = try LoopbackServer(keepsAlive: true, handler: handler)
@@ -22,6 +23,7 @@ struct BrowserSite {
             scrollCount: scrollCount, maxBodyBytes: maxBodyBytes, connectTo: ["::127.0.0.1:\(server.port)"])
         configuration.stalledRequestAge = stalledRequestAge
         configuration.idleProbeAfter = idleProbeAfter
+        configuration.isolation = isolation
         pool = BrowserPool(configuration: configuration)
     }
 

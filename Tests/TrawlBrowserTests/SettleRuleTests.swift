@@ -37,14 +37,14 @@ import Testing
         #expect(machine.next(now: Self.at(120)) == .wait, "not quiet long enough to ask")
         #expect(machine.next(now: Self.at(150)) == .probeScripts(activity: 2))
         #expect(machine.next(now: Self.at(160)) == .wait, "one probe at a time")
-        machine.probeAnswered(pending: 0, activity: 2)
+        machine.probeAnswered(pending: 0, hasMedia: false, activity: 2)
         #expect(machine.next(now: Self.at(170)) == .settled(early: true))
 
         var late = Self.machine(timerWait: nil)
         #expect(late.next(now: Self.at(150)) == .probeScripts(activity: 2))
         late.requestStarted("xhr", now: Self.at(155))
         late.requestEnded("xhr", now: Self.at(160))
-        late.probeAnswered(pending: 0, activity: 2)
+        late.probeAnswered(pending: 0, hasMedia: false, activity: 2)
         #expect(late.next(now: Self.at(170)) == .wait)
     }
 
@@ -104,7 +104,7 @@ import Testing
     @Test func anEarlySettleWaitsForTheTimerToo() {
         var machine = Self.machine()
         #expect(machine.next(now: Self.at(150)) == .probeScripts(activity: 2))
-        machine.probeAnswered(pending: 0, activity: 2)
+        machine.probeAnswered(pending: 0, hasMedia: false, activity: 2)
         #expect(machine.next(now: Self.at(160)) == .askForTimers(activity: 2))
         machine.timersAnswered(nextTimer: .milliseconds(1000), hasMedia: false, activity: 2, now: Self.at(160))
         #expect(machine.next(now: Self.at(600)) == .wait, "the quiet window is over, the timer is not due")
@@ -120,6 +120,68 @@ import Testing
         machine.bodyRequested()
         machine.bodyArrived(namesMedia: true)
         #expect(machine.next(now: Self.at(520)) == .settled(early: false), "no question to the page")
+    }
+
+    /// The two kinds of page a short timer makes: media already in (the settle does not wait
+    /// for what the scripts still have pending), and none yet (pending work holds it).
+    @Test func mediaInTheDOMSettleAPageWhoseScriptsStillHaveWorkPending() {
+        var machine = Self.machine()
+        #expect(machine.next(now: Self.at(150)) == .probeScripts(activity: 2))
+        machine.probeAnswered(pending: 1, hasMedia: true, activity: 2)
+        #expect(machine.hasMedia)
+        #expect(machine.next(now: Self.at(160)) == .settled(early: true), "no question about timers either")
+
+        var without = Self.machine()
+        #expect(without.next(now: Self.at(150)) == .probeScripts(activity: 2))
+        without.probeAnswered(pending: 1, hasMedia: false, activity: 2)
+        #expect(without.next(now: Self.at(160)) == .wait)
+        #expect(without.next(now: Self.at(200)) == .probeScripts(activity: 2), "asked again")
+        without.probeAnswered(pending: 1, hasMedia: false, activity: 2)
+        #expect(without.next(now: Self.at(499)) == .probeScripts(activity: 2))
+        without.probeAnswered(pending: 1, hasMedia: false, activity: 2)
+        #expect(without.next(now: Self.at(500)) == .askForTimers(activity: 2), "the whole window, then the timer rule")
+    }
+
+    @Test func anXHRNamingMediaSettlesThePageAfterTheShortQuietWithoutAsking() {
+        var machine = Self.machine()
+        machine.requestStarted("api", now: Self.at(100))
+        machine.requestEnded("api", now: Self.at(120))
+        machine.bodyRequested()
+        #expect(machine.next(now: Self.at(200)) == .wait, "its body is still being read")
+        machine.bodyArrived(namesMedia: true)
+        #expect(machine.next(now: Self.at(160)) == .wait, "not quiet long enough")
+        #expect(machine.next(now: Self.at(170)) == .settled(early: true))
+    }
+
+    @Test func mediaDoNotSettleAPageWithARequestInFlightOrWhileScrollingOrWithoutProbes() {
+        var inFlight = Self.machine()
+        inFlight.mediaShown()
+        inFlight.requestStarted("poll", now: Self.at(100))
+        #expect(inFlight.next(now: Self.at(400)) == .wait)
+        inFlight.requestEnded("poll", now: Self.at(450))
+        #expect(inFlight.next(now: Self.at(500)) == .settled(early: true))
+
+        var scrolled = Self.machine()
+        scrolled.mediaShown()
+        scrolled.scrolled(at: Self.at(200))
+        #expect(scrolled.next(now: Self.at(300)) == .wait)
+        #expect(scrolled.next(now: Self.at(600)) == .settled(early: false), "a scroll waits the whole window")
+
+        var noProbes = Self.machine(idleProbeAfter: nil)
+        noProbes.mediaShown()
+        #expect(noProbes.next(now: Self.at(300)) == .wait)
+        #expect(noProbes.next(now: Self.at(500)) == .settled(early: false))
+    }
+
+    @Test func aProbeAnsweredAfterANetworkEventDoesNotSettleOnMedia() {
+        var machine = Self.machine()
+        #expect(machine.next(now: Self.at(150)) == .probeScripts(activity: 2))
+        machine.requestStarted("xhr", now: Self.at(155))
+        machine.probeAnswered(pending: 1, hasMedia: true, activity: 2)
+        #expect(machine.next(now: Self.at(170)) == .wait, "a request is in flight")
+        machine.requestEnded("xhr", now: Self.at(180))
+        #expect(machine.next(now: Self.at(229)) == .wait)
+        #expect(machine.next(now: Self.at(230)) == .settled(early: true), "the media are known: no second probe")
     }
 
     @Test(arguments: [

@@ -59,7 +59,9 @@ extension BrowserTests {
         #expect(page.settledEarly)
     }
 
-    @Test func anIntervalAnIframeOrAnAnimationLoopWaitTheWholeWindow() async throws {
+    /// Without media, pending work holds the page: an interval, an iframe or an animation loop,
+    /// and it waits the whole window.
+    @Test func anIntervalAnIframeOrAnAnimationLoopHoldAPageWithoutMedia() async throws {
         let pages = [
             "/interval": "setInterval(() => {}, 100);",
             "/frame": "document.body.appendChild(Object.assign(document.createElement('iframe'), {srcdoc: '<p>x</p>'}));",
@@ -70,19 +72,56 @@ extension BrowserTests {
                 return .html("""
                     <html><body><div id="app"></div><script>
                     \(script)
-                    fetch('/api/items').then(r => r.json()).then(d => { app.innerHTML = '<img src="' + d.items[0].gif + '">'; });
+                    fetch('/api/text').then(r => r.json()).then(d => { app.textContent = d.text; });
                     </script></body></html>
                     """)
             }
-            return request.path == "/api/items" ? .json(Self.feed) : .status(404)
+            return request.path == "/api/text" ? .json(#"{"text":"no media here"}"#) : .status(404)
         }
         for path in pages.keys.sorted() {
             let page = try await site.pool.render(FetchRequest(url: site.url(path)))
             #expect(page.settled, "\(path)")
             #expect(!page.settledEarly, "\(path) settled before its window")
-            #expect(String(decoding: page.html, as: UTF8.self).contains("first.gif"), "\(path)")
+            #expect(String(decoding: page.html, as: UTF8.self).contains("no media here"), "\(path)")
         }
         await site.close()
+    }
+
+    /// With media in, the same pending work does not hold the page: a timer due within the
+    /// (long) window never runs, whether the media came in an XHR, were built into the DOM, or
+    /// were drawn into an open shadow root.
+    @Test(.timeLimit(.minutes(1))) func aPageWithMediaSettlesWithoutWaitingForItsPendingWork() async throws {
+        let later = "setTimeout(() => fetch('/api/later'), 2500); setInterval(() => {}, 100); (function spin() { requestAnimationFrame(spin); })();"
+        let pages = [
+            // The XHR names the GIF; the DOM only gets text.
+            "/xhr": "fetch('/api/items').then(r => r.json()).then(d => { app.textContent = 'loaded'; \(later) });",
+            // The XHR's JSON names no media file; the script builds the <video> itself.
+            "/dom": "fetch('/api/text').then(r => r.json()).then(d => { app.innerHTML = '<video src=\"/v/' + d.text.length + '\"></video>'; \(later) });",
+            "/shadow": """
+                customElements.define('gif-card', class extends HTMLElement {
+                  connectedCallback() { this.attachShadow({mode: 'open'}).innerHTML = '<img src="/card.gif">'; }
+                });
+                fetch('/api/text').then(r => r.json()).then(d => { app.innerHTML = '<gif-card></gif-card>'; \(later) });
+                """,
+        ]
+        let site = try BrowserSite(quietWindow: .seconds(4), pageBudget: .seconds(10)) { request in
+            if let script = pages[request.path] {
+                return .html("<html><body><div id=\"app\"></div><script>\(script)</script></body></html>")
+            }
+            switch request.path {
+            case "/api/items": return .json(Self.feed)
+            case "/api/text": return .json(#"{"text":"clip"}"#)
+            default: return .status(404)
+            }
+        }
+        for path in pages.keys.sorted() {
+            let page = try await site.pool.render(FetchRequest(url: site.url(path)))
+            #expect(page.settled, "\(path)")
+            #expect(page.settledEarly, "\(path) waited for its scripts")
+            #expect(!page.responses.contains { $0.info.url.path == "/api/later" }, "\(path): the timer ran")
+        }
+        await site.close()
+        #expect(!site.server.requests.contains { $0.path == "/api/later" })
     }
 
     /// A widget that asks for its GIF 1.2 s after the load: far past the quiet window, but the
