@@ -52,10 +52,6 @@ public struct BatchResultLine: Codable, Sendable, Hashable {
 
     /// The line as written: sorted keys, no newline.
     public func encoded() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Every field is a plain string, number or array of such: encoding cannot fail.
-        let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        TrawlJSON.line(self)
     }
 }

@@ -103,9 +103,7 @@ extension HAR {
 
     /// The archive as JSON: pretty, keys sorted, so a re-recorded case diffs line by line.
     public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(self)
+        var data = try TrawlJSON.encoder(pretty: true).encode(self)
         data.append(0x0A)
         return data
     }

@@ -216,9 +216,7 @@ extension RecordingCase {
     }
 
     public func write(to file: URL) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(self)
+        var data = try TrawlJSON.encoder(pretty: true).encode(self)
         data.append(0x0A)
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: file, options: .atomic)

@@ -1,4 +1,5 @@
 import Foundation
+import TrawlCore
 
 /// A smoke run's results as reports: JUnit XML for CI, JSON for tools, and one self-contained
 /// HTML page for people (a table by site with status, timing, reason and thumbnails).
@@ -27,9 +28,7 @@ public struct SmokeReport: Sendable, Codable {
     // MARK: JSON
 
     public func json() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        try TrawlJSON.encoder(pretty: true).encode(self)
     }
 
     // MARK: history
@@ -42,9 +41,7 @@ public struct SmokeReport: Sendable, Codable {
 
     /// Appends this run to a history file.
     public func append(toHistory file: URL) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var line = try encoder.encode(self)
+        var line = try TrawlJSON.encoder().encode(self)
         line.append(0x0A)
         if let handle = try? FileHandle(forWritingTo: file) {
             defer { try? handle.close() }

@@ -56,7 +56,7 @@ struct DemoCommand: AsyncParsableCommand {
                 for line in Self.mediaList(run.media) { print(line) }
                 print("")
             } else {
-                print(JSONLine.encode(CaseLine(run, input: input)))
+                print(TrawlJSON.line(CaseLine(run, input: input)))
             }
         }
         if format == .table {

@@ -34,7 +34,7 @@ struct IndexStatsCommand: AsyncParsableCommand {
     func run() async throws {
         let stats = try await openIndex(index, command: "stats").stats()
         if json {
-            print(JSONLine.encode(stats))
+            print(TrawlJSON.line(stats))
             return
         }
         func date(_ seconds: Double?) -> String {

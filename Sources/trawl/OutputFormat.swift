@@ -31,13 +31,3 @@ enum OutputLine: Sendable {
         }
     }
 }
-
-/// JSON the way every command prints it: sorted keys, slashes as they are.
-enum JSONLine {
-    static func encode(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
-    }
-}

@@ -50,9 +50,7 @@ struct QueueStatusCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         if json || (!text && isatty(STDOUT_FILENO) == 0) {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(status), as: UTF8.self))
+            print(String(decoding: try TrawlJSON.encoder().encode(status), as: UTF8.self))
             return
         }
         print(Self.table(status, now: Date().timeIntervalSince1970), terminator: "")

@@ -28,10 +28,10 @@ struct ResultRenderer {
                 + dropped.flatMap { ["  dropped  \($0.url)"] + Self.explanation(of: $0) }
         case .jsonLines:
             // Dropped candidates print as lines of their own, marked by their explanation.
-            return (set.media + (set.dropped ?? [])).map { JSONLine.encode(MediaLine($0, of: set, input: input)) }
+            return (set.media + (set.dropped ?? [])).map { TrawlJSON.line(MediaLine($0, of: set, input: input)) }
         case .stream:
             printedSet = true
-            return [JSONLine.encode(ResultSetLine(set, input: input))]
+            return [TrawlJSON.line(ResultSetLine(set, input: input))]
         }
     }
 
@@ -45,7 +45,7 @@ struct ResultRenderer {
             guard !printedSet || error != nil else { return [] }
             var line = ResultSetLine(ResultSet(), input: input)
             line.error = error.map(ErrorSummary.init)
-            return [JSONLine.encode(line)]
+            return [TrawlJSON.line(line)]
         case .table:
             var lines = printedSet ? [] : [input]
             if let next { lines.append("  next: \(next.token)") }

@@ -122,7 +122,7 @@ struct SmokeCommand: AsyncParsableCommand {
             print("\n" + summary)
         } else {
             // Piped: one JSON object per case for scripts; the summary goes to the log.
-            for result in results { print(JSONLine.encode(result)) }
+            for result in results { print(TrawlJSON.line(result)) }
             Diagnostics.write(summary)
         }
 
