@@ -30,7 +30,8 @@ enum QueueBenchmark {
         /// claimed ahead (the default before finishes took over their slots), for a
         /// before/after in the same run (`--compare`).
         var baselines = [false]
-        /// Print the queue run's busiest statements (`pg_stat_statements`) after each round.
+        /// Print the busiest statements (`pg_stat_statements`): after each round of `queue`, after each
+        /// worker count of `queue-overhead`.
         var statements = false
 
         init(_ arguments: ArraySlice<String>) {
