@@ -30,7 +30,8 @@ enum QueueBenchmark {
         /// claimed ahead (the default before finishes took over their slots), for a
         /// before/after in the same run (`--compare`).
         var baselines = [false]
-        /// Print the queue run's busiest statements (`pg_stat_statements`) after each round.
+        /// Print the busiest statements (`pg_stat_statements`): after each round of `queue`, after each
+        /// worker count of `queue-overhead`.
         var statements = false
 
         init(_ arguments: ArraySlice<String>) {
@@ -64,7 +65,8 @@ enum QueueBenchmark {
     }
 
     static func overhead(_ options: Options) async throws {
-        let cluster = try PostgresCluster(durable: true)
+        let cluster = try PostgresCluster(
+            durable: true, settings: options.statements ? ["shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "all"] : [:])
         defer { cluster.stop() }
         print("PostgreSQL: a throwaway cluster on 127.0.0.1:\(cluster.port), durable defaults (fsync on, synchronous_commit on); \(ProcessInfo.processInfo.activeProcessorCount) cores, shared with other work")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-queue-\(UUID().uuidString)")
@@ -85,6 +87,9 @@ enum QueueBenchmark {
         for workers in options.workers {
             for baseline in options.baselines {
                 let location = try QueueLocation(try cluster.createDatabase())
+                if options.statements {
+                    _ = try cluster.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", database: location.database)
+                }
                 let clock = ContinuousClock()
                 let (push, work, finished, cpu) = try await QueueStore.withStore(location, logger: Logger(label: "bench"), connections: workers * 2 + 2) { store in
                     let pushStart = clock.now
@@ -96,6 +101,7 @@ enum QueueBenchmark {
                     if baseline { worker.claimAhead = options.concurrency / 2 }
                     let configuration = worker
                     // CPU of this process (the workers) and of the server's backends over the work.
+                    if options.statements { _ = try cluster.psql("SELECT pg_stat_statements_reset()", database: location.database) }
                     let before = (ownCPUSeconds(), serverCPUSeconds(cluster), try serverWrites(cluster, database: location.database))
                     let workStart = clock.now
                     let finished = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -123,6 +129,19 @@ enum QueueBenchmark {
                                  workers, options.urls, seconds(push), pushRate, finished, seconds(work), workRate,
                                  cpu.0 * 1000 / jobs, cpu.1 * 1000 / jobs, Double(cpu.2) / jobs, Double(cpu.3) / jobs, Double(cpu.4) / jobs,
                                  peakResidentMegabytes()))
+                }
+                if options.statements {
+                    // Where the server's time goes over the work: per statement, its calls, rows,
+                    // milliseconds in all and WAL records, per 1000 jobs.
+                    let per = 1000 / Double(max(1, finished))
+                    let top = try cluster.psql("""
+                        SELECT calls, rows, round((total_exec_time * \(per))::numeric, 1), round(wal_records * \(per)),
+                            left(regexp_replace(query, '\\s+', ' ', 'g'), 70)
+                        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '\(location.database)')
+                        ORDER BY total_exec_time DESC LIMIT 8
+                        """, database: location.database)
+                    print("      pg (calls | rows | ms per 1000 jobs | WAL records per 1000 jobs | statement):")
+                    print(top.split(separator: "\n").map { "      pg: " + $0 }.joined(separator: "\n"))
                 }
                 _ = try? cluster.psql("DROP DATABASE \"\(location.database)\"")
             }

@@ -132,6 +132,17 @@ enum QueueSchema {
             // are only written by the finish and the reaper, for jobs they have just changed.
             "ALTER TABLE trawl_result DROP CONSTRAINT IF EXISTS trawl_result_job_id_fkey",
         ]),
+        Migration(name: "v7-job-keys", statements: [
+            // A job's key is unique, but a job row gets a new version at its claim and at its
+            // finish (a state change is never a HOT update: `state` is in the partial indexes'
+            // conditions), and each version wrote an entry in the key's index too: two text
+            // index entries per job, on the statement that is most of the queue's work. The
+            // keys live in a table of their own, written once at intake; the job keeps its key
+            // as a plain column (claims return it).
+            "CREATE TABLE trawl_job_key (key TEXT PRIMARY KEY, job_id BIGINT NOT NULL)",
+            "INSERT INTO trawl_job_key (key, job_id) SELECT key, id FROM trawl_job",
+            "ALTER TABLE trawl_job DROP CONSTRAINT IF EXISTS trawl_job_key_key",
+        ]),
     ]
 
     /// The advisory lock migrations run under (any fixed number; this one spells "trawlq").

@@ -1,3 +1,4 @@
+import Logging
 import PostgresNIO
 import Synchronization
 import TrawlStore
@@ -42,16 +43,28 @@ extension QueueStore: IntakeStore {
                 }
                 var added = 0
                 if !chunk.keys.isEmpty {
+                    // Keys first (`trawl_job_key`, see QueueSchema v7): their insert waits for
+                    // another intake that is adding the same key, so the next statement, which
+                    // reads with a snapshot taken after it, sees that intake's job and counts a
+                    // duplicate on it.
+                    let fresh = try await Self.addKeys(chunk.keys, connection: connection, logger: logger)
                     let rows = try await connection.query("""
-                        WITH added AS (
-                            INSERT INTO trawl_job (key, input, url, host, state, duplicates, updated_at)
-                            SELECT key, input, url, host, 'pending', duplicates, \(now)
-                            FROM unnest(\(chunk.keys)::text[], \(chunk.inputs)::text[], \(chunk.urls)::text[], \(chunk.jobHosts)::text[], \(chunk.duplicates)::int[])
+                        WITH t AS (
+                            SELECT * FROM unnest(\(chunk.keys)::text[], \(chunk.inputs)::text[], \(chunk.urls)::text[], \(chunk.jobHosts)::text[], \(chunk.duplicates)::int[])
                                 AS t(key, input, url, host, duplicates)
-                            ON CONFLICT (key) DO UPDATE SET duplicates = trawl_job.duplicates + 1 + EXCLUDED.duplicates
-                            RETURNING (xmax = 0) AS inserted
+                        ), fresh AS (
+                            SELECT * FROM unnest(\(fresh.keys)::text[], \(fresh.ids)::int8[]) AS f(key, id)
+                        ), added AS (
+                            INSERT INTO trawl_job (id, key, input, url, host, state, duplicates, updated_at)
+                            SELECT fresh.id, t.key, t.input, t.url, t.host, 'pending', t.duplicates, \(now)
+                            FROM t JOIN fresh ON fresh.key = t.key ORDER BY fresh.id
+                            RETURNING 1
+                        ), again AS (
+                            UPDATE trawl_job j SET duplicates = j.duplicates + 1 + t.duplicates
+                            FROM t JOIN trawl_job_key k ON k.key = t.key
+                            WHERE j.id = k.job_id AND NOT EXISTS (SELECT 1 FROM fresh WHERE fresh.key = t.key)
                         )
-                        SELECT COUNT(*) FILTER (WHERE inserted) FROM added
+                        SELECT COUNT(*) FROM added
                         """, logger: logger)
                     for try await count in rows.decode(Int64.self) { added += Int(count) }
                 }
@@ -59,22 +72,28 @@ extension QueueStore: IntakeStore {
                 if !chunk.rejectedKeys.isEmpty {
                     // A bad line is a job failed from the start with its result: reported once,
                     // however often the line is read again.
-                    let rows = try await connection.query("""
-                        WITH added AS (
-                            INSERT INTO trawl_job (key, input, state, last_error, updated_at)
-                            SELECT key, input, 'failed', code, \(now)
-                            FROM unnest(\(chunk.rejectedKeys)::text[], \(chunk.rejectedInputs)::text[], \(chunk.rejectedCodes)::text[]) AS t(key, input, code)
-                            ON CONFLICT (key) DO NOTHING
-                            RETURNING id, key
-                        ), results AS (
-                            INSERT INTO trawl_result (job_id, line, outcome, error_code, finished_at)
-                            SELECT added.id, r.line, 'failed', r.code, \(now)
-                            FROM added JOIN unnest(\(chunk.rejectedKeys)::text[], \(chunk.rejectedLines)::text[], \(chunk.rejectedCodes)::text[]) AS r(key, line, code)
-                                ON r.key = added.key
-                        )
-                        SELECT COUNT(*) FROM added
-                        """, logger: logger)
-                    for try await count in rows.decode(Int64.self) { rejected += Int(count) }
+                    let fresh = try await Self.addKeys(chunk.rejectedKeys, connection: connection, logger: logger)
+                    if !fresh.keys.isEmpty {
+                        let rows = try await connection.query("""
+                            WITH fresh AS (
+                                SELECT * FROM unnest(\(fresh.keys)::text[], \(fresh.ids)::int8[]) AS f(key, id)
+                            ), added AS (
+                                INSERT INTO trawl_job (id, key, input, state, last_error, updated_at)
+                                SELECT fresh.id, t.key, t.input, 'failed', t.code, \(now)
+                                FROM unnest(\(chunk.rejectedKeys)::text[], \(chunk.rejectedInputs)::text[], \(chunk.rejectedCodes)::text[]) AS t(key, input, code)
+                                    JOIN fresh ON fresh.key = t.key
+                                ORDER BY fresh.id
+                                RETURNING id, key
+                            ), results AS (
+                                INSERT INTO trawl_result (job_id, line, outcome, error_code, finished_at)
+                                SELECT added.id, r.line, 'failed', r.code, \(now)
+                                FROM added JOIN unnest(\(chunk.rejectedKeys)::text[], \(chunk.rejectedLines)::text[], \(chunk.rejectedCodes)::text[]) AS r(key, line, code)
+                                    ON r.key = added.key
+                            )
+                            SELECT COUNT(*) FROM added
+                            """, logger: logger)
+                        for try await count in rows.decode(Int64.self) { rejected += Int(count) }
+                    }
                 }
                 try await connection.query("""
                     INSERT INTO trawl_intake (source, lines_read, complete) VALUES (\(source), \(Int64(linesRead)), \(complete))
@@ -87,6 +106,27 @@ extension QueueStore: IntakeStore {
                 return IntakeCounts(added: added + rejected, rejected: rejected)
             }
         }
+    }
+}
+
+extension QueueStore {
+    /// Inserts the keys not yet in the queue, each with the id its job is to have (from the
+    /// jobs' own sequence, in list order), and returns those: the keys of the jobs to add.
+    static func addKeys(
+        _ keys: [String], connection: PostgresConnection, logger: Logger
+    ) async throws -> (keys: [String], ids: [Int64]) {
+        let rows = try await connection.query("""
+            INSERT INTO trawl_job_key (key, job_id)
+            SELECT key, nextval('trawl_job_id_seq') FROM unnest(\(keys)::text[]) AS key
+            ON CONFLICT (key) DO NOTHING
+            RETURNING key, job_id
+            """, logger: logger)
+        var fresh: (keys: [String], ids: [Int64]) = ([], [])
+        for try await (key, id) in rows.decode((String, Int64).self) {
+            fresh.keys.append(key)
+            fresh.ids.append(id)
+        }
+        return fresh
     }
 }
 
