@@ -8,7 +8,7 @@
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test check contract fuzz bench bench-batch bench-browser bench-index bench-probe docs clean serve-demo bench-serve
+.PHONY: deps build demo test check contract fuzz bench bench-start bench-batch bench-browser bench-index bench-probe docs clean serve-demo bench-serve
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -80,6 +80,10 @@ fuzz: deps
 
 bench: deps
 	$(SWIFT) run -c release trawl-bench
+
+# A whole trawl process, start to exit (--help, a replayed resolve): median wall time and peak RSS.
+bench-start: deps
+	Benchmarks/process-start.sh
 
 # trawl batch end to end vs libxml2's limit and Scrapy (installed from PyPI into .build-bench/).
 bench-batch: deps

@@ -100,14 +100,21 @@ struct ResolveCommand: AsyncParsableCommand {
         }
         let recorder = record.map { _ in HARRecorder() }
         configuration.recorder = recorder
-        // Replays leave no trace in the user's index (they are tests and demos); they may search it.
-        let opened = index.open(recording: replay == nil, command: "resolve")
+        let texts = try inputs.map(InputText.query(for:))
+        // Replays leave no trace in the user's index (they are tests and demos); they may search
+        // it. A replay of URLs alone never reads it, so it opens no database (the command starts
+        // faster); any `!engine` or plain-text input opens it, so `!local` and the engine list an
+        // unknown `!name` prints stay the same.
+        let searches = texts.contains { text in
+            let query = Query(parsing: text)
+            return query.command != nil || query.url == nil
+        }
+        let opened = replay == nil || searches ? index.open(recording: replay == nil, command: "resolve") : nil
         configuration.localIndex = opened?.index
         configuration.sink = opened?.writer
         configuration.probe = probe.options
         let provider = Trawl.makeProvider(configuration)
         let format = OutputFormat.choose(json: json, stream: stream, table: table)
-        let texts = try inputs.map(InputText.query(for:))
         let output = OrderedOutput()
         let pagination = page.flatMap(Pagination.init(token:)) ?? .start
 

@@ -109,6 +109,18 @@ struct IndexCommandTests {
         #expect(stats["media"] as? Int == 0)
     }
 
+    @Test("a replay of URLs alone never opens the index; a replayed !local search does")
+    func replayOpensTheIndexOnlyToSearchIt() throws {
+        let recording = ResolveRecordings.blogPost
+        let replay = try trawl(["resolve", recording.input, "--replay", recording.archive, "--json", "--index", index])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: index), "a replayed URL created the index file")
+
+        let search = try trawl(["resolve", "!local cat", "--replay", recording.archive, "--index", index])
+        #expect(search.status == 1, "\(search.stderr)")
+        #expect(FileManager.default.fileExists(atPath: index))
+    }
+
     @Test("index stats, prune and rebuild")
     func maintenance() throws {
         _ = try trawl(["resolve", try page("a.html", titles: ["cat one", "cat two"]).path, "--json", "--index", index])
