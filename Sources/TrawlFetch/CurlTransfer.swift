@@ -32,7 +32,8 @@ final class CurlTransfer {
     static let wholeBodySize = 8 << 20
     /// This response's piece size.
     private var pieceLimit = pieceSize
-    /// The final response's `Content-Length`, read once when its head is sent.
+    /// The final response's body length as delivered (``ResponseHead/bodyLength``), read once
+    /// when its head is sent.
     private var declaredLength: Int?
     /// Why a callback stopped the transfer, if one did.
     private(set) var abortReason: FetchError?
@@ -161,7 +162,7 @@ final class CurlTransfer {
         let head = ResponseHead(
             url: finalURL, status: easy.info(long: CURLINFO_RESPONSE_CODE), headers: HTTPHeaders(headerFields),
             redirects: easy.info(long: CURLINFO_REDIRECT_COUNT))
-        declaredLength = head.headers["content-length"].flatMap { Int($0) }
+        declaredLength = head.bodyLength
         continuation.yield(.head(head))
     }
 

@@ -25,3 +25,13 @@ public struct ResponseHead: Sendable, Hashable {
         self.redirects = redirects
     }
 }
+
+extension ResponseHead {
+    /// The body's length as handed on, when the head declares it: `Content-Length`, unless a
+    /// content coding applies — then it counts the compressed bytes on the wire, not the
+    /// decoded body libcurl delivers, and sizing buffers by it would be wrong.
+    var bodyLength: Int? {
+        if let coding = headers["content-encoding"]?.trimmedWhitespace.lowercased(), !coding.isEmpty, coding != "identity" { return nil }
+        return headers["content-length"].flatMap { Int($0) }
+    }
+}

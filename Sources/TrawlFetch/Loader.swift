@@ -63,7 +63,7 @@ public final class Loader: PayloadTransport {
                         // The first piece is kept as it is (a file arrives in one piece).
                         body = piece
                     } else {
-                        if body.count == piece.count, let length = head?.headers["content-length"].flatMap({ Int($0) }) {
+                        if body.count == piece.count, let length = head?.bodyLength {
                             // Grown by doubling, a body briefly needs twice its size; the
                             // declared length (within the cap) lets it be allocated once.
                             body.reserveCapacity(min(length, configuration.maxBodySize))

@@ -19,6 +19,35 @@ struct HTTPCacheTests {
         throw CancellationError()
     }
 
+    @Test("An entry reads back byte for byte, an empty body too; a cut or damaged file is a miss")
+    func entryFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = try HTTPCache(directory: folder)
+        let body = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let entry = CacheEntry(
+            url: "https://a.example/big", finalURL: "https://a.example/big", status: 200,
+            headers: [.init(name: "Content-Type", value: "text/html")], storedAt: 0, varyValues: [:], guardedBy: nil)
+        try cache.store(entry, body: body)
+        #expect(cache.entry(for: entry.url)?.1 == body)
+        #expect(cache.entry(for: "https://a.example/other") == nil)
+
+        var empty = entry
+        empty.url = "https://a.example/empty"
+        try cache.store(empty, body: Data())
+        #expect(cache.entry(for: empty.url)?.1 == Data())
+
+        let files = try FileManager.default.subpathsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".entry") }
+        #expect(files.count == 2)
+        for file in files {
+            let path = folder.appendingPathComponent(file)
+            let whole = try Data(contentsOf: path)
+            try whole.prefix(20).write(to: path)
+        }
+        #expect(cache.entry(for: entry.url) == nil)
+        #expect(cache.entry(for: empty.url) == nil)
+    }
+
     @Test("A stale entry with an ETag is revalidated: the 304 serves the cached body")
     func revalidation() async throws {
         let server = try LoopbackServer { request in

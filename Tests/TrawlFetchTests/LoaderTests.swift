@@ -21,6 +21,7 @@ struct LoaderHTTPTests {
             case "/endless": .endless(headers: [("Content-Type", "text/html")])
             case "/bomb": .ok(headers: [("Content-Type", "text/html"), ("Content-Encoding", "gzip")], body: Self.bomb)
             case "/gzipped": .ok(headers: [("Content-Type", "text/html"), ("Content-Encoding", "gzip")], body: Gzip.compress(Data("<p>compressed</p>".utf8)))
+            case "/gzipped-big": .ok(headers: [("Content-Type", "text/html"), ("Content-Encoding", "gzip")], body: Gzip.compress(Self.bigPage))
             case "/loop": .redirect("/loop2")
             case "/loop2": .redirect("/loop")
             case "/hop": .redirect("/page", status: 301)
@@ -37,6 +38,9 @@ struct LoaderHTTPTests {
 
     /// 256 MiB of zeros, gzip-compressed (~256 KB): far past the 32 MiB cap once inflated.
     static let bomb = Gzip.compressedZeros(count: 256 << 20)
+
+    /// 1 MiB of markup that compresses to a few KiB.
+    static let bigPage = Data(String(repeating: "<p>compressed</p>", count: (1 << 20) / 17 + 1).utf8.prefix(1 << 20))
 
     func fetch(_ path: String, _ configuration: LoaderConfiguration = .init()) async throws -> Payload {
         try await Loader(configuration: configuration).fetch(FetchRequest(url: server.url(path)))
@@ -134,6 +138,25 @@ struct LoaderHTTPTests {
 
     @Test func gzipIsDecoded() async throws {
         #expect(try await fetch("/gzipped").text == "<p>compressed</p>")
+    }
+
+    /// A compressed response's `Content-Length` counts wire bytes, not the decoded body: the
+    /// pieces handed on are the usual size, not cut to the compressed length.
+    @Test func compressedLengthDoesNotSizeThePieces() async throws {
+        var pieces: [Int] = []
+        var body = Data()
+        // The loader stops its transfers when released: it is kept for the whole stream.
+        let loader = Loader()
+        for try await event in loader.stream(FetchRequest(url: server.url("/gzipped-big"))) {
+            if case .body(let piece) = event {
+                pieces.append(piece.count)
+                body.append(piece)
+            }
+        }
+        withExtendedLifetime(loader) {}
+        #expect(body == Self.bigPage)
+        #expect(pieces.dropLast().allSatisfy { $0 >= CurlTransfer.pieceSize }, "pieces: \(pieces)")
+        #expect(pieces.count == (Self.bigPage.count + CurlTransfer.pieceSize - 1) / CurlTransfer.pieceSize)
     }
 
     @Test func redirectLoopStops() async throws {

@@ -13,27 +13,46 @@ public final class HTTPCache: Sendable {
     }
 
     /// The stored response for `url`, with its body.
+    ///
+    /// Read in its parts, so the body lands in one buffer of its own: reading the whole file
+    /// and cutting the body out of it would hold it twice.
     func entry(for url: String) -> (CacheEntry, Data)? {
-        guard let data = try? Data(contentsOf: file(for: url)), data.count >= 8 else { return nil }
-        let length = data.prefix(8).reduce(0) { $0 << 8 | Int($1) }
-        guard length > 0, 8 + length <= data.count,
-            let entry = try? JSONDecoder().decode(CacheEntry.self, from: data.subdata(in: 8..<(8 + length))),
+        guard let handle = FileHandle(forReadingAtPath: file(for: url).path) else { return nil }
+        defer { try? handle.close() }
+        guard let prefix = try? handle.read(upToCount: 8), prefix.count == 8 else { return nil }
+        let length = prefix.reduce(0) { $0 << 8 | Int($1) }
+        guard length > 0, length <= Self.maxEntryLength, let meta = try? handle.read(upToCount: length), meta.count == length,
+            let entry = try? JSONDecoder().decode(CacheEntry.self, from: meta),
             entry.url == url
         else { return nil }
-        return (entry, data.subdata(in: (8 + length)..<data.count))
+        guard let body = try? handle.readToEnd() else { return (entry, Data()) }
+        return (entry, body)
     }
+
+    /// The longest entry description read: a length past it is a damaged file, not an entry.
+    static let maxEntryLength = 16 << 20
 
     /// Stores (or replaces) the response for ``CacheEntry/url``.
     func store(_ entry: CacheEntry, body: Data) throws {
         let meta = try JSONEncoder().encode(entry)
-        var data = Data(capacity: 8 + meta.count + body.count)
-        for shift in stride(from: 56, through: 0, by: -8) { data.append(UInt8(truncatingIfNeeded: meta.count >> shift)) }
-        data.append(meta)
-        data.append(body)
+        var head = Data(capacity: 8 + meta.count)
+        for shift in stride(from: 56, through: 0, by: -8) { head.append(UInt8(truncatingIfNeeded: meta.count >> shift)) }
+        head.append(meta)
         let target = file(for: entry.url)
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString)")
-        try data.write(to: temporary)
+        // The head and the body are written one after the other, never joined: joining them
+        // would hold a second copy of the body while it is written.
+        do {
+            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+            let handle = try FileHandle(forWritingTo: temporary)
+            defer { try? handle.close() }
+            try handle.write(contentsOf: head)
+            try handle.write(contentsOf: body)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
         if rename(temporary.path, target.path) != 0 {
             try? FileManager.default.removeItem(at: temporary)
             throw CocoaError(.fileWriteUnknown)
