@@ -73,8 +73,8 @@ struct BatchRoutes: Sendable {
         let manager = try requireManager()
         let parameters = FormQuery(request)
         let probing = try parameters.flag("probe")
+        // Without probing there is nothing dead to keep: `keepDead` alone changes nothing.
         let keepDead = try parameters.flag("keepDead")
-        if keepDead, !probing { throw APIError.usage("invalid-request", "keepDead needs probe=true") }
         var probe: MediaProber.Options?
         if probing {
             var options = self.probe

@@ -39,8 +39,8 @@ struct ResolveParameters: Sendable, Hashable {
             pagination = .start
         }
         probe = try parameters.flag("probe", default: probing.probe)
-        keepDead = try parameters.flag("keepDead", default: probe && probing.keepDead)
-        if keepDead, !probe { throw APIError.usage("invalid-request", "keepDead needs probe=true") }
+        // Without probing there is nothing dead to keep: `keepDead` alone changes nothing.
+        keepDead = try parameters.flag("keepDead", default: probing.keepDead) && probe
         explain = try parameters.flag("explain")
         if let limit = parameters.get("limit") {
             guard let value = Int(limit), (1...maxLimit).contains(value) else {

@@ -76,8 +76,8 @@ struct SessionRoutes: Sendable {
             limit = value
         }
         let probe = try parameters.flag("probe", default: probing.probe)
-        let keepDead = try parameters.flag("keepDead", default: probe && probing.keepDead)
-        if keepDead, !probe { throw APIError.usage("invalid-request", "keepDead needs probe=true") }
+        // Without probing there is nothing dead to keep: `keepDead` alone changes nothing.
+        let keepDead = try parameters.flag("keepDead", default: probing.keepDead) && probe
         let id = try await registry.open(debounce: debounce, limit: limit, probe: probe, keepDead: keepDead, client: client)
         let opened = Opened(id: id, events: "/v1/sessions/\(id)/events")
         return Self.json(opened, status: .created, extra: [.location: "/v1/sessions/\(id)"])

@@ -76,7 +76,7 @@ struct BatchRouteTests {
     }
 
     /// `POST /v1/batches?probe=true`: each page's media probed as `trawl batch --probe` does, the
-    /// dead left out; `keepDead` without `probe` is a usage error.
+    /// dead left out.
     @Test func aBatchPostedWithProbeChecksItsMedia() async throws {
         let gif = MediaBytes.gif(width: 480, height: 270, frames: 12, delay: 5)
         let site = try LoopbackServer { request in
@@ -89,8 +89,6 @@ struct BatchRouteTests {
         let server = try ServerFixture.live(site: site, hosts: ["a.test", "media.test"]) { $0.trawl.plainHTTP = true }
         try await ServerFixture.application(server).test(.live) { client in
             let list = ByteBuffer(string: "http://a.test/one\nhttp://a.test/gone\n")
-            let refused = try await client.execute(uri: "/v1/batches?keepDead=true", method: .post, headers: [.contentType: "text/plain"], body: list)
-            #expect(refused.status == .badRequest)
             let created = try await client.execute(uri: "/v1/batches?probe=true", method: .post, headers: [.contentType: "text/plain"], body: list)
             #expect(created.status == .accepted, "\(created.text)")
             let id = try #require(try created.json()["id"] as? String)
