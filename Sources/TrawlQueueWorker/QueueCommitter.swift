@@ -3,7 +3,7 @@ import TrawlStore
 
 /// Coalesces a worker's finished attempts: they wait until `group` of them are ready or the
 /// oldest has waited `delay` (and, in any case, until the previous group's statement has
-/// returned); then they go together in one ``FinishStatement`` (one round trip, one
+/// returned); then they go together in one `FinishStatement` (one round trip, one
 /// transaction). ``FinishGroups`` decides when; this actor does the writing. Each caller
 /// resumes once its own outcome is committed (or known discarded), never before: a crash loses
 /// only outcomes not yet acknowledged, whose leases then expire and whose jobs are claimed again.
@@ -11,7 +11,7 @@ import TrawlStore
 /// Waiting changes nothing about exactly-once: the statement checks each lease when it runs,
 /// so an outcome whose lease expired while it waited here is discarded like any late result.
 ///
-/// With ``WorkerLeases``, each group's statement also takes over the slots it frees: as many
+/// With `WorkerLeases`, each group's statement also takes over the slots it frees: as many
 /// due jobs of the same hosts as the worker has room for are leased in the same transaction
 /// and handed to `deliver` (the worker holds them until a slot is free).
 actor QueueCommitter {

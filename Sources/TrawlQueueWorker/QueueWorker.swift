@@ -81,7 +81,7 @@ public struct QueueWorker: Sendable {
     private let logger: Logger
 
     /// - Parameters:
-    ///   - store: the queue, opened with its outage handling (``QueueStore/reconnecting(stallLimit:)``).
+    ///   - store: the queue, opened with its outage handling (`QueueStore/reconnecting(stallLimit:)`).
     ///   - configuration: the run's settings, as `trawl batch` takes them.
     ///   - search: the search engines' settings for `!engine` lines.
     ///   - logger: where claims, outages and reconnects are logged.

@@ -5,7 +5,7 @@ import TrawlStore
 /// kept apart from the queue's IO so that it can be tested without PostgreSQL. The worker
 /// tells it what happened (a claim's jobs, an attempt's end, a commit's outcome, jobs a commit
 /// took over, a wake-up) and asks ``next(now:free:)`` what to do; `free` is the room its
-/// ``WorkerLeases`` have left, which its committer changes as well.
+/// `WorkerLeases` have left, which its committer changes as well.
 ///
 /// Jobs are *held* (leased to the worker, not started), *in flight* (an attempt running) or
 /// *committing* (ended, the outcome on its way to the queue). A run goes round one cycle:
