@@ -334,6 +334,10 @@ final class QueueLink: Sendable {
             switch psql.code {
             case .serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection:
                 return true
+            case .unexpectedBackendMessage:
+                // A termination that lands mid-statement can reach postgres-nio as a message it
+                // did not expect there; it closes the connection on it, so it is a loss too.
+                return true
             case .server:
                 guard let state = psql.serverInfo?[.sqlState] else { return false }
                 return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(state)
