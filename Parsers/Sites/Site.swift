@@ -81,8 +81,12 @@ public struct SiteToken: Sendable, Hashable {
         return token
     }
 
-    /// The headers that send `token`.
-    public func headers(_ token: String) -> HTTPHeaders { HTTPHeaders([.init(name: header, value: prefix + token)]) }
+    /// `request` with the header that sends `token` added to its own.
+    public func authorizing(_ request: FetchRequest, with token: String) -> FetchRequest {
+        var authorized = request
+        authorized.headers.add(name: header, value: prefix + token)
+        return authorized
+    }
 }
 
 /// The registry of sites, sorted by name.

@@ -51,10 +51,9 @@ public struct RedgifsSearchEngine: Engine {
                 } catch let error as SiteTokenError {
                     throw SearchError(.invalidRequest, "!redgifs: no token: \(error)")
                 }
-                var headers = token.headers(value)
-                headers.add(name: "Accept", value: "application/json")
+                let asked = token.authorizing(FetchRequest(url: url, headers: ["Accept": "application/json"]), with: value)
                 var expired = false
-                for try await var payload in environment.payloads(for: FetchRequest(url: url, headers: headers), from: request) {
+                for try await var payload in environment.payloads(for: asked, from: request) {
                     payload.info.origin = .followUp(reason: "redgifs search")
                     if payload.info.status == 401, attempt == 0 {
                         expired = true

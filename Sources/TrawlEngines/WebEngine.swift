@@ -78,8 +78,7 @@ public struct WebEngine: Engine {
                         send()
                         break
                     }
-                    var authorized = source
-                    for field in token.headers(value).fields { authorized.headers.add(name: field.name, value: field.value) }
+                    let authorized = token.authorizing(source, with: value)
                     var expired = false
                     try await read(environment.payloads(for: authorized, from: request), into: { page, payload in
                         if payload.info.status == 401, attempt == 0 { expired = true } else { page.readSiteSource(payload, site: site.name) }
