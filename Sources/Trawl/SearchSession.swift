@@ -144,13 +144,8 @@ public actor SearchSession {
     ///   watching ``events()`` can tell them from those of the query before).
     @discardableResult
     public func search(_ text: String) -> Int {
-        let sequence = supersede()
-        guard !text.allSatisfy(\.isWhitespace) else {
-            query = nil
-            publish(.idle)
-            return sequence
-        }
-        let query = Query(parsing: text)
+        let (sequence, query) = begin(text)
+        guard let query else { return sequence }
         let clock = self.clock
         let debounce = options.debounce
         searchTask = Task {
@@ -168,15 +163,22 @@ public actor SearchSession {
     /// - Returns: the query's sequence number, as ``search(_:)``.
     @discardableResult
     public func searchNow(_ text: String) -> Int {
+        let (sequence, query) = begin(text)
+        guard let query else { return sequence }
+        searchTask = Task { await self.start(query, sequence: sequence) }
+        return sequence
+    }
+
+    /// Supersedes what runs and parses `text`; empty text goes back to ``State/idle`` and gives
+    /// no query.
+    private func begin(_ text: String) -> (sequence: Int, query: Query?) {
         let sequence = supersede()
         guard !text.allSatisfy(\.isWhitespace) else {
             query = nil
             publish(.idle)
-            return sequence
+            return (sequence, nil)
         }
-        let query = Query(parsing: text)
-        searchTask = Task { await self.start(query, sequence: sequence) }
-        return sequence
+        return (sequence, Query(parsing: text))
     }
 
     /// The sequence number of the latest query (what ``search(_:)`` last returned).

@@ -5,7 +5,7 @@ import TrawlParsers
 /// What one page's resolution knows so far, and the rules that turn its payloads into result
 /// sets: the part of ``WebEngine`` that does no IO.
 ///
-/// The engine drives it through five steps and does the fetching, rendering and asking in
+/// ``PageResolutionRun`` drives it through five steps and does the fetching, rendering and asking in
 /// between; each step leaves the result sets to send in ``take()``:
 ///
 /// 1. **Site source** (``readSiteSource(_:site:)``): a site's better source than its page (a

@@ -35,118 +35,26 @@ public struct WebEngine: Engine {
         _ url: URL, request: Request, environment: Environment, tokens: SiteTokens = SiteTokens(), hops: Int = 0,
         continuation: Handler.Continuation
     ) async throws {
-        var page = PageResolution(url: url, request: request, parsers: environment.parsers, maxFollowUps: environment.maxFollowUps)
-        func send() { for set in page.take() { continuation.yield(set) } }
-        /// Reads every payload `fetch` yields into `step`; a failure other than cancellation goes
-        /// to `failed` (or is thrown when there is none).
-        func read(
-            _ payloads: AsyncThrowingStream<Payload, any Error>, into step: (inout PageResolution, Payload) -> Void,
-            failed: ((inout PageResolution, any Error) -> Void)? = nil
-        ) async throws {
-            do {
-                for try await payload in payloads {
-                    step(&page, payload)
-                    send()
-                }
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                guard let failed else { throw error }
-                try Task.checkCancellation()
-                failed(&page, error)
-                send()
-            }
-        }
-
+        var run = PageResolutionRun(url: url, request: request, environment: environment, tokens: tokens, continuation: continuation)
         if let site = Sites.site(for: url) {
-            // Sources in the site's order of preference: the first that answers is enough.
-            for source in site.sources(for: url) where !page.siteSourceAnswered {
-                guard let token = site.token else {
-                    try await read(environment.payloads(for: source, from: request), into: { $0.readSiteSource($1, site: site.name) },
-                                   failed: { $0.siteSourceFailed(source.url, site: site.name, error: $1) })
-                    continue
-                }
-                // A token older than the source's patience answers 401: fetched anew once.
-                for attempt in 0..<2 {
-                    let value: String
-                    do {
-                        value = try await tokens.token(for: site.name) { try await Self.fetchToken(token, site: site.name, environment: environment, request: request) }
-                    } catch is CancellationError {
-                        throw CancellationError()
-                    } catch {
-                        page.siteSourceFailed(source.url, site: site.name, error: error)
-                        send()
-                        break
-                    }
-                    let authorized = token.authorizing(source, with: value)
-                    var expired = false
-                    try await read(environment.payloads(for: authorized, from: request), into: { page, payload in
-                        if payload.info.status == 401, attempt == 0 { expired = true } else { page.readSiteSource(payload, site: site.name) }
-                    }, failed: { $0.siteSourceFailed(source.url, site: site.name, error: $1) })
-                    guard expired else { break }
-                    await tokens.expire(value, of: site.name)
-                }
-            }
-            if page.siteSourceAnswered {
-                // An answer of nothing can still be an error (a source that says nothing is public).
-                let failure = page.finish()
-                send()
-                if let failure { throw failure }
-                return
-            }
+            try await run.readSiteSources(of: site)
+            // An answer of nothing can still be an error (a source that says nothing is public).
+            if run.page.siteSourceAnswered { return try run.finish() }
         }
-
         let renderer = environment.renderer
-        let plan = await renderer?.plan(for: url) ?? .fetchFirst
-        let fetch = FetchRequest(url: url)
-        if plan == .renderDirectly {
-            try await read(environment.renderedPayloads(for: fetch, from: request), into: { $0.read($1) })
+        if await renderer?.plan(for: url) == .renderDirectly {
+            try await run.readRendered()
         } else {
-            // A short link (`t.co`, `gph.is`, `v.redd.it`) redirects to a page another site reads
-            // better from its own source: the page is handed over to that site, unread.
-            var handOver: URL?
-            try await read(environment.payloads(for: fetch, from: request), into: { page, payload in
-                guard handOver == nil else { return }
-                if payload.info.origin == .document, hops < maxHandOvers, let target = PageResolution.handOver(from: url, to: payload.info.url) {
-                    handOver = target
-                    return
-                }
-                page.read(payload)
-            })
-            if let handOver {
+            if let target = try await run.readPage(mayHandOver: hops < maxHandOvers) {
                 continuation.yield(ResultSet(diagnostics: [
-                    Diagnostic(.info, "\(Redaction.url(url.absoluteString)) redirected to \(Redaction.url(handOver.absoluteString)): read by its site", source: "web"),
+                    Diagnostic(.info, "\(Redaction.url(url.absoluteString)) redirected to \(Redaction.url(target.absoluteString)): read by its site", source: "web"),
                 ]))
-                try await resolve(handOver, request: request, environment: environment, tokens: tokens, hops: hops + 1, continuation: continuation)
-                return
+                return try await resolve(target, request: request, environment: environment, tokens: tokens, hops: hops + 1, continuation: continuation)
             }
-            let decision = page.renderDecision(canRender: renderer != nil)
-            send()
-            if let renderer {
-                switch decision {
-                case .none: break
-                case .notNeeded: await renderer.learn(url: url, neededBrowser: false)
-                case .ask(let document):
-                    let needed = await renderer.shouldRender(afterStatic: document, url: url)
-                    var renderFailed = false
-                    if needed {
-                        try await read(environment.renderedPayloads(for: fetch, from: request), into: { $0.read($1) },
-                                       failed: { renderFailed = true; $0.renderFailed($1) })
-                    }
-                    // A failed render says nothing about whether the host's pages need the browser.
-                    if !renderFailed { await renderer.learn(url: url, neededBrowser: needed && page.foundAnything) }
-                }
-            }
+            try await run.renderIfNeeded(by: renderer)
         }
-
-        for link in page.afterPage() {
-            send()
-            try await read(environment.payloads(for: FetchRequest(url: link), from: request), into: { $0.readOEmbed($1) },
-                           failed: { $0.oEmbedFailed($1) })
-        }
-        let failure = page.finish()
-        send()
-        if let failure { throw failure }
+        try await run.followOEmbedLinks()
+        try run.finish()
     }
 }
 

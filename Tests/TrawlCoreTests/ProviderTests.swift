@@ -77,9 +77,9 @@ struct ProviderTests {
 
     @Test func routing() async throws {
         let provider = provider()
-        #expect(try await provider.engine(for: Query(parsing: "https://a.example/x")).name == "web")
-        #expect(try await provider.engine(for: Query(parsing: "!giphy cats")).name == "giphy")
-        #expect(try await provider.engine(for: Query(parsing: "cats")).name == "tenor")
+        #expect(try provider.engine(for: Query(parsing: "https://a.example/x")).name == "web")
+        #expect(try provider.engine(for: Query(parsing: "!giphy cats")).name == "giphy")
+        #expect(try provider.engine(for: Query(parsing: "cats")).name == "tenor")
         var urls: [String] = []
         for try await set in provider.results(for: Request("!giphy cats")) { urls += set.media.map(\.url) }
         #expect(urls == ["https://x.example/giphy/cats.gif"])
@@ -87,7 +87,7 @@ struct ProviderTests {
 
     @Test func unknownEngineListsTheEngines() async {
         await #expect {
-            for try await _ in await provider().results(for: Request("!imgr cats")) {}
+            for try await _ in provider().results(for: Request("!imgr cats")) {}
         } throws: { error in
             guard let error = error as? SearchError, error.code == .unknownEngine else { return false }
             return error.message.contains("!imgr") && error.message.contains("!giphy") && error.message.contains("!tenor")

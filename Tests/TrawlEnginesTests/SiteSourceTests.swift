@@ -193,7 +193,7 @@ struct SiteSourceTests {
         #expect(second.last?.next == nil)
         #expect(await server.tokenRequests == 2)
         await #expect(throws: SearchError.self) {
-            for try await _ in await provider.results(for: Request("!redgifs cats order:random")) {}
+            for try await _ in provider.results(for: Request("!redgifs cats order:random")) {}
         }
     }
 

@@ -36,7 +36,7 @@ struct ReplayTests {
         let replay = Trawl.Replay(entries: [HARImporter.entry(body: Data(Self.page.utf8), url: "https://elsewhere.example/")])
         let provider = Trawl.makeProvider(.init(replay: replay))
         await #expect(throws: RecordingError.self) {
-            for try await _ in await provider.results(for: Request(url)) {}
+            for try await _ in provider.results(for: Request(url)) {}
         }
         #expect(server.requests.isEmpty)
 

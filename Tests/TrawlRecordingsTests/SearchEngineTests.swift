@@ -39,7 +39,7 @@ struct SearchEngineTests {
         let provider = Trawl.makeProvider(configuration)
         for (query, variable) in [("!giphy cats", "TRAWL_GIPHY_KEY"), ("!tenor cats", "TRAWL_TENOR_KEY"), ("cats rating:g", "TRAWL_TENOR_KEY")] {
             await #expect {
-                for try await _ in await provider.results(for: Request(query)) {}
+                for try await _ in provider.results(for: Request(query)) {}
             } throws: { error in
                 (error as? SearchError)?.code == .missingConfiguration && "\(error)".contains(variable)
             }
