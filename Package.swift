@@ -5,6 +5,7 @@ import PackageDescription
 /// `ExistentialAny` makes every existential spelled `any P`, as the packages we model on do.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(

@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// The parsers that work on any site, in chain order.
 public enum GenericParsers {

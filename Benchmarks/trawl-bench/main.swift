@@ -155,7 +155,7 @@ func memory(_ kind: BigPage) async throws {
     defer { try? FileManager.default.removeItem(at: path) }
     // A running worker: the provider made and one small page resolved (libcurl, OpenSSL and
     // libxml2 loaded) before the high-water mark is read.
-    let provider = Trawl.makeProvider()
+    let provider = SearchProvider()
     let small = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-small.html")
     try Data(#"<html><body><img src="https://m.example/a.gif" width="300"></body></html>"#.utf8).write(to: small)
     defer { try? FileManager.default.removeItem(at: small) }
@@ -224,12 +224,12 @@ func replay() async throws {
         media = 0
         let elapsed = try await clock.measure {
             for job in jobs {
-                var environment = Trawl.makeEnvironment(.init(replay: try Trawl.Replay(path: job.archive)))
+                var environment = Environment(.init(replay: try TrawlConfiguration.Replay(path: job.archive)))
                 let counter = CountingTransport(base: environment.transport)
                 environment.transport = counter
                 // Keys are scrubbed from recordings and ignored when matching.
-                let search = Trawl.Search(giphyKey: Scrubber.placeholder, tenorKey: Scrubber.placeholder)
-                for try await set in Trawl.makeProvider(environment: environment, search: search).results(for: job.request) { media += set.media.count }
+                let search = TrawlConfiguration.Search(giphyKey: Scrubber.placeholder, tenorKey: Scrubber.placeholder)
+                for try await set in SearchProvider(environment: environment, search: search).results(for: job.request) { media += set.media.count }
                 payloads += counter.count.load(ordering: .relaxed)
             }
         }
@@ -260,7 +260,7 @@ func corpusAccuracy() async throws {
         let archive = folder.appendingPathComponent("\(index).har")
         try HARImporter.har(file: entry.path, url: entry.url).write(to: archive)
         var sets: [ResultSet] = []
-        for try await set in Trawl.makeProvider(.init(replay: try Trawl.Replay(path: archive))).results(for: Request(entry.url)) {
+        for try await set in SearchProvider(.init(replay: try TrawlConfiguration.Replay(path: archive))).results(for: Request(entry.url)) {
             sets.append(set)
         }
         let media = MediaCollection(sets.flatMap(\.media)).media
@@ -289,11 +289,11 @@ func corpusAccuracy() async throws {
 func resolveDevSet(_ entry: DevSet.Entry, at url: String) async -> [[String]]? {
     do {
         let replay = entry.kind == "har"
-            ? try Trawl.Replay(path: entry.path)
+            ? try TrawlConfiguration.Replay(path: entry.path)
             // Served as saved: a scrubbed copy would no longer carry the labelled URLs.
-            : Trawl.Replay(entries: [HARImporter.entry(body: try Data(contentsOf: entry.path), url: url, fileName: entry.path.lastPathComponent)])
+            : TrawlConfiguration.Replay(entries: [HARImporter.entry(body: try Data(contentsOf: entry.path), url: url, fileName: entry.path.lastPathComponent)])
         var sets: [ResultSet] = []
-        for try await set in Trawl.makeProvider(.init(replay: replay)).results(for: Request(url)) { sets.append(set) }
+        for try await set in SearchProvider(.init(replay: replay)).results(for: Request(url)) { sets.append(set) }
         return MediaCollection(sets.flatMap(\.media)).media.map(\.allURLs)
     } catch {
         return nil

@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// The last resort: finds media-looking URLs in any text — HTML, JSON, JavaScript — escaped or
 /// not (`https:\/\/…`, `\u0026`, `&amp;`, protocol-relative `//host/…`).

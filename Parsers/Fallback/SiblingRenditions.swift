@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// Finds the other formats of media a page is about: files named like a found media but with
 /// another extension in the same folder, or sharing its ``UploadIdentity`` (`…/ID/giphy.mp4` → `…/ID/giphy.webp`,

@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// A pasted link to the file itself (`i.giphy.com/ID.gif`, `i.imgur.com/ID.mp4`): the payload
 /// is the media, and its URL is the result.

@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// `<video>` with its `<source>`s (one media, the sources its renditions, the poster its
 /// still), animated `<img>` and `<picture>` sources, and the same elements in markup a script

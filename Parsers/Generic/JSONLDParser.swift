@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// JSON-LD (`<script type="application/ld+json">`): `VideoObject`, `ImageObject` and other
 /// media objects (`contentUrl`, `embedUrl` when it is a file, `thumbnailUrl` as the still,

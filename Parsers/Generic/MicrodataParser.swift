@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// schema.org microdata in `<meta itemprop>`: `contentURL` / `embedURL` when they name a
 /// media file, `thumbnailURL` as the still, `width` / `height`, `name`.

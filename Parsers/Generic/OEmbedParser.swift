@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// oEmbed JSON (`{"version": "1.0", "type": "photo" | "video" | …}`): a `photo`'s `url` when it
 /// is animated, and for any type an animated `url` or `thumbnail_url`; `title`, `width`,

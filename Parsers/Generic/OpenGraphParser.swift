@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// OpenGraph: `og:video` and `og:image` with their `:url`, `:secure_url`, `:type`, `:width`
 /// and `:height`. A still `og:image` becomes the still of the first video.

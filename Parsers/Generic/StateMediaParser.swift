@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import TrawlCore
+public import TrawlCore
 
 /// Media in a JSON state object: `window.__STATE__ = {…}`, `var postData = …`, a rehydration
 /// blob, `__NEXT_DATA__`, `<script type="application/json">`, or a JSON response.

@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// Twitter (X) cards: `twitter:player:stream` (the raw video of a player card) and an animated
 /// `twitter:image`; a still `twitter:image` becomes the still of the stream.

@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// The one place that decides whether a candidate is the page's own media.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// Bluesky: a post page is read as the public AppView's thread of that post alone (no
 /// replies, no parents):

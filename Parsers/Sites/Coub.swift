@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// Coub: loops (`coub.com/view/ID`, the player `coub.com/embed/ID`) read from the public API
 /// (`coub.com/api/v2/coubs/ID`): `file_versions.html5.video.{higher,high,med}` are the loop's

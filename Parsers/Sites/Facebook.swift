@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// Facebook: videos and reels (`facebook.com/watch/?v=ID`, `/video.php?v=ID`, `/USER/videos/ID`, `/reel/ID`,
 /// `fb.watch/…` short links). Their pages are for people logged in; what is public is the video

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// The fediverse: Mastodon and the servers that speak its API (Pleroma, Akkoma, GoToSocial…),
 /// and Misskey. Instances live on any host, so the site claims URLs by their shape, on hosts no

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// Giphy: GIF pages (`giphy.com/gifs/slug-ID`), media hosts, and the v1 API.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// Imgflip: GIF pages (`imgflip.com/gif/ID`), image pages (`imgflip.com/i/ID`) and the files
 /// themselves (`i.imgflip.com/ID.gif`, `.mp4`). A page names its file as `og:image` — a GIF

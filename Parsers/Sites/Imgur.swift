@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// Imgur: gallery and post pages (`twitter:player:stream` is the mp4, `og:image` the gif, the
 /// microdata `contentURL` protocol-relative) and direct `i.imgur.com` links, where a `.gifv`

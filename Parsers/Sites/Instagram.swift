@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// Instagram: posts, reels and IGTV (`instagram.com/p/ID/`, `/reel/ID/`, `/tv/ID/`). Post
 /// pages are for people logged in; what is public is the post's embed (`/p/ID/embed/captioned/`:

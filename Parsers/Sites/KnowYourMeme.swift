@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// Know Your Meme: photo pages (`knowyourmeme.com/photos/ID-slug`). A page names its image as
 /// `og:image` on `i.kym-cdn.com`, a resized copy (`/photos/images/newsfeed/…`,

@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// The page shows its media only to people logged in, and nothing of it is public: not its
 /// metadata, not its embed. Code `not-public`.

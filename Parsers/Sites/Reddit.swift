@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// Reddit: a post's page is best read as its JSON (`/comments/ID/.json`): the post's
 /// `preview.images[].variants` (gif, mp4), `secure_media.reddit_video` (v.redd.it),

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// Redgifs: watch pages (`redgifs.com/watch/ID`), the embed player (`/ifr/ID`), and direct
 /// files (`i.redgifs.com/i/ID.jpg`, `thumbs*.redgifs.com/Name-mobile.mp4`,

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// A site Trawl knows by name: which URLs are its, what to fetch for a pasted URL, and the
 /// parsers for the payload shapes it serves.

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// Streamable: video pages (`streamable.com/ID`, the player `streamable.com/e/ID`) and the
 /// public API (`api.streamable.com/videos/ID`). Both carry one video object: `files.mp4` and

@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// Tenor: GIF pages (`tenor.com/view/slug-ID`) and the API, v1 (`api.tenor.com/v1`, each result's
 /// `media: [{gif: {url, dims, size}, mp4: …}]`) and v2 (`tenor.googleapis.com/v2`,

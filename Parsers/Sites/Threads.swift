@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// Threads: a post page (`https://www.threads.net/@zuck/post/CuP48CiS5sx`, also on
 /// `threads.com`, and `https://www.threads.net/t/CuP48CiS5sx`) carries its post and the replies below it in JSON blobs

@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// TikTok: a video page carries its item in a state object the page embeds, read for the video
 /// named by the URL only (the page's other state — recommendations, the author's other videos —

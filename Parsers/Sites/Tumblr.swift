@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// Tumblr: posts in the v2 API (`response.posts[]`, legacy `photos[].original_size` and NPF
 /// `content[]` image and video blocks) and in a post page's embedded state; on a page only the

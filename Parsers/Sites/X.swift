@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// X / Twitter: a status URL is best read as the syndication `tweet-result` JSON
 /// (`mediaDetails[].video_info.variants`, or `video.variants`); a GraphQL `TweetDetail` response

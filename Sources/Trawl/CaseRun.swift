@@ -13,16 +13,16 @@ public struct CaseRun: Sendable {
     public var media: [Media] { MediaCollection(sets.flatMap(\.media)).media }
 }
 
-extension Trawl {
+extension CaseRun {
     /// Runs a case through the whole pipeline (provider → engine → payloads → parser chain)
     /// over its own recording, or live when `replay` is false (the smoke test).
     ///
     /// A case that needs a browser (its `browser` field) gets one — `auto` unless the
     /// configuration says `always` — replayed from its recording like every other request; any
     /// other replayed case never starts a browser. The browser is shut down when the run ends.
-    public static func run(
-        _ recordedCase: RecordedCase, replay: Bool = true, configuration: Configuration = .init(), recorder: HARRecorder? = nil
-    ) async -> CaseRun {
+    public init(
+        _ recordedCase: RecordedCase, replay: Bool = true, configuration: TrawlConfiguration = .init(), recorder: HARRecorder? = nil
+    ) async {
         var configuration = configuration
         configuration.recorder = recorder
         if recordedCase.recordingCase.browser {
@@ -34,10 +34,10 @@ extension Trawl {
         var failure: (any Error)?
         var pool: BrowserPool?
         do {
-            if replay { configuration.replay = try Replay(path: recordedCase.archive) }
-            let environment = makeEnvironment(configuration)
+            if replay { configuration.replay = try TrawlConfiguration.Replay(path: recordedCase.archive) }
+            let environment = Environment(configuration)
             pool = (environment.renderer as? AdaptiveRenderer)?.pool
-            let provider = makeProvider(environment: environment, search: replaySearch(configuration))
+            let provider = SearchProvider(environment: environment, search: configuration.searchForReplay)
             let recorded = recordedCase.recordingCase
             let request = Request(recorded.input, pagination: recorded.page.flatMap(Pagination.init(token:)) ?? .start)
             for try await set in provider.results(for: request) { sets.append(set) }
@@ -46,6 +46,6 @@ extension Trawl {
         }
         await pool?.shutdown()
         let verdict = CaseVerdict.judge(sets, error: failure, against: recordedCase.recordingCase.expect)
-        return CaseRun(recordedCase: recordedCase, sets: sets, error: failure, verdict: verdict)
+        self.init(recordedCase: recordedCase, sets: sets, error: failure, verdict: verdict)
     }
 }

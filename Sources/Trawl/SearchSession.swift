@@ -13,7 +13,7 @@ import TrawlCore
 /// - **Events**: ``state`` now, and ``events()`` for every change (the current state first).
 ///
 /// ```swift
-/// let session = SearchSession(provider: Trawl.makeProvider())
+/// let session = SearchSession(provider: SearchProvider())
 /// Task { for await state in session.events() { render(state) } }
 /// await session.search("!giphy cat")   // as the user types
 /// await session.loadMore()             // when the list scrolls to its end

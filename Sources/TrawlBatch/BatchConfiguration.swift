@@ -1,8 +1,8 @@
 import Foundation
-import TrawlCore
-import TrawlFetch
+public import TrawlCore
+public import TrawlFetch
 import TrawlBrowser
-import Trawl
+public import Trawl
 
 /// How a batch run behaves. The defaults are polite to strangers' hosts and quick on one's own.
 ///
@@ -34,9 +34,9 @@ public struct BatchConfiguration: Sendable {
     /// Lines read into the store per transaction.
     public var intakeChunk = 2000
     /// How each job is resolved, as `trawl resolve` would: the loader, the browser, a replay,
-    /// probing, the sink. Its ``Trawl/Configuration/fetch`` is not used: a batch's requests go
+    /// probing, the sink. Its `TrawlConfiguration.fetch` is not used: a batch's requests go
     /// through ``fetch`` with the retries and politeness left to the scheduler.
-    public var resolve = Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(30)))
+    public var resolve = TrawlConfiguration(loader: LoaderConfiguration(timeout: .seconds(30)))
     /// A renderer to share instead of one of the run's own (a server's batches and resolves
     /// use one browser); `nil`: the run starts its own when ``browser`` asks for one.
     public var renderer: (any PageRenderer)?

@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// A batch run could not start or go on (the store, the input, the output). One URL's failure
 /// is never a `BatchError`: it is that job's result.

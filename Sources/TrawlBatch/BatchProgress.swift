@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import TrawlCore
-import TrawlStore
+public import TrawlStore
 
 /// Where a batch stands, as the progress display shows it.
 public struct BatchSnapshot: Sendable, Hashable {

@@ -1,9 +1,9 @@
 import Foundation
-import Logging
-import Trawl
+public import Logging
+public import Trawl
 import TrawlCore
 import TrawlFetch
-import TrawlStore
+public import TrawlStore
 
 /// Works a store's jobs to the end: reads the URL lists into it, schedules politely per host,
 /// retries what may pass, and keeps the output file in step.
@@ -33,7 +33,7 @@ public struct BatchRunner: Sendable {
     ///   - clock: what backoffs, `Retry-After` holds and delays are timed on (a test's clock in tests).
     public init(
         configuration: BatchConfiguration, storePath: String, inputs: [String], output: String?,
-        search: Trawl.Search = Trawl.Search(), logger: Logger = Logger(label: "trawl.batch"),
+        search: TrawlConfiguration.Search = TrawlConfiguration.Search(), logger: Logger = Logger(label: "trawl.batch"),
         clock: any Clock<Duration> = ContinuousClock()
     ) throws {
         self.configuration = configuration

@@ -1,6 +1,6 @@
 import Foundation
 import TrawlCore
-import TrawlStore
+public import TrawlStore
 
 /// Reads a URL list into the store a chunk at a time, each chunk with its line count in one
 /// transaction, so a killed run resumes reading at the first line it had not committed.

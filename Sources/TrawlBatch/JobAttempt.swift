@@ -1,9 +1,9 @@
 import Foundation
-import Logging
-import Trawl
+public import Logging
+public import Trawl
 import TrawlCore
 import TrawlFetch
-import TrawlStore
+public import TrawlStore
 
 /// One attempt at one job: resolve its URL through the full pipeline and decide what the
 /// attempt means — done, failed for good, or worth another try (and when). A batch's scheduler
@@ -21,7 +21,7 @@ public struct JobAttempt: Sendable {
     }
 
     let environment: Environment
-    let search: Trawl.Search
+    let search: TrawlConfiguration.Search
     /// Retries, backoff and `Retry-After`, applied per job: the transport does not retry.
     let policy: FetchPolicy
     let robots: RobotsCache?
@@ -48,7 +48,7 @@ public struct JobAttempt: Sendable {
         var environment = self.environment
         environment.transport = LoggedTransport(base: environment.transport, log: log)
         environment.renderer = environment.renderer.map { LoggedRenderer(base: $0, log: log) }
-        let provider = Trawl.makeProvider(environment: environment, search: search)
+        let provider = SearchProvider(environment: environment, search: search)
         var media: [MediaLine] = []
         var seen: Set<String> = []
         var failure: (any Error)?
@@ -150,12 +150,12 @@ public struct JobAttempt: Sendable {
     /// - Parameter transport: answers in place of libcurl's (a benchmark's instant answers, a
     ///   recording); the rest of the pipeline is the same.
     public static func make(
-        configuration: BatchConfiguration, search: Trawl.Search, logger: Logger, clock: RunClock, transport: (any PayloadTransport)? = nil
+        configuration: BatchConfiguration, search: TrawlConfiguration.Search, logger: Logger, clock: RunClock, transport: (any PayloadTransport)? = nil
     ) -> JobAttempt {
         var trawl = configuration.resolve
         trawl.fetch = configuration.fetch.underJobScheduler
         trawl.clock = clock.base
-        var environment = Trawl.makeEnvironment(trawl, logger: logger)
+        var environment = Environment(trawl, logger: logger)
         if let transport { environment.transport = transport }
         if let renderer = configuration.renderer, configuration.resolve.browser != .never { environment.renderer = renderer }
         let robots = configuration.robots ? RobotsCache(transport: environment.transport, agent: "trawl") : nil

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrawlStore
+public import TrawlStore
 
 /// The JSON-lines output, kept exactly in step with the store.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 import TrawlFetch
 
 /// The web engine's ``PageRenderer``: Chromium through a ``BrowserPool``, asked only when

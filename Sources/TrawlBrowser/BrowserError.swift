@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// The browser could not render a page, or could not run at all.
 ///

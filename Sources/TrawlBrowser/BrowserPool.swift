@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// One headless browser serving many pages, at most ``BrowserConfiguration/maxPages`` open at
 /// once and the rest queued. With ``BrowserIsolation/page`` each page gets a tab and a browser

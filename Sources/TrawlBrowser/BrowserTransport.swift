@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// A ``PayloadTransport`` that renders each request in a headless browser: it yields every
 /// XHR/fetch payload the page received (origin ``PayloadOrigin/browserXHR``, each with its own

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// What a browser made of one page.
 public struct RenderedPage: Sendable {

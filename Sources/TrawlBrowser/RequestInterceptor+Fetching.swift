@@ -1,6 +1,6 @@
 import Foundation
 import TrawlCore
-import TrawlFetch
+public import TrawlFetch
 
 /// The address guard for the browser: Trawl fetches the page's requests itself and hands the
 /// browser the answers.

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// One rule the browser consults for every request a page makes that is not a blocked resource
 /// type (CDP `Fetch.requestPaused`): answer it from a recording, check where it goes, record what

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a statically fetched page says about needing a browser: its media, its scripts, and the
 /// marks single-page apps leave (an empty `<div id="root">`, a framework's attributes).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How a request may use a cache.
 public enum CachePolicy: String, Sendable, Hashable, Codable {

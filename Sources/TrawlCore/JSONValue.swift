@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A parsed JSON document as a `Sendable` value, for parsers that walk payloads whose shape they
 /// only partly know. Lookups that miss return `nil` instead of throwing, so a moved field costs

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a media URL really answered when it was probed (`--probe`): one ranged GET for its first
 /// 64 KiB, read by their own structure. What the page claimed (kind, size) is in ``Media``; this

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How a page is loaded before its first static fetch.
 public enum RenderPlan: Sendable, Hashable {

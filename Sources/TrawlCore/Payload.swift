@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One response handed to parsers: bytes plus what is known about them.
 public struct Payload: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a query's term says about where it points: a URL to read, text to search for, or
 /// something that looks like a place but cannot be read — which must never leave the machine

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The JSON Trawl writes, everywhere it writes it: keys sorted (the same value always gives the
 /// same bytes, and a re-written file diffs line by line) and slashes left as they are (URLs stay

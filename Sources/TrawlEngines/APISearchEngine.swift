@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 import TrawlParsers
 
 /// What the Giphy and Tenor search engines share: a key from the configuration, one API request

@@ -1,6 +1,6 @@
 import Foundation
-import TrawlCore
-import TrawlParsers
+public import TrawlCore
+public import TrawlParsers
 
 /// `!redgifs cats order:latest limit:40`: Redgifs' v2 search, paged by page number (the
 /// `next` it prints). No key: the API hands out a temporary token (``SiteToken``), fetched once

@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 import TrawlParsers
 
 /// Resolves a page URL: fetches it, runs each payload (the document, then every JSON payload

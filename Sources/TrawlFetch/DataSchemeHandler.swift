@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// `data:` URLs (RFC 2397): `data:[<media type>][;base64],<data>`.
 public struct DataSchemeHandler: SchemeHandler {

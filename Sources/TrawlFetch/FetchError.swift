@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// A transfer failed: no response, or a response Trawl refused to read.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// One step of a transfer, as a scheme handler streams it.
 public enum FetchEvent: Sendable {

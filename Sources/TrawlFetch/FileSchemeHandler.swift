@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// `file:` URLs: the file's bytes, read in pieces, with a content type guessed from its name.
 public struct FileSchemeHandler: SchemeHandler {

@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// `http:` and `https:` through libcurl's multi interface, on one thread of its own.
 ///

@@ -1,6 +1,6 @@
 import Foundation
-import Logging
-import TrawlCore
+public import Logging
+public import TrawlCore
 
 /// Fetches URLs through the handler registered for their scheme: `http`/`https` through
 /// libcurl, `file`, `data`, and any handler you add.

@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// Speaks plain HTTP where a request says https, and hands back payloads under the https URL
 /// asked for: for pointing a live run (with `--connect-to`) at a local mirror of the sites,

@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// Loads the URLs of some schemes. A ``Loader`` picks the handler by the URL's scheme.
 ///

@@ -1,5 +1,5 @@
 import CLibXML2
-import Foundation
+public import Foundation
 
 /// A parsed HTML tree for parsers that want XPath. Owns its `htmlDocPtr`.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// The one-pass HTML scanner: meta tags, links, media elements and every JSON payload in the
 /// document's scripts, read by libxml2's push parser with SAX callbacks (no tree is built).

@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// The local index could not answer or could not be used.
 public struct IndexError: ErrorWithCodes {

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import TrawlCore
+public import TrawlCore
 
 /// Feeds the index from extraction, off its path: ``record(_:)`` only appends to a buffer
 /// (coalescing repeated updates of a page) and returns; a task of the writer's own writes the

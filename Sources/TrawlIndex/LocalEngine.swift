@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// `!local`: searches what Trawl has already found, without the network.
 ///

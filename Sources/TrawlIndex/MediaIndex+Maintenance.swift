@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import GRDB
-import TrawlCore
+public import TrawlCore
 
 /// What `trawl index stats` prints.
 public struct IndexStats: Sendable, Codable, Hashable {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import TrawlCore
+public import TrawlCore
 
 /// One page of a `!local` search.
 ///

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import GRDB
-import TrawlCore
+public import TrawlCore
 
 /// The writer's path into the index: a group of page updates written straight into `page` and
 /// `media` (and, by their triggers, the full-text index and the cell tables) in one transaction.

@@ -13,7 +13,7 @@ import TrawlCore
 /// ```swift
 /// let index = try MediaIndex(path: "/tmp/index.sqlite")
 /// let writer = IndexWriter(index: index)
-/// // hand `writer` to Trawl.Configuration.index…, then:
+/// // hand `writer` to TrawlConfiguration.index…, then:
 /// await writer.close()
 /// ```
 public final class MediaIndex: Sendable {

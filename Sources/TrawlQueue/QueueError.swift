@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// The queue could not be reached or used. One URL's failure is never a `QueueError`: it is
 /// that job's result.

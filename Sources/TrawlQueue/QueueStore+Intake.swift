@@ -1,7 +1,7 @@
 import Logging
 import PostgresNIO
 import Synchronization
-import TrawlStore
+public import TrawlStore
 
 extension QueueStore: IntakeStore {
     public func intake(of source: String) async throws -> IntakeMark {

@@ -1,6 +1,6 @@
 import PostgresNIO
 import TrawlCore
-import TrawlStore
+public import TrawlStore
 
 /// How a queue worker claims: the fleet-wide politeness it applies to every host, and its lease.
 public struct ClaimRules: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import PostgresNIO
-import TrawlStore
+public import TrawlStore
 
 extension QueueStore: ResultStore {
     /// Result lines numbered after `seq`. Results committed since the last call are numbered

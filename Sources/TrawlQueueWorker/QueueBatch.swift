@@ -1,10 +1,10 @@
 import Foundation
-import Logging
+public import Logging
 import Synchronization
-import Trawl
-import TrawlBatch
-import TrawlQueue
-import TrawlStore
+public import Trawl
+public import TrawlBatch
+public import TrawlQueue
+public import TrawlStore
 
 /// `trawl batch FILE --queue URL`: pushes the URL lists into the shared queue, works on it
 /// with a worker of its own (other machines' `trawl worker`s join in), and keeps the output
@@ -28,12 +28,12 @@ public struct QueueBatch: Sendable {
     private let configuration: QueueWorker.Configuration
     private let inputs: [String]
     private let output: String?
-    private let search: Trawl.Search
+    private let search: TrawlConfiguration.Search
     private let logger: Logger
 
     public init(
         store: QueueStore, configuration: QueueWorker.Configuration, inputs: [String], output: String?,
-        search: Trawl.Search = Trawl.Search(), logger: Logger = Logger(label: "trawl.batch")
+        search: TrawlConfiguration.Search = TrawlConfiguration.Search(), logger: Logger = Logger(label: "trawl.batch")
     ) {
         // The push, the worker and the output all wait out the server's outages.
         self.store = store.reconnecting()

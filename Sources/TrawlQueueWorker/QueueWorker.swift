@@ -1,10 +1,10 @@
 import Foundation
-import Logging
-import Trawl
-import TrawlBatch
+public import Logging
+public import Trawl
+public import TrawlBatch
 import TrawlCore
-import TrawlQueue
-import TrawlStore
+public import TrawlQueue
+public import TrawlStore
 
 /// Works a shared queue's jobs: claims due jobs in groups under the fleet's politeness, runs
 /// each through the full pipeline (`JobAttempt`, the same as `trawl batch`), renews its
@@ -89,7 +89,7 @@ public struct QueueWorker: Sendable {
     ///   - id: the worker's name in the queue (default: machine, process id and a random part).
     ///   - transport: answers in place of libcurl's (a benchmark's instant answers).
     public init(
-        store: QueueStore, configuration: Configuration, search: Trawl.Search = Trawl.Search(), logger: Logger = Logger(label: "trawl.worker"),
+        store: QueueStore, configuration: Configuration, search: TrawlConfiguration.Search = TrawlConfiguration.Search(), logger: Logger = Logger(label: "trawl.worker"),
         clock: any Clock<Duration> = ContinuousClock(), id: String? = nil, transport: (any PayloadTransport)? = nil
     ) {
         // A worker rides out the server's outages: its operations wait for it and go on.

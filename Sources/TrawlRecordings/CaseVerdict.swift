@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// How a run of a case went: the result the smoke test reports per site.
 public struct CaseVerdict: Sendable, Hashable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 extension RecordingCase.Expectation {
     /// Whether the case states the loose shape of its media (``hosts`` or ``kinds``) rather

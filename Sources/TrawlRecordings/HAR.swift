@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TrawlCore
 
 /// An HTTP Archive (HAR 1.2), the format browser devtools, Playwright and proxies write: what

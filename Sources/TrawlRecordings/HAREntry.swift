@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// One request and its response in a ``HAR``.
 public struct HAREntry: Sendable, Codable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TrawlCore
 
 /// Makes a recording from a response saved by hand (a page saved from a browser, an API

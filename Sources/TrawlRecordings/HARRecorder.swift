@@ -1,11 +1,11 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// Collects the payloads of a run as HAR entries, scrubbed on the way in.
 ///
 /// ```swift
 /// let recorder = HARRecorder()
-/// let environment = Trawl.makeEnvironment(.init(recorder: recorder))
+/// let environment = Environment(.init(recorder: recorder))
 /// // … resolve …
 /// try await recorder.write(to: URL(fileURLWithPath: "run.har"))
 /// ```

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Checks an archive against the HAR 1.2 structure as written — the fields the specification
 /// requires and their JSON types — without the leniency ``HAR`` reads with. What Trawl writes

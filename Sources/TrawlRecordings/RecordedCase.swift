@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A case on disk: `<folder>/<site>/<name>.case.json` and the recording beside it,
 /// `<name>.har`. A live case may have no recording yet (`trawl smoke --record` writes one

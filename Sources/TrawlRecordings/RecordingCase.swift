@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// What a recording must resolve to: `Recordings/<site>/<case>.case.json`, beside
 /// `<case>.har`. The format is described in `Recordings/README.md`.

@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// A recording that cannot be read, a replay with no matching entry, or a case that is not
 /// well formed. Modelled on AsyncHTTPClient's errors: one struct, a code to switch on, and a

@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// A transport that passes every payload through from another transport and records it.
 public struct RecordingTransport: PayloadTransport {

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import Synchronization
-import TrawlCore
+public import TrawlCore
 
 /// Serves requests from recordings instead of the network.
 ///

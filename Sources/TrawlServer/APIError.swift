@@ -1,6 +1,6 @@
 import Foundation
-import Hummingbird
-import TrawlCore
+public import Hummingbird
+public import TrawlCore
 
 /// An error as the API answers it: an HTTP status and `{"error":{"code","message"}}`.
 ///

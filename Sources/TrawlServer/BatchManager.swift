@@ -23,7 +23,7 @@ import TrawlStore
 actor BatchManager {
     let directory: URL
     let configuration: BatchConfiguration
-    let search: Trawl.Search
+    let search: TrawlConfiguration.Search
     let metrics: ServerMetrics
     let logger: Logger
     let limits: BatchLimits
@@ -40,7 +40,7 @@ actor BatchManager {
 
     /// The folder is made when the first batch is posted.
     init(
-        directory: URL, configuration: BatchConfiguration, search: Trawl.Search, metrics: ServerMetrics, logger: Logger,
+        directory: URL, configuration: BatchConfiguration, search: TrawlConfiguration.Search, metrics: ServerMetrics, logger: Logger,
         limits: BatchLimits = BatchLimits()
     ) {
         self.directory = directory

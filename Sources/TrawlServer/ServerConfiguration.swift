@@ -1,6 +1,6 @@
-import Foundation
-import Trawl
-import TrawlBatch
+public import Foundation
+public import Trawl
+public import TrawlBatch
 
 /// Everything `trawl serve` needs to run: where it listens, how it fetches, its limits.
 ///
@@ -22,7 +22,7 @@ public struct ServerConfiguration: Sendable {
     /// How resolves fetch and parse: the loader, the fetch policy (HTTP cache), replay, browser.
     /// Its `probe` (`trawl serve --probe`) makes resolves and sessions probed unless a request
     /// says `probe=false`, with its renditions and dead-media choices as their defaults.
-    public var trawl = Trawl.Configuration()
+    public var trawl = TrawlConfiguration()
     /// How batches fetch; the loader, fetch policy and browser settings come from ``trawl``
     /// when the server is made.
     public var batch = BatchConfiguration()

@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 import TrawlFetch
 
 /// A server configuration that would be unsafe to start: bound to an address others can reach

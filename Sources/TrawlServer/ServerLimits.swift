@@ -1,4 +1,4 @@
-import TrawlFetch
+public import TrawlFetch
 
 /// What one request, and one client, may ask of the server.
 ///

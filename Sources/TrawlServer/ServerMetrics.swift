@@ -1,5 +1,5 @@
 import Metrics
-import Prometheus
+public import Prometheus
 import Synchronization
 
 /// The server's metrics, kept in its own Prometheus registry and served at `/metrics`.

@@ -1,5 +1,5 @@
-import Hummingbird
-import NIOCore
+public import Hummingbird
+public import NIOCore
 
 /// The context every request of `trawl serve` carries: Hummingbird's core storage, the
 /// connected peer, and the client the server counts the request against.

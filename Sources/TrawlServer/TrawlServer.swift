@@ -1,6 +1,6 @@
 import Foundation
-import Hummingbird
-import Logging
+public import Hummingbird
+public import Logging
 import ServiceLifecycle
 import Trawl
 import TrawlBatch
@@ -47,23 +47,18 @@ public struct TrawlServer: Sendable {
         // request): the plain provider never probes, the probing ones always do.
         probeDefaults = ProbeDefaults(probe: trawl.probe != nil, keepDead: trawl.probe?.keepDead ?? false)
         trawl.probe = nil
-        var environment = Trawl.makeEnvironment(trawl, logger: logger)
+        var environment = Environment(trawl, logger: logger)
         environment.transport = CountingTransport(base: environment.transport, metrics: metrics)
         if let renderer = environment.renderer { environment.renderer = CountingRenderer(base: renderer, metrics: metrics) }
-        var search = configuration.trawl.search
-        if configuration.trawl.replay != nil {
-            // As `Trawl.makeProvider` does: keys are scrubbed from recordings, any key replays.
-            search.giphyKey = search.giphyKey ?? Scrubber.placeholder
-            search.tenorKey = search.tenorKey ?? Scrubber.placeholder
-        }
-        provider = Trawl.makeProvider(environment: environment, search: search, localIndex: configuration.trawl.localIndex)
+        let search = configuration.trawl.searchForReplay
+        provider = SearchProvider(environment: environment, search: search, localIndex: configuration.trawl.localIndex)
         // The same transport (counted, guarded, polite, cached): a probe is fetched like a page.
         func probing(keepDead: Bool) -> SearchProvider {
             var probing = environment
             var options = configuration.trawl.probe ?? MediaProber.Options()
             options.keepDead = keepDead
             probing.checker = MediaProber(transport: environment.transport, options: options)
-            return Trawl.makeProvider(environment: probing, search: search, localIndex: configuration.trawl.localIndex)
+            return SearchProvider(environment: probing, search: search, localIndex: configuration.trawl.localIndex)
         }
         probingProviders = (probing(keepDead: false), probing(keepDead: true))
         sessions = SessionRegistry(

@@ -1,6 +1,6 @@
 import Foundation
 import TrawlCore
-import TrawlRecordings
+public import TrawlRecordings
 
 /// What changed between a recording and what the site serves now: the JSON paths (array
 /// indices folded to `[]`) or the page's meta keys and script ids that were recorded but are

@@ -1,4 +1,4 @@
-import Trawl
+public import Trawl
 
 /// How a smoke run is made.
 public struct SmokeOptions: Sendable {
@@ -21,7 +21,7 @@ public struct SmokeOptions: Sendable {
     /// Which addresses live runs may connect to (``AddressPolicy/allowAll`` unless asked).
     public var addressPolicy: AddressPolicy = .allowAll
     /// The search engines' keys: a live `!giphy` / `!tenor` case without its key is skipped.
-    public var search: Trawl.Search
+    public var search: TrawlConfiguration.Search
     /// When live pages are rendered in headless Chromium. A case that needs a browser gets one
     /// (`auto` unless this says `always`), replayed or live; other replayed cases never start one.
     public var browser: BrowserMode = .never
@@ -35,7 +35,7 @@ public struct SmokeOptions: Sendable {
     public var sink: (any ExtractionSink)?
 
     /// - Parameter search: the keys; the CLI reads them from `TRAWL_GIPHY_KEY` / `TRAWL_TENOR_KEY`.
-    public init(search: Trawl.Search = Trawl.Search(giphyKey: nil, tenorKey: nil)) {
+    public init(search: TrawlConfiguration.Search = TrawlConfiguration.Search(giphyKey: nil, tenorKey: nil)) {
         self.search = search
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TrawlCore
 
 /// A smoke run's results as reports: JUnit XML for CI, JSON for tools, and one self-contained

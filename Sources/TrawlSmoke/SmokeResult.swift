@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// One case's outcome in a smoke run.
 public struct SmokeResult: Sendable, Codable, Hashable {

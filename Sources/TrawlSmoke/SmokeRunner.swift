@@ -1,8 +1,8 @@
-import Foundation
+public import Foundation
 import Trawl
 import TrawlCore
 import TrawlFetch
-import TrawlRecordings
+public import TrawlRecordings
 
 /// Runs the cases under a recordings folder live against the sites (the nightly smoke test), or
 /// replayed, and grades each: pass, degraded, fail or skipped.
@@ -55,7 +55,7 @@ public struct SmokeRunner: Sendable {
         repeat {
             attempts += 1
             recorder = HARRecorder()
-            var configuration = Trawl.Configuration(loader: LoaderConfiguration(
+            var configuration = TrawlConfiguration(loader: LoaderConfiguration(
                 userAgent: options.userAgent, timeout: options.timeout, connectTo: options.connectTo, addressPolicy: options.addressPolicy))
             configuration.plainHTTP = options.plainHTTP
             configuration.search = options.search
@@ -66,7 +66,7 @@ public struct SmokeRunner: Sendable {
                 probe.keepDead = true
                 configuration.probe = probe
             }
-            run = await Trawl.run(recorded, replay: options.replay, configuration: configuration, recorder: options.replay ? nil : recorder)
+            run = await CaseRun(recorded, replay: options.replay, configuration: configuration, recorder: options.replay ? nil : recorder)
             let statuses = await recorder.recorded.map(\.response.status)
             skip = SkipReason.of(run.error, statuses: statuses)
         } while skip?.retry == true && attempts <= options.retries

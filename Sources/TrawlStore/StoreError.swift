@@ -1,4 +1,4 @@
-import TrawlCore
+public import TrawlCore
 
 /// The store could not be opened or used.
 public struct StoreError: ErrorWithCodes {

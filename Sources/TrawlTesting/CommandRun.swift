@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Glibc
 
 /// Runs a built executable to completion and keeps what it printed: for tests of the `trawl`

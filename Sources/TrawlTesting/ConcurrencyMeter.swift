@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Counts requests in flight per host, as a loopback server's handler sees them: what

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The real pages in `../shared/corpus` (or `$TRAWL_CORPUS`), read at test and benchmark time.
 /// They are third-party files: read them, never copy them into the repository.

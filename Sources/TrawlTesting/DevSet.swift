@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TrawlCore
 
 /// The development set: real responses saved by other projects (each listed with its licence in

@@ -1,5 +1,5 @@
 import CZlib
-import Foundation
+public import Foundation
 
 /// gzip for building test bodies (compressed pages, decompression bombs).
 public enum Gzip {

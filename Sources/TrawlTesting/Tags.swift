@@ -1,4 +1,4 @@
-import Testing
+public import Testing
 
 /// What a test needs beyond its own process and the loopback network. `make check` runs every
 /// test without these tags (Tests/check.sh); `make test` runs them all. A suite's tags cover the

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What the loopback server does with a request: answer well, or misbehave on purpose.
 public enum TestResponse: Sendable {

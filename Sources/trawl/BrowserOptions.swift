@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import TrawlBrowser
 
 /// The headless-browser flags every command that loads pages shares (`resolve`, `batch`).

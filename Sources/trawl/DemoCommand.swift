@@ -45,7 +45,7 @@ struct DemoCommand: AsyncParsableCommand {
                 notRecorded.append(recorded.name)
                 continue
             }
-            let run = await Trawl.run(recorded)
+            let run = await CaseRun(recorded)
             let input = recorded.recordingCase.input
             if run.verdict.outcome == .fail { failed.append(recorded.name) }
             if format == .table {

@@ -76,10 +76,10 @@ struct RecordCommand: AsyncParsableCommand {
         let recorder = HARRecorder()
         // A page rendered in the browser is recorded with the browser's requests, and its case
         // says it needs one.
-        var configuration = Trawl.Configuration(recorder: recorder)
+        var configuration = TrawlConfiguration(recorder: recorder)
         configuration.browser = browser.browser
         configuration.browserConfiguration = browser.configuration
-        let provider = Trawl.makeProvider(configuration)
+        let provider = SearchProvider(configuration)
         var sets: [ResultSet] = []
         for try await set in provider.results(for: Request(input!)) { sets.append(set) }
         try await recorder.write(to: files.archive, comment: "trawl record \(input!)")
@@ -89,9 +89,9 @@ struct RecordCommand: AsyncParsableCommand {
 
     /// Replays the new recording and writes its case from what came out.
     func writeCase(input: String, files: (caseFile: URL, archive: URL)) async throws {
-        let replay = try Trawl.Replay(path: files.archive)
+        let replay = try TrawlConfiguration.Replay(path: files.archive)
         var sets: [ResultSet] = []
-        for try await set in Trawl.makeProvider(.init(replay: replay)).results(for: Request(input)) { sets.append(set) }
+        for try await set in SearchProvider(.init(replay: replay)).results(for: Request(input)) { sets.append(set) }
         try writeCase(input: input, sets: sets, files: files)
     }
 

@@ -1,9 +1,10 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import Trawl
 import TrawlCore
 import TrawlFetch
 import TrawlRecordings
+import TrawlIndex
 
 /// `trawl resolve URL-OR-QUERY…`
 struct ResolveCommand: AsyncParsableCommand {
@@ -50,7 +51,7 @@ struct ResolveCommand: AsyncParsableCommand {
     var replay: String?
 
     @Option(help: "With --replay, what a request with no recording does: none (an error naming it) or network.")
-    var fallback: Trawl.Replay.Fallback = .none
+    var fallback: TrawlConfiguration.Replay.Fallback = .none
 
     @Option(help: "Write every payload of the run, secrets scrubbed, to this HAR file.")
     var record: String?
@@ -85,7 +86,7 @@ struct ResolveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = Trawl.Configuration(loader: connection.loader(addressPolicy: try fetch.address.policy()))
+        var configuration = TrawlConfiguration(loader: connection.loader(addressPolicy: try fetch.address.policy()))
         configuration.plainHTTP = connection.plainHTTP
         configuration.search = SearchKeys.fromEnvironment()
         configuration.browser = browser.browser
@@ -96,7 +97,7 @@ struct ResolveCommand: AsyncParsableCommand {
             throw ValidationError("--cache: \(error)")
         }
         if let replay {
-            configuration.replay = try Trawl.Replay(path: URL(fileURLWithPath: replay), fallback: fallback)
+            configuration.replay = try TrawlConfiguration.Replay(path: URL(fileURLWithPath: replay), fallback: fallback)
         }
         let recorder = record.map { _ in HARRecorder() }
         configuration.recorder = recorder
@@ -113,7 +114,7 @@ struct ResolveCommand: AsyncParsableCommand {
         configuration.localIndex = opened?.index
         configuration.sink = opened?.writer
         configuration.probe = probe.options
-        let provider = Trawl.makeProvider(configuration)
+        let provider = SearchProvider(configuration)
         let format = OutputFormat.choose(json: json, stream: stream, table: table)
         let output = OrderedOutput()
         let pagination = page.flatMap(Pagination.init(token:)) ?? .start
@@ -192,4 +193,4 @@ struct ResolveCommand: AsyncParsableCommand {
     }
 }
 
-extension Trawl.Replay.Fallback: ExpressibleByArgument {}
+extension TrawlConfiguration.Replay.Fallback: ExpressibleByArgument {}

@@ -5,8 +5,8 @@ import Trawl
 /// the libraries a configuration value.
 enum SearchKeys {
     /// `TRAWL_GIPHY_KEY`, `TRAWL_TENOR_KEY`, `TRAWL_DEFAULT_ENGINE` (default `tenor`).
-    static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Trawl.Search {
-        Trawl.Search(
+    static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> TrawlConfiguration.Search {
+        TrawlConfiguration.Search(
             giphyKey: environment["TRAWL_GIPHY_KEY"].flatMap { $0.isEmpty ? nil : $0 },
             tenorKey: environment["TRAWL_TENOR_KEY"].flatMap { $0.isEmpty ? nil : $0 },
             defaultEngine: environment["TRAWL_DEFAULT_ENGINE"].flatMap { $0.isEmpty ? nil : $0 } ?? "tenor")

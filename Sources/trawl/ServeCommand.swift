@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import Logging
 import Synchronization
@@ -30,7 +30,7 @@ struct ServeCommand: AsyncParsableCommand {
     var replay: String?
 
     @Option(help: "With --replay, what a request with no recording does: none (an error naming it) or network.")
-    var fallback: Trawl.Replay.Fallback = .none
+    var fallback: TrawlConfiguration.Replay.Fallback = .none
 
     @OptionGroup
     var connection: ConnectionOptions
@@ -205,7 +205,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServerConfiguration()
         configuration.host = host
         configuration.port = port
-        configuration.trawl = Trawl.Configuration(loader: try loaderConfiguration())
+        configuration.trawl = TrawlConfiguration(loader: try loaderConfiguration())
         configuration.trawl.plainHTTP = connection.plainHTTP
         configuration.trawl.search = SearchKeys.fromEnvironment()
         configuration.trawl.browser = browser.browser
@@ -218,7 +218,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--cache: \(error)")
         }
         if let replay {
-            configuration.trawl.replay = try Trawl.Replay(path: URL(fileURLWithPath: replay), fallback: fallback)
+            configuration.trawl.replay = try TrawlConfiguration.Replay(path: URL(fileURLWithPath: replay), fallback: fallback)
         }
         // What the server's clients resolve is indexed (not in a replay: demos and tests leave
         // no trace), and `!local` searches that index: the server's own, under --data-dir, never

@@ -12,11 +12,11 @@ import TrawlTesting
 struct ResolvePolicyTests {
     /// Media URLs of every result set for `url`.
     func resolve(_ url: URL, policy: FetchPolicy, clock: any Clock<Duration> = ContinuousClock()) async throws -> [String] {
-        var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(10)))
+        var configuration = TrawlConfiguration(loader: LoaderConfiguration(timeout: .seconds(10)))
         configuration.fetch = policy
         configuration.clock = clock
         var media: [String] = []
-        for try await set in Trawl.makeProvider(configuration).results(for: Request(url.absoluteString)) {
+        for try await set in SearchProvider(configuration).results(for: Request(url.absoluteString)) {
             media += set.media.map(\.url)
         }
         return media

@@ -41,15 +41,15 @@ extension BrowserTests {
     }
 
     func environment(_ server: LoopbackServer, mode: BrowserMode, pageBudget: Duration = .seconds(8)) -> Environment {
-        var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::127.0.0.1:\(server.port)"]))
+        var configuration = TrawlConfiguration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::127.0.0.1:\(server.port)"]))
         configuration.browser = mode
         configuration.browserConfiguration = BrowserConfiguration(quietWindow: .milliseconds(300), pageBudget: pageBudget)
-        return Trawl.makeEnvironment(configuration)
+        return Environment(configuration)
     }
 
     func resolve(_ url: String, _ environment: Environment) async throws -> [Media] {
         var media: [Media] = []
-        for try await set in Trawl.makeProvider(environment: environment).results(for: Request(url)) { media += set.media }
+        for try await set in SearchProvider(environment: environment).results(for: Request(url)) { media += set.media }
         return media
     }
 
@@ -98,7 +98,7 @@ extension BrowserTests {
         let environment = environment(server, mode: .auto, pageBudget: .seconds(2))
         var sets: [ResultSet] = []
         // No throw: the static fetch succeeded, so its (empty) result is the page's outcome.
-        for try await set in Trawl.makeProvider(environment: environment).results(for: Request("http://site.test/hung")) { sets.append(set) }
+        for try await set in SearchProvider(environment: environment).results(for: Request("http://site.test/hung")) { sets.append(set) }
         #expect(sets.flatMap(\.media).isEmpty)
         let warnings = sets.flatMap(\.diagnostics).filter { $0.level == .warning && $0.source == "browser" }
         #expect(warnings.count == 1)

@@ -6,6 +6,7 @@ import Trawl
 import TrawlBrowser
 import TrawlCore
 import TrawlTesting
+import TrawlFetch
 
 extension BrowserTests {
 /// The address guard reaches the browser: under a policy, every request a page makes is fetched
@@ -271,15 +272,15 @@ extension BrowserTests {
         #expect(inside.connectionsAccepted == 0)
     }
 
-    static func configuration(connectTo: [String], policy: AddressPolicy) -> Trawl.Configuration {
-        var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(5), connectTo: connectTo, addressPolicy: policy))
+    static func configuration(connectTo: [String], policy: AddressPolicy) -> TrawlConfiguration {
+        var configuration = TrawlConfiguration(loader: LoaderConfiguration(timeout: .seconds(5), connectTo: connectTo, addressPolicy: policy))
         configuration.browserConfiguration = BrowserConfiguration(quietWindow: .milliseconds(300), pageBudget: .seconds(8), commandTimeout: .seconds(5))
         return configuration
     }
 
-    static func resolve(_ input: String, _ configuration: Trawl.Configuration) async throws -> [Media] {
-        let environment = Trawl.makeEnvironment(configuration)
-        let provider = Trawl.makeProvider(environment: environment)
+    static func resolve(_ input: String, _ configuration: TrawlConfiguration) async throws -> [Media] {
+        let environment = Environment(configuration)
+        let provider = SearchProvider(environment: environment)
         var media: [Media] = []
         do {
             for try await set in provider.results(for: Request(input)) { media += set.media }

@@ -68,7 +68,7 @@ extension BrowserTests {
         var replay = RecordReplayTests.configuration(port: server.port)
         replay.browserConfiguration.isolatesSites = isolatingSites
         replay.loader = LoaderConfiguration()
-        replay.replay = try Trawl.Replay(path: archive)
+        replay.replay = try TrawlConfiguration.Replay(path: archive)
         let replayed = try await RecordReplayTests.resolve("http://site.test/", replay)
         #expect(Set(replayed.map(\.url)) == urls)
     }
@@ -109,7 +109,7 @@ extension BrowserTests {
         let environment = Environment(
             transport: BrowserTransport(pool: site.pool), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
         var media: [Media] = []
-        for try await set in Trawl.makeProvider(environment: environment).results(for: Request(site.url("/").absoluteString)) {
+        for try await set in SearchProvider(environment: environment).results(for: Request(site.url("/").absoluteString)) {
             media += set.media
         }
         await site.close()

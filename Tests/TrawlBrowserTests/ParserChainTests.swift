@@ -12,7 +12,7 @@ extension BrowserTests {
     private func resolve(_ site: BrowserSite, _ path: String) async throws -> [Media] {
         let environment = Environment(
             transport: BrowserTransport(pool: site.pool), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
-        let provider = Trawl.makeProvider(environment: environment)
+        let provider = SearchProvider(environment: environment)
         var media: [Media] = []
         for try await set in provider.results(for: Request(site.url(path).absoluteString)) { media += set.media }
         return media

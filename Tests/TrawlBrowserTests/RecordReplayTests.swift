@@ -27,16 +27,16 @@ extension BrowserTests {
         }
     }
 
-    static func configuration(port: Int) -> Trawl.Configuration {
-        var configuration = Trawl.Configuration(loader: LoaderConfiguration(connectTo: ["::127.0.0.1:\(port)"]))
+    static func configuration(port: Int) -> TrawlConfiguration {
+        var configuration = TrawlConfiguration(loader: LoaderConfiguration(connectTo: ["::127.0.0.1:\(port)"]))
         configuration.browser = .always
         configuration.browserConfiguration = BrowserConfiguration(quietWindow: .milliseconds(300), pageBudget: .seconds(8), commandTimeout: .seconds(5))
         return configuration
     }
 
-    static func resolve(_ input: String, _ configuration: Trawl.Configuration) async throws -> [Media] {
-        let environment = Trawl.makeEnvironment(configuration)
-        let provider = Trawl.makeProvider(environment: environment)
+    static func resolve(_ input: String, _ configuration: TrawlConfiguration) async throws -> [Media] {
+        let environment = Environment(configuration)
+        let provider = SearchProvider(environment: environment)
         var media: [Media] = []
         do {
             for try await set in provider.results(for: Request(input)) { media += set.media }
@@ -75,7 +75,7 @@ extension BrowserTests {
         // The network is off: the server is gone, no host name resolves, nothing falls back.
         var replayed = Self.configuration(port: server.port)
         replayed.loader = LoaderConfiguration()
-        replayed.replay = try Trawl.Replay(path: archive)
+        replayed.replay = try TrawlConfiguration.Replay(path: archive)
         let media = try await Self.resolve("http://site.test/old", replayed)
         let gif = try #require(media.first)
         #expect(media.count == 1)
@@ -101,7 +101,7 @@ extension BrowserTests {
                     url: URL(string: "http://site.test/")!, status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], origin: .document)),
             request: FetchRequest(url: URL(string: "http://site.test/")!))
         var configuration = Self.configuration(port: witness.port)
-        configuration.replay = Trawl.Replay(entries: [document])
+        configuration.replay = TrawlConfiguration.Replay(entries: [document])
         let media = try await Self.resolve("http://site.test/", configuration)
         #expect(media.map(\.url) == ["https://media.test/fallback.gif"])
         #expect(witness.requests.isEmpty)
@@ -140,14 +140,14 @@ extension BrowserTests {
         let browserCases = cases.filter(\.recordingCase.browser)
         #expect(Set(browserCases.map(\.site)).count >= 3)
         for recorded in browserCases {
-            let run = await Trawl.run(recorded)
+            let run = await CaseRun(recorded)
             #expect(run.verdict.outcome == .pass, "\(recorded.name): \(run.verdict)")
             #expect(!run.media.isEmpty && run.media.allSatisfy { $0.provenance.origin.isRendered }, "\(recorded.name)")
         }
-        var always = Trawl.Configuration()
+        var always = TrawlConfiguration()
         always.browser = .always
         let staticCase = try #require(cases.first { $0.name == "giphy/gif-page-dancing-cat" })
-        let run = await Trawl.run(staticCase, configuration: always)
+        let run = await CaseRun(staticCase, configuration: always)
         #expect(run.verdict.outcome == .pass)
         #expect(run.media.allSatisfy { !$0.provenance.origin.isRendered })
     }

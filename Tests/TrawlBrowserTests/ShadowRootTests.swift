@@ -61,10 +61,10 @@ extension BrowserTests {
     }
 
     func environment(_ server: LoopbackServer, mode: BrowserMode) -> Environment {
-        var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::127.0.0.1:\(server.port)"]))
+        var configuration = TrawlConfiguration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::127.0.0.1:\(server.port)"]))
         configuration.browser = mode
         configuration.browserConfiguration = BrowserConfiguration(quietWindow: .milliseconds(300), pageBudget: .seconds(8))
-        return Trawl.makeEnvironment(configuration)
+        return Environment(configuration)
     }
 
     @Test(arguments: [BrowserMode.always, .auto])
@@ -73,7 +73,7 @@ extension BrowserTests {
         defer { server.shutdown() }
         let environment = environment(server, mode: mode)
         var media: [Media] = []
-        for try await set in Trawl.makeProvider(environment: environment).results(for: Request("http://site.test/cards")) {
+        for try await set in SearchProvider(environment: environment).results(for: Request("http://site.test/cards")) {
             media += set.media
         }
         await (environment.renderer as? AdaptiveRenderer)?.pool.shutdown()

@@ -5,6 +5,7 @@ import TrawlBrowser
 import TrawlCore
 import TrawlSmoke
 import TrawlTesting
+import TrawlRecordings
 
 extension BrowserTests {
 /// A live smoke case that says it needs a browser: `trawl smoke --record` renders it and records

@@ -60,7 +60,7 @@ extension BrowserTests {
         let site = try Self.site(held)
         let environment = Environment(
             transport: BrowserTransport(pool: site.pool), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
-        let provider = Trawl.makeProvider(environment: environment)
+        let provider = SearchProvider(environment: environment)
         var sets: [ResultSet] = []
         var heldWhenFirstArrived: Bool?
         do {
@@ -95,7 +95,7 @@ extension BrowserTests {
         let site = try Self.site(held)
         let environment = Environment(
             transport: BrowserTransport(pool: site.pool), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
-        let provider = Trawl.makeProvider(environment: environment)
+        let provider = SearchProvider(environment: environment)
         var first: ResultSet?
         for try await set in provider.results(for: Request(site.url("/").absoluteString)) {
             first = set

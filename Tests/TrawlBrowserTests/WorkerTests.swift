@@ -5,6 +5,7 @@ import Trawl
 import TrawlBrowser
 import TrawlCore
 import TrawlTesting
+import TrawlRecordings
 
 extension BrowserTests {
 /// A worker's requests are the page's: paused like its own, so an interceptor (a replay, the

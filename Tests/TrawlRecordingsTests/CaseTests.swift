@@ -34,7 +34,7 @@ struct RecordedCaseTests {
     }
 
     static func expectItsVerdict(_ recorded: RecordedCase) async {
-        let run = await Trawl.run(recorded)
+        let run = await CaseRun(recorded)
         let allowed: Set<CaseVerdict.Outcome> = recorded.recordingCase.expect.status == .pass ? [.pass] : [.pass, .degraded]
         #expect(allowed.contains(run.verdict.outcome), "\(recorded.name): \(run.verdict)")
     }
@@ -94,7 +94,7 @@ enum CorpusReplay {
         defer { try? FileManager.default.removeItem(at: folder) }
         let archive = folder.appendingPathComponent("case.har")
         try HARImporter.har(file: entry.path, url: entry.url).write(to: archive)
-        let provider = Trawl.makeProvider(.init(replay: try Trawl.Replay(path: archive)))
+        let provider = SearchProvider(.init(replay: try TrawlConfiguration.Replay(path: archive)))
         var sets: [ResultSet] = []
         for try await set in provider.results(for: Request(entry.url)) { sets.append(set) }
         return MediaCollection(sets.flatMap(\.media)).media

@@ -24,11 +24,11 @@ struct DevSetTests {
     static func resolve(_ entry: DevSet.Entry, at url: String) async -> [[String]]? {
         do {
             let replay = entry.kind == "har"
-                ? try Trawl.Replay(path: entry.path)
+                ? try TrawlConfiguration.Replay(path: entry.path)
                 // Served as saved: a scrubbed copy would no longer carry the labelled URLs.
-            : Trawl.Replay(entries: [HARImporter.entry(body: try Data(contentsOf: entry.path), url: url, fileName: entry.path.lastPathComponent)])
+            : TrawlConfiguration.Replay(entries: [HARImporter.entry(body: try Data(contentsOf: entry.path), url: url, fileName: entry.path.lastPathComponent)])
             var sets: [ResultSet] = []
-            for try await set in Trawl.makeProvider(.init(replay: replay)).results(for: Request(url)) { sets.append(set) }
+            for try await set in SearchProvider(.init(replay: replay)).results(for: Request(url)) { sets.append(set) }
             return MediaCollection(sets.flatMap(\.media)).media.map(\.allURLs)
         } catch {
             return nil

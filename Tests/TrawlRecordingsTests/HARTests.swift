@@ -78,7 +78,7 @@ struct HARTests {
         let file = folder.appendingPathComponent("browser.har")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(har.utf8).write(to: file)
-        let provider = Trawl.makeProvider(.init(replay: try Trawl.Replay(path: file)))
+        let provider = SearchProvider(.init(replay: try TrawlConfiguration.Replay(path: file)))
         var media: [Media] = []
         for try await set in provider.results(for: Request("http://www.site.example/v/1")) { media += set.media }
         #expect(media.map(\.url) == ["https://media.example/clip.mp4"])

@@ -33,15 +33,15 @@ struct ReplayTests {
         let server = try LoopbackServer(files: ["/page": .html(Self.page)])
         defer { server.shutdown() }
         let url = server.url("/page").absoluteString
-        let replay = Trawl.Replay(entries: [HARImporter.entry(body: Data(Self.page.utf8), url: "https://elsewhere.example/")])
-        let provider = Trawl.makeProvider(.init(replay: replay))
+        let replay = TrawlConfiguration.Replay(entries: [HARImporter.entry(body: Data(Self.page.utf8), url: "https://elsewhere.example/")])
+        let provider = SearchProvider(.init(replay: replay))
         await #expect(throws: RecordingError.self) {
             for try await _ in provider.results(for: Request(url)) {}
         }
         #expect(server.requests.isEmpty)
 
         // The same request with `--fallback network` goes live.
-        let live = Trawl.makeProvider(.init(replay: Trawl.Replay(entries: replay.entries, fallback: .network)))
+        let live = SearchProvider(.init(replay: TrawlConfiguration.Replay(entries: replay.entries, fallback: .network)))
         var media: [String] = []
         for try await set in live.results(for: Request(url)) { media += set.media.map(\.url) }
         #expect(media == ["https://media.example/a.gif"])
@@ -73,11 +73,11 @@ struct ReplayTests {
         let recorder = HARRecorder()
         let url = server.url("/page").absoluteString
         var live: [String] = []
-        for try await set in Trawl.makeProvider(.init(recorder: recorder)).results(for: Request(url)) { live += set.media.map(\.url) }
+        for try await set in SearchProvider(.init(recorder: recorder)).results(for: Request(url)) { live += set.media.map(\.url) }
         let har = await recorder.har()
         server.shutdown()
         var replayed: [String] = []
-        let provider = Trawl.makeProvider(.init(replay: Trawl.Replay(entries: har.log.entries)))
+        let provider = SearchProvider(.init(replay: TrawlConfiguration.Replay(entries: har.log.entries)))
         for try await set in provider.results(for: Request(url)) { replayed += set.media.map(\.url) }
         #expect(!live.isEmpty)
         #expect(replayed == live)

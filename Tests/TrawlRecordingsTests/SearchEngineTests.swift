@@ -13,7 +13,7 @@ struct SearchEngineTests {
 
     func run(_ name: String) async throws -> [ResultSet] {
         let recorded = try #require(try RecordedCase.all(in: Self.recordings).first { $0.name == name })
-        let run = await Trawl.run(recorded)
+        let run = await CaseRun(recorded)
         if let error = run.error { throw error }
         return run.sets
     }
@@ -34,9 +34,9 @@ struct SearchEngineTests {
     }
 
     @Test func aMissingKeyNamesTheVariable() async {
-        var configuration = Trawl.Configuration()
-        configuration.search = Trawl.Search(giphyKey: nil, tenorKey: nil)
-        let provider = Trawl.makeProvider(configuration)
+        var configuration = TrawlConfiguration()
+        configuration.search = TrawlConfiguration.Search(giphyKey: nil, tenorKey: nil)
+        let provider = SearchProvider(configuration)
         for (query, variable) in [("!giphy cats", "TRAWL_GIPHY_KEY"), ("!tenor cats", "TRAWL_TENOR_KEY"), ("cats rating:g", "TRAWL_TENOR_KEY")] {
             await #expect {
                 for try await _ in provider.results(for: Request(query)) {}

@@ -16,7 +16,7 @@ enum ServerFixture {
     static func replaying(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws -> TrawlServer {
         var configuration = ServerConfiguration()
         configuration.port = 0
-        configuration.trawl.replay = try Trawl.Replay(path: repository.appendingPathComponent("Recordings"))
+        configuration.trawl.replay = try TrawlConfiguration.Replay(path: repository.appendingPathComponent("Recordings"))
         configuration.limits.rate = nil
         adjust(&configuration)
         return try TrawlServer(configuration: configuration)

@@ -156,7 +156,7 @@ struct LiveCaseTests {
         let refusing = try RefusingPort()
         defer { refusing.close() }
         let port = refusing.port
-        var options = SmokeOptions(search: Trawl.Search(giphyKey: "test-key", tenorKey: "test-key"))
+        var options = SmokeOptions(search: TrawlConfiguration.Search(giphyKey: "test-key", tenorKey: "test-key"))
         options.sites = ["giphy", "tenor"]
         options.retries = 0
         options.plainHTTP = true

@@ -48,9 +48,9 @@ struct ProbeTests {
     }
 
     static func resolve(_ server: LoopbackServer, _ options: MediaProber.Options) async throws -> [Media] {
-        var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"]))
+        var configuration = TrawlConfiguration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"]))
         configuration.probe = options
-        let provider = Trawl.makeProvider(configuration)
+        let provider = SearchProvider(configuration)
         var media: [Media] = []
         for try await set in provider.results(for: Request("http://page.test/page")) { media += set.media }
         return media
@@ -104,8 +104,8 @@ struct ProbeTests {
     @Test func aSessionWithProbeChecksItsResults() async throws {
         let server = try Self.server()
         defer { server.shutdown() }
-        let provider = Trawl.makeProvider(
-            Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"])))
+        let provider = SearchProvider(
+            TrawlConfiguration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"])))
         func settled(_ options: SearchSession.Options) async throws -> [Media] {
             let session = SearchSession(provider: provider, options: options)
             let events = session.events()
@@ -191,9 +191,9 @@ struct ProbeTests {
             return .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
         }
         defer { server.shutdown() }
-        var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"]))
+        var configuration = TrawlConfiguration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"]))
         configuration.probe = MediaProber.Options()
-        let provider = Trawl.makeProvider(configuration)
+        let provider = SearchProvider(configuration)
         func resolve() async throws -> [Media] {
             var media: [Media] = []
             for try await set in provider.results(for: Request("http://page.test/page")) { media += set.media }

@@ -12,7 +12,7 @@ enum ReadmeSnippets {
     /// The first snippet goes to the network: it is compiled, not run.
     static func library() async throws {
         // snippet begin
-        let provider = Trawl.makeProvider()
+        let provider = SearchProvider()
         for try await set in provider.results(for: Request("https://imgur.com/gallery/Sdc0Klc")) {
             for media in set.media { print(media.kind, media.url) }
         }
@@ -24,9 +24,9 @@ enum ReadmeSnippets {
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
         // snippet begin
-        var configuration = Trawl.Configuration(loader: LoaderConfiguration(userAgent: "MyApp/1.0 (me@example.com)"))
-        configuration.replay = try Trawl.Replay(path: URL(fileURLWithPath: "Recordings/giphy"))
-        let offline = Trawl.makeProvider(configuration)
+        var configuration = TrawlConfiguration(loader: LoaderConfiguration(userAgent: "MyApp/1.0 (me@example.com)"))
+        configuration.replay = try TrawlConfiguration.Replay(path: URL(fileURLWithPath: "Recordings/giphy"))
+        let offline = SearchProvider(configuration)
         for try await set in offline.results(for: Request("https://giphy.com/gifs/dancing-cat-Trawl0Cat1Demo")) {
             print(set.media.first?.url ?? "nothing", set.isDegraded ? "(degraded)" : "")
         }
@@ -37,7 +37,7 @@ enum ReadmeSnippets {
     /// The search session snippet goes to the network: it is compiled, not run.
     static func session() async throws {
         // snippet begin
-        let session = SearchSession(provider: Trawl.makeProvider(), options: .init(debounce: .milliseconds(250), limit: 24))
+        let session = SearchSession(provider: SearchProvider(), options: .init(debounce: .milliseconds(250), limit: 24))
         Task {
             for await state in session.events() {
                 if case .results(let results) = state { print(results.media.count, results.hasMore ? "more to load" : "all") }
@@ -53,10 +53,10 @@ enum ReadmeSnippets {
         // snippet begin
         let index = try MediaIndex(path: "/tmp/trawl-index.sqlite")
         let writer = IndexWriter(index: index)
-        var configuration = Trawl.Configuration()
+        var configuration = TrawlConfiguration()
         configuration.localIndex = index
         configuration.sink = writer
-        let provider = Trawl.makeProvider(configuration)
+        let provider = SearchProvider(configuration)
         for try await set in provider.results(for: Request("!local cat site:giphy")) {
             print(set.total ?? 0, set.facets?.kind.map { "\($0.value) \($0.count)" } ?? [])
         }

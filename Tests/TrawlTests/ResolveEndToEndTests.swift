@@ -9,8 +9,8 @@ import TrawlTesting
 /// `connectTo` sends every host to the server, so real page URLs are used and nothing can leave
 /// the machine.
 func resolveAll(_ url: String, server: LoopbackServer, timeout: Duration = .seconds(10)) async throws -> [ResultSet] {
-    let configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: timeout, connectTo: ["::\(server.host):\(server.port)"]))
-    let provider = Trawl.makeProvider(configuration)
+    let configuration = TrawlConfiguration(loader: LoaderConfiguration(timeout: timeout, connectTo: ["::\(server.host):\(server.port)"]))
+    let provider = SearchProvider(configuration)
     var sets: [ResultSet] = []
     for try await set in provider.results(for: Request(url)) { sets.append(set) }
     return sets

@@ -61,10 +61,10 @@ final class GatedGiphy: Sendable {
     }
 
     func provider() -> SearchProvider {
-        var configuration = Trawl.Configuration(loader: LoaderConfiguration(timeout: .seconds(20), connectTo: ["::\(server.host):\(server.port)"]))
+        var configuration = TrawlConfiguration(loader: LoaderConfiguration(timeout: .seconds(20), connectTo: ["::\(server.host):\(server.port)"]))
         configuration.plainHTTP = true
-        configuration.search = Trawl.Search(giphyKey: "test-key", defaultEngine: "giphy")
-        return Trawl.makeProvider(configuration)
+        configuration.search = TrawlConfiguration.Search(giphyKey: "test-key", defaultEngine: "giphy")
+        return SearchProvider(configuration)
     }
 
     /// Waits until the server has seen `request` (its arrival wakes the wait; the time limit is
@@ -252,9 +252,9 @@ struct SearchSessionTests {
             writer.record(Extraction(request: Request("https://a.test/page\(n)"), engine: "web", media: [media], isComplete: true))
         }
         await writer.close()
-        var configuration = Trawl.Configuration()
+        var configuration = TrawlConfiguration()
         configuration.localIndex = index
-        let session = SearchSession(provider: Trawl.makeProvider(configuration), options: .init(limit: 10))
+        let session = SearchSession(provider: SearchProvider(configuration), options: .init(limit: 10))
         var events = session.events().makeAsyncIterator()
         var seen: [SearchSession.State] = []
         await session.searchNow("!local cat")

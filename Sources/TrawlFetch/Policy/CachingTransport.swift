@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// A transport that answers from an ``HTTPCache`` when RFC 9111 allows, revalidates stale
 /// entries with `If-None-Match` / `If-Modified-Since` (a 304 costs no body), and stores what

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// What a failed fetch means, judged by type: an HTTP status (with its `Retry-After`) or a
 /// ``FetchError`` code. It is the one classification every command uses: the retrying

@@ -1,5 +1,5 @@
-import Foundation
-import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// How every command fetches: the HTTP cache, retries with backoff, `Retry-After`, and
 /// per-host politeness. One value, read by `resolve` (through ``transport(over:clock:)``) and by

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TrawlCore
 
 /// Responses on disk, one file per URL: a length-prefixed JSON ``CacheEntry`` followed by the

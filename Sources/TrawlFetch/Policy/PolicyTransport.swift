@@ -1,5 +1,5 @@
 import Foundation
-import TrawlCore
+public import TrawlCore
 
 /// Carries out a ``FetchPolicy``'s retries and politeness around another transport: a
 /// transient failure (``FetchFailure``) is tried again after its `Retry-After` or a jittered

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The `Retry-After` field (RFC 9110 §10.2.3): delay-seconds or an HTTP date.
 public enum RetryAfter {
