@@ -2,7 +2,7 @@ import Foundation
 import TrawlCore
 
 /// Tenor: GIF pages (`tenor.com/view/slug-ID`) and the API, v1 (`api.tenor.com/v1`, each result's
-/// `media: [{gif: {url, dims, size}, mp4: …}]`) and v2 (`tenor.googleapis.com/v2`,
+/// `media: [{gif: {url, dims, size, duration}, mp4: …}]`) and v2 (`tenor.googleapis.com/v2`,
 /// `media_formats: {gif: …}`), paged by the `next` cursor.
 public struct TenorSite: Site {
     public let name = "tenor"
@@ -81,6 +81,11 @@ public struct TenorAPIParser: Parser {
         files.title = result["content_description"]?.string ?? result["title"]?.string ?? result["h1_title"]?.string
         files.caption = result["content_description"]?.string
         files.tags = (result["tags"]?.array ?? []).compactMap(\.string)
+        // Each format states the clip's length (`duration`, seconds; 0 on stills): the GIF's,
+        // else the first format's that says.
+        let durations = formats.sorted { ($0.key == "gif" ? 0 : 1, $0.key) < ($1.key == "gif" ? 0 : 1, $1.key) }
+            .compactMap { $0.value["duration"]?.double }.filter { $0 > 0 }
+        files.durationSeconds = durations.first
         for (name, format) in formats.sorted(by: { $0.key < $1.key }) {
             let dims = format["dims"]?.array
             let width = dims?.first?.number, height = dims?.dropFirst().first?.number
