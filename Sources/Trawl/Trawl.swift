@@ -161,7 +161,9 @@ public enum Trawl {
     public static func makeProvider(environment: Environment, search: Search = Search(), localIndex: MediaIndex? = nil) -> SearchProvider {
         var engines: [any Engine] = [GiphySearchEngine(apiKey: search.giphyKey), TenorSearchEngine(apiKey: search.tenorKey), RedgifsSearchEngine()]
         if let localIndex { engines.append(LocalEngine(index: localIndex)) }
-        return SearchProvider(environment: environment, webEngine: WebEngine(), engines: engines, defaultEngine: search.defaultEngine)
+        // A key that searches a site also looks up what its pasted files belong to (a Tenor post).
+        let keys = SiteKeys(["tenor": search.tenorKey].compactMapValues { $0 })
+        return SearchProvider(environment: environment, webEngine: WebEngine(keys: keys), engines: engines, defaultEngine: search.defaultEngine)
     }
 
     /// A provider over the production environment.

@@ -11,8 +11,12 @@ public struct WebEngine: Engine {
 
     /// Tokens of sites whose API wants one (``SiteToken``), kept for this engine's run.
     let tokens = SiteTokens()
+    /// The API keys the user configured for sites whose source takes one (Tenor's).
+    public var keys: SiteKeys
 
-    public init() {}
+    public init(keys: SiteKeys = SiteKeys()) {
+        self.keys = keys
+    }
 
     public func handler(for request: Request) throws -> Handler {
         // `!web file:///page.html` names the engine outright: any URL with a scheme will do.
@@ -20,9 +24,9 @@ public struct WebEngine: Engine {
         guard let url = request.query.url ?? explicit else {
             throw SearchError(.invalidRequest, "'\(request.query.raw)' is not a URL with a scheme and a host")
         }
-        let tokens = self.tokens
+        let tokens = self.tokens, keys = self.keys
         return Handler { environment, continuation in
-            try await Self.resolve(url, request: request, environment: environment, tokens: tokens, continuation: continuation)
+            try await Self.resolve(url, request: request, environment: environment, tokens: tokens, keys: keys, continuation: continuation)
         }
     }
 
@@ -32,8 +36,8 @@ public struct WebEngine: Engine {
     /// - Parameter hops: how many times a redirect handed the page over to another site's
     ///   source already (``PageResolution/handOver(from:to:)``); bounded.
     static func resolve(
-        _ url: URL, request: Request, environment: Environment, tokens: SiteTokens = SiteTokens(), hops: Int = 0,
-        continuation: Handler.Continuation
+        _ url: URL, request: Request, environment: Environment, tokens: SiteTokens = SiteTokens(), keys: SiteKeys = SiteKeys(),
+        hops: Int = 0, continuation: Handler.Continuation
     ) async throws {
         var page = PageResolution(url: url, request: request, parsers: environment.parsers, maxFollowUps: environment.maxFollowUps)
         func send() { for set in page.take() { continuation.yield(set) } }
@@ -59,8 +63,9 @@ public struct WebEngine: Engine {
         }
 
         if let site = Sites.site(for: url) {
+            if let note = site.unaskedSource(for: url, keys: keys) { page.noteUnaskedSource(note, site: site.name) }
             // Sources in the site's order of preference: the first that answers is enough.
-            for source in site.sources(for: url) where !page.siteSourceAnswered {
+            for source in site.sources(for: url, keys: keys) where !page.siteSourceAnswered {
                 guard let token = site.token else {
                     try await read(environment.payloads(for: source, from: request), into: { $0.readSiteSource($1, site: site.name) },
                                    failed: { $0.siteSourceFailed(source.url, site: site.name, error: $1) })
@@ -117,7 +122,7 @@ public struct WebEngine: Engine {
                 continuation.yield(ResultSet(diagnostics: [
                     Diagnostic(.info, "\(Redaction.url(url.absoluteString)) redirected to \(Redaction.url(handOver.absoluteString)): read by its site", source: "web"),
                 ]))
-                try await resolve(handOver, request: request, environment: environment, tokens: tokens, hops: hops + 1, continuation: continuation)
+                try await resolve(handOver, request: request, environment: environment, tokens: tokens, keys: keys, hops: hops + 1, continuation: continuation)
                 return
             }
             let decision = page.renderDecision(canRender: renderer != nil)
