@@ -5,7 +5,8 @@ public import TrawlCore
 /// (`coub.com/api/v2/coubs/ID`): `file_versions.html5.video.{higher,high,med}` are the loop's
 /// video **without its sound** (Coub plays the audio track, `html5.audio`, beside it, each
 /// looping on its own); `file_versions.share.default`, where present, is one MP4 with both.
-/// `dimensions.big` is the video's size, `picture` its still, `tags[].title` its tags.
+/// `dimensions.big` is the video's size, `picture` its still, `tags[].title` its tags, `duration`
+/// one loop's length in seconds.
 ///
 /// Examples:
 /// - `https://coub.com/view/2pc24rpb` → `coub.com/api/v2/coubs/2pc24rpb`
@@ -41,6 +42,8 @@ public struct CoubAPIParser: Parser {
         var files = SiteMedia()
         files.title = coub["title"]?.string
         files.tags = (coub["tags"]?.array ?? []).compactMap { $0["title"]?.string }
+        // One loop's length: the video files are this long, each playing over and over.
+        files.durationSeconds = coub["duration"]?.double
         let big = coub["dimensions"]?["big"]?.array
         let width = big?.first?.number, height = big?.dropFirst().first?.number
         // Larger first; a size name Coub adds later still counts, after these.

@@ -162,6 +162,8 @@ public struct MastodonStatusParser: Parser {
             files.title = title
             files.caption = attachment["description"]?.string
             let original = attachment["meta"]?["original"]
+            // Seconds, on `gifv`, `video` and `audio`: the original's, else the one beside it.
+            files.durationSeconds = original?["duration"]?.double ?? attachment["meta"]?["duration"]?.double
             let width = original?["width"]?.number ?? attachment["meta"]?["width"]?.number
             let height = original?["height"]?.number ?? attachment["meta"]?["height"]?.number
             // `gifv` and `video` are MP4s (Mastodon turns an uploaded GIF into a gifv); an

@@ -107,6 +107,7 @@ public struct RedditJSONParser: Parser {
         files.title = title
         for video in [post["secure_media"]?["reddit_video"], post["media"]?["reddit_video"], post["preview"]?["reddit_video_preview"]] {
             guard let video else { continue }
+            files.durationSeconds = files.durationSeconds ?? video["duration"]?.double
             files.add(video["fallback_url"]?.string, name: "fallback", mimeType: "video/mp4",
                       width: video["width"]?.number, height: video["height"]?.number)
             files.add(video["hls_url"]?.string.map(Unescape.htmlEntities), name: "hls", mimeType: "application/x-mpegurl")
@@ -171,11 +172,39 @@ public struct RedditDASHParser: Parser {
                       height: attributes["height"].flatMap { Int($0) }, bitrate: attributes["bandwidth"].flatMap { Int($0) })
         }
         files.add(payload.info.url.absoluteString, name: "dash", mimeType: "application/dash+xml")
+        if let mpd = Self.elements("MPD", in: text).first {
+            files.durationSeconds = Self.attributes(of: mpd)["mediaPresentationDuration"].flatMap(Self.seconds(ofISODuration:))
+        }
         let media = files.files.count > 1 ? files.media(parser: name, payload: payload) : nil
         if media == nil { throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no video representation") }
         var set = ResultSet(media: [media].compactMap { $0 })
         set.isDefinitive = true
         return set
+    }
+
+    /// `PT15.034S` (an xs:duration of days, hours, minutes and seconds) in seconds; `nil` for
+    /// anything else. The probe reads a playlist's own with the same rule (TrawlProbe stands alone).
+    static func seconds(ofISODuration text: String) -> Double? {
+        guard text.hasPrefix("P") else { return nil }
+        var seconds = 0.0, number = "", inTime = false
+        for character in text.dropFirst() {
+            switch character {
+            case "T": inTime = true
+            case "0"..."9", ".": number.append(character)
+            case "D", "H", "M", "S":
+                guard let value = Double(number) else { return nil }
+                number = ""
+                switch (character, inTime) {
+                case ("D", false): seconds += value * 86400
+                case ("H", true): seconds += value * 3600
+                case ("M", true): seconds += value * 60
+                case ("S", true): seconds += value
+                default: return nil
+                }
+            default: return nil
+            }
+        }
+        return number.isEmpty && seconds.isFinite ? seconds : nil
     }
 
     /// Each `<name …>…</name>` element's text, attributes included.

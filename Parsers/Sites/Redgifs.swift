@@ -5,7 +5,7 @@ public import TrawlCore
 /// files (`i.redgifs.com/i/ID.jpg`, `thumbs*.redgifs.com/Name-mobile.mp4`,
 /// `media.redgifs.com/Name.mp4`), all read from the v2 API: `GET api.redgifs.com/v2/gifs/ID`
 /// with a temporary token (``SiteToken``, from `/v2/auth/temporary`) answers `{gif: {id,
-/// urls: {hd, sd, poster, thumbnail}, width, height, duration, tags, description}}`; the search
+/// urls: {hd, sd, poster, thumbnail}, width, height, duration (seconds), tags, description}}`; the search
 /// (`/v2/gifs/search`) answers `{gifs: […], page, pages, total}`.
 ///
 /// Pages are built by scripts and name no file; the API is the only public source. An ID is the
@@ -91,6 +91,7 @@ public struct RedgifsAPIParser: Parser {
         files.addStill(urls["thumbnail"]?.string)
         let tags = (item["tags"]?.array ?? []).compactMap(\.string)
         files.tags = tags
+        files.durationSeconds = item["duration"]?.double
         files.title = item["description"]?.string.flatMap { $0.isEmpty ? nil : $0 } ?? item["id"]?.string
         return files.media(parser: parser, payload: payload)
     }

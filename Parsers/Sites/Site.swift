@@ -29,6 +29,12 @@ public protocol Site: Sendable {
     /// A token the site's API wants with every source request (``rewrite(_:)``'s URLs); `nil`
     /// for a site whose sources are public.
     var token: SiteToken? { get }
+    /// The requests for the site's better source given the API keys the user configured
+    /// (Tenor's post lookup takes one); by default ``sources(for:)``, which needs none.
+    func sources(for url: URL, keys: SiteKeys) -> [FetchRequest]
+    /// Why the site's better source for `url` is not asked with these keys (a key it needs is
+    /// not configured), for `--explain`; `nil` when it is asked or there is none.
+    func unaskedSource(for url: URL, keys: SiteKeys) -> String?
 }
 
 extension Site {
@@ -36,6 +42,10 @@ extension Site {
     public var token: SiteToken? { nil }
 
     public func sources(for url: URL) -> [FetchRequest] { rewrite(url).map { FetchRequest(url: $0) } }
+
+    public func sources(for url: URL, keys: SiteKeys) -> [FetchRequest] { sources(for: url) }
+
+    public func unaskedSource(for url: URL, keys: SiteKeys) -> String? { nil }
 
     public func claimsByShape(_ url: URL) -> Bool { false }
 
@@ -87,6 +97,20 @@ public struct SiteToken: Sendable, Hashable {
         authorized.headers.add(name: header, value: prefix + token)
         return authorized
     }
+}
+
+/// API keys the user configured, by the name of the site whose source takes one (`tenor`):
+/// given to the web engine, which hands each site its own. Only the `trawl` command reads them
+/// from the environment (`TRAWL_TENOR_KEY`).
+public struct SiteKeys: Sendable, Hashable {
+    public var keys: [String: String]
+
+    public init(_ keys: [String: String] = [:]) {
+        self.keys = keys.filter { !$0.value.isEmpty }
+    }
+
+    /// The key configured for `site`, if any.
+    public subscript(site: String) -> String? { keys[site] }
 }
 
 /// The registry of sites, sorted by name.

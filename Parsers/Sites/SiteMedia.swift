@@ -22,6 +22,9 @@ struct SiteMedia {
     var caption: String?
     /// The site's tags for the media.
     var tags: [String] = []
+    /// The running time in seconds, where the site states it. Zero or less is no answer (a
+    /// still's `duration: 0`).
+    var durationSeconds: Double?
 
     mutating func add(_ url: String?, name: String? = nil, mimeType: String? = nil, width: Int? = nil, height: Int? = nil, byteSize: Int? = nil, bitrate: Int? = nil) {
         guard let url, !url.isEmpty else { return }
@@ -71,6 +74,7 @@ struct SiteMedia {
         var media = primary.hints.media(parser: parser, payload: payload, title: title.flatMap { $0.isEmpty ? nil : $0 }, still: still?.url)
         // Renditions by what they are: kind in the primary rule's order, then largest first.
         media.caption = caption.flatMap { $0.isEmpty ? nil : $0 }
+        media.durationSeconds = durationSeconds.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
         let tags = Self.cleanTags(tags)
         media.tags = tags.isEmpty ? nil : tags
         media.renditions = unique.filter { $0.hints.url != primary.hints.url }

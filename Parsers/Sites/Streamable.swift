@@ -4,7 +4,7 @@ public import TrawlCore
 /// Streamable: video pages (`streamable.com/ID`, the player `streamable.com/e/ID`) and the
 /// public API (`api.streamable.com/videos/ID`). Both carry one video object: `files.mp4` and
 /// `files.mp4-mobile` (`url` protocol-relative, `width`, `height`, `bitrate`, `size`),
-/// `thumbnail_url`, `title`; a page holds it as `var videoObject = {…}` and names the mp4 as
+/// `thumbnail_url`, `title`, `duration` (seconds; the API states it per file); a page holds it as `var videoObject = {…}` and names the mp4 as
 /// `og:video`. Its `source_url` is where the clip was taken from, not a Streamable file.
 ///
 /// Examples:
@@ -65,6 +65,10 @@ public struct StreamableParser: Parser {
                       byteSize: file["size"]?.number, bitrate: file["bitrate"]?.number)
         }
         files.addStill(video["thumbnail_url"]?.string.map(absolute))
+        // The page's object states it at the top; the API only per file (the same clip, each
+        // encode a few microseconds apart).
+        files.durationSeconds = video["duration"]?.double ?? video["files"]?["mp4"]?["duration"]?.double
+            ?? video["files"]?["mp4-mobile"]?["duration"]?.double
     }
 
     /// A protocol-relative URL (`//cdn…`) made https; entities the page left in its script unescaped.

@@ -13,7 +13,7 @@ public import TrawlCore
 ///
 /// An item's `video`: `playAddr` (the clip), `downloadAddr` (the same with a watermark),
 /// `bitrateInfo[].PlayAddr` (encodings with their size), `cover`/`originCover` (stills),
-/// `width`/`height`. A photo post (`imagePost`) has no animated media.
+/// `width`/`height`, `duration` (whole seconds). A photo post (`imagePost`) has no animated media.
 public struct TikTokSite: Site {
     public let name = "tiktok"
     public let hosts = ["tiktok.com"]
@@ -66,6 +66,7 @@ public struct TikTokItemParser: Parser {
         var files = SiteMedia()
         files.title = item["desc"]?.string
         files.tags = (item["textExtra"]?.array ?? []).compactMap { $0["hashtagName"]?.string }
+        files.durationSeconds = video["duration"]?.double
         let width = video["width"]?.number, height = video["height"]?.number
         files.add(video["playAddr"]?.string, name: "play", mimeType: "video/mp4", width: width, height: height, bitrate: video["bitrate"]?.number)
         for encoding in video["bitrateInfo"]?.array ?? [] {

@@ -149,6 +149,8 @@ public struct XTweetParser: Parser {
                           width: width, height: height, bitrate: variant["bitrate"]?.number ?? 0)
             }
             files.addStill(item["media_url_https"]?.string, width: width, height: height)
+            // Videos state their length; an animated GIF's `video_info` has none.
+            files.durationSeconds = item["video_info"]?["duration_millis"]?.double.map { $0 / 1000 }
             return files.media(parser: parser, payload: payload)
         }
     }

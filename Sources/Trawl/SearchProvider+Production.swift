@@ -23,7 +23,9 @@ extension SearchProvider {
     public init(environment: Environment, search: TrawlConfiguration.Search = .init(), localIndex: MediaIndex? = nil) {
         var engines: [any Engine] = [GiphySearchEngine(apiKey: search.giphyKey), TenorSearchEngine(apiKey: search.tenorKey), RedgifsSearchEngine()]
         if let localIndex { engines.append(LocalEngine(index: localIndex)) }
-        self.init(environment: environment, webEngine: WebEngine(), engines: engines, defaultEngine: search.defaultEngine)
+        // A key that searches a site also looks up what its pasted files belong to (a Tenor post).
+        let keys = SiteKeys(["tenor": search.tenorKey].compactMapValues { $0 })
+        self.init(environment: environment, webEngine: WebEngine(keys: keys), engines: engines, defaultEngine: search.defaultEngine)
     }
 
     /// A provider over the production environment.

@@ -17,6 +17,11 @@ public struct Media: Sendable, Hashable, Codable {
     public var tags: [String]?
     /// A still picture of the media (poster, thumbnail).
     public var still: String?
+    /// The running time in seconds, as the source states it (Redgifs' and Coub's `duration`, a
+    /// Mastodon attachment's `meta.original.duration`, X's `duration_millis`); seconds as a
+    /// `Double`, the unit ``MediaProbe/durationSeconds`` uses. What the file itself says, when it
+    /// was probed, is the probe's. Left out of JSON when the source does not say.
+    public var durationSeconds: Double?
     /// Other files of the same media (another size or format), primary excluded.
     public var renditions: [Rendition]
     /// The page the media came from.

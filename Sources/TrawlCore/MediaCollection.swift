@@ -52,6 +52,7 @@ extension Media {
         width = width ?? other.width
         height = height ?? other.height
         byteSize = byteSize ?? other.byteSize
+        durationSeconds = durationSeconds ?? other.durationSeconds
         title = title ?? other.title
         still = still ?? other.still
         page = page ?? other.page

@@ -13,6 +13,9 @@ public struct MediaLine: Codable, Sendable, Hashable {
     /// The source's tags for the media, where it gives them.
     public var tags: [String]?
     public var still: String?
+    /// The running time in seconds the source states (``Media/durationSeconds``); a probe's own
+    /// measure is `probe.durationSeconds`.
+    public var durationSeconds: Double?
     public var page: String?
     public var parser: String
     /// `document`, `embedded(…)`, `follow-up(…)`, `xhr`, `dom`.
@@ -53,6 +56,7 @@ public struct MediaLine: Codable, Sendable, Hashable {
         caption = media.caption
         tags = media.tags
         still = media.still
+        durationSeconds = media.durationSeconds
         // The page is most often the input itself: its secrets go as the input's do. (Media
         // URLs stay whole: a signed CDN URL is useless without its signature.)
         page = media.page.map { Redaction.url($0) }

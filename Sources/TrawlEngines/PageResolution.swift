@@ -65,6 +65,9 @@ struct PageResolution {
     private var dropped = MediaCollection()
     /// Folders of the images kept so far (see ``MediaRanking/isBesideThePagesMedia(_:verdict:keptFolders:)``).
     private var keptFolders = Set<String>()
+    /// Why the site's better source was not asked (``Site/unaskedSource(for:keys:)``): told in
+    /// the diagnostics, and with `explain` in every media's evidence.
+    private var unaskedSource: String?
 
     init(url: URL, request: Request, parsers: ParserChain, maxFollowUps: Int) {
         self.url = url
@@ -121,6 +124,12 @@ struct PageResolution {
         output.append(ResultSet(diagnostics: [
             Diagnostic(.info, "\(site) source \(Redaction.url(target.absoluteString)) failed, reading the page: \(error)", source: "web"),
         ]))
+    }
+
+    /// The site has a better source for the page that was not asked (a key it needs is missing).
+    mutating func noteUnaskedSource(_ note: String, site: String) {
+        unaskedSource = note
+        output.append(ResultSet(diagnostics: [Diagnostic(.info, note, source: site)]))
     }
 
     /// The site's source answered (with media, or by saying there are none): the page is not read.
@@ -323,7 +332,7 @@ struct PageResolution {
             var media = candidate
             if explain {
                 media.explanation = verdict
-                media.evidence = MediaRanking.evidence(of: media)
+                media.evidence = MediaRanking.evidence(of: media) + (unaskedSource.map { [$0] } ?? [])
             } else {
                 media.evidence = nil
             }

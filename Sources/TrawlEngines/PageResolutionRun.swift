@@ -11,20 +11,23 @@ struct PageResolutionRun {
     let request: Request
     let environment: Environment
     let tokens: SiteTokens
+    let keys: SiteKeys
     let continuation: Handler.Continuation
 
-    init(url: URL, request: Request, environment: Environment, tokens: SiteTokens, continuation: Handler.Continuation) {
+    init(url: URL, request: Request, environment: Environment, tokens: SiteTokens, keys: SiteKeys, continuation: Handler.Continuation) {
         page = PageResolution(url: url, request: request, parsers: environment.parsers, maxFollowUps: environment.maxFollowUps)
         self.url = url
         self.request = request
         self.environment = environment
         self.tokens = tokens
+        self.keys = keys
         self.continuation = continuation
     }
 
     /// Step 1: the site's sources in its order of preference; the first that answers is enough.
     mutating func readSiteSources(of site: any Site) async throws {
-        for source in site.sources(for: url) where !page.siteSourceAnswered {
+        if let note = site.unaskedSource(for: url, keys: keys) { page.noteUnaskedSource(note, site: site.name) }
+        for source in site.sources(for: url, keys: keys) where !page.siteSourceAnswered {
             if let token = site.token {
                 try await readSource(source, of: site.name, authorizedBy: token)
             } else {

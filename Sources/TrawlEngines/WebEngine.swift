@@ -1,6 +1,6 @@
 import Foundation
 public import TrawlCore
-import TrawlParsers
+public import TrawlParsers
 
 /// Resolves a page URL: fetches it, runs each payload (the document, then every JSON payload
 /// cut out of it) through the parser chain as it arrives, follows the page's oEmbed link when
@@ -11,8 +11,12 @@ public struct WebEngine: Engine {
 
     /// Tokens of sites whose API wants one (``SiteToken``), kept for this engine's run.
     let tokens = SiteTokens()
+    /// The API keys the user configured for sites whose source takes one (Tenor's).
+    public var keys: SiteKeys
 
-    public init() {}
+    public init(keys: SiteKeys = SiteKeys()) {
+        self.keys = keys
+    }
 
     public func handler(for request: Request) throws -> Handler {
         // `!web file:///page.html` names the engine outright: any URL with a scheme will do.
@@ -20,9 +24,9 @@ public struct WebEngine: Engine {
         guard let url = request.query.url ?? explicit else {
             throw SearchError(.invalidRequest, "'\(request.query.raw)' is not a URL with a scheme and a host")
         }
-        let tokens = self.tokens
+        let tokens = self.tokens, keys = self.keys
         return Handler { environment, continuation in
-            try await Self.resolve(url, request: request, environment: environment, tokens: tokens, continuation: continuation)
+            try await Self.resolve(url, request: request, environment: environment, tokens: tokens, keys: keys, continuation: continuation)
         }
     }
 
@@ -32,10 +36,10 @@ public struct WebEngine: Engine {
     /// - Parameter hops: how many times a redirect handed the page over to another site's
     ///   source already (``PageResolution/handOver(from:to:)``); bounded.
     static func resolve(
-        _ url: URL, request: Request, environment: Environment, tokens: SiteTokens = SiteTokens(), hops: Int = 0,
-        continuation: Handler.Continuation
+        _ url: URL, request: Request, environment: Environment, tokens: SiteTokens = SiteTokens(), keys: SiteKeys = SiteKeys(),
+        hops: Int = 0, continuation: Handler.Continuation
     ) async throws {
-        var run = PageResolutionRun(url: url, request: request, environment: environment, tokens: tokens, continuation: continuation)
+        var run = PageResolutionRun(url: url, request: request, environment: environment, tokens: tokens, keys: keys, continuation: continuation)
         if let site = Sites.site(for: url) {
             try await run.readSiteSources(of: site)
             // An answer of nothing can still be an error (a source that says nothing is public).
@@ -49,7 +53,7 @@ public struct WebEngine: Engine {
                 continuation.yield(ResultSet(diagnostics: [
                     Diagnostic(.info, "\(Redaction.url(url.absoluteString)) redirected to \(Redaction.url(target.absoluteString)): read by its site", source: "web"),
                 ]))
-                return try await resolve(target, request: request, environment: environment, tokens: tokens, hops: hops + 1, continuation: continuation)
+                return try await resolve(target, request: request, environment: environment, tokens: tokens, keys: keys, hops: hops + 1, continuation: continuation)
             }
             try await run.renderIfNeeded(by: renderer)
         }

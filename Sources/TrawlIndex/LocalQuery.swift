@@ -8,8 +8,10 @@ import TrawlCore
 ///   words and groups side by side must all match;
 /// - `site:giphy`, `kind:mp4`, `size:small|medium|large|unknown` filter, a comma giving several
 ///   values (`kind:gif,mp4`);
-/// - `animated:yes|no` and `min-duration:SECONDS` filter on what a probe (`--probe`) found:
-///   media never probed, or whose bytes did not say, pass neither.
+/// - `animated:yes|no` filters on what a probe (`--probe`) found: media never probed, or whose
+///   bytes did not say, pass neither; `min-duration:SECONDS` on the running time a probe
+///   measured, else the one the source states (``TrawlCore/Media/durationSeconds``): media with
+///   neither do not pass.
 ///
 /// Every word reaches FTS5 quoted, so no text can be read as FTS5 syntax it did not mean
 /// (a column name, `NEAR`, `^`); what cannot be read is an ``IndexError`` naming the query.
@@ -22,14 +24,15 @@ public struct LocalQuery: Sendable, Hashable {
     /// `animated:yes` (`true`) or `animated:no` (`false`): only media a probe found moving, or
     /// found still.
     public var animated: Bool?
-    /// `min-duration:2.5`: only media a probe found running at least this many seconds.
+    /// `min-duration:2.5`: only media running at least this many seconds, as a probe measured
+    /// it or, unprobed, as the source states it.
     public var minDurationSeconds: Double?
     /// The query as typed, for messages.
     public var raw: String
 
     public static let filterKeys = ["site", "kind", "size", "animated", "min-duration"]
 
-    /// Whether the query filters on what probes found (then a search reads `media`'s probe columns).
+    /// Whether the query filters on `media`'s probe columns (`animated`, `durationSeconds`).
     var filtersOnProbe: Bool { animated != nil || minDurationSeconds != nil }
 
     /// Reads `raw` (the `!local` command, if there, is skipped).

@@ -169,6 +169,15 @@ struct IndexedDocument {
         record = Data(bytes)
         urlKey = MediaKey.of(media.url)
         animated = media.probe?.animated.map { $0 ? 1 : 0 }
-        durationSeconds = media.probe?.durationSeconds
+        durationSeconds = MediaIndex.durationSeconds(of: media)
+    }
+}
+
+extension MediaIndex {
+    /// The running time `min-duration:` reads: the probe's, else the one the source states.
+    /// The probe wins: it read the primary file's own header, while a site's figure may be
+    /// rounded (TikTok's whole seconds) or the post's rather than this file's.
+    static func durationSeconds(of media: Media) -> Double? {
+        media.probe?.durationSeconds ?? media.durationSeconds
     }
 }

@@ -9,7 +9,7 @@ import TrawlCore
 /// written before it hold; ``decode(_:)`` reads both, so old files need no migration.
 ///
 /// Layout after the format byte: a varint of presence flags, then the fields in declaration
-/// order, each string as a varint length and UTF-8 bytes, each integer as a zigzag varint, each
+/// order (the source's running time last, after the probe), each string as a varint length and UTF-8 bytes, each integer as a zigzag varint, each
 /// list as a varint count and its items. The highlight is never stored (each search makes its own).
 enum MediaRecord {
     static let format: UInt8 = 1
@@ -28,6 +28,8 @@ enum MediaRecord {
         static let name = Flags(rawValue: 1 << 9)
         /// A ``TrawlCore/MediaProbe`` follows the rest (of the media, or of a rendition).
         static let probe = Flags(rawValue: 1 << 10)
+        /// The source's running time, a double, last of all (records written before it lack it).
+        static let duration = Flags(rawValue: 1 << 11)
     }
 
     /// Which of a probe's optional fields are present, and its two booleans.
@@ -75,6 +77,7 @@ enum MediaRecord {
         if page != nil { flags.insert(.page) }
         if media.provenance.payloadURL != nil { flags.insert(.payloadURL) }
         if media.probe != nil { flags.insert(.probe) }
+        if media.durationSeconds != nil { flags.insert(.duration) }
         writer.varint(flags.rawValue)
         writer.string(media.url)
         writer.string(media.kind.rawValue)
@@ -123,6 +126,7 @@ enum MediaRecord {
         }
         if let payloadURL = media.provenance.payloadURL { writer.string(payloadURL) }
         if let probe = media.probe { writer.probe(probe) }
+        if let seconds = media.durationSeconds { writer.double(seconds) }
     }
 
     /// The media a stored record (binary, or the JSON of older indexes) holds.
@@ -172,6 +176,7 @@ enum MediaRecord {
         }
         media.provenance = Provenance(parser: parser, origin: origin, payloadURL: flags.contains(.payloadURL) ? try reader.string() : nil)
         if flags.contains(.probe) { media.probe = try reader.probe() }
+        if flags.contains(.duration) { media.durationSeconds = try reader.double() }
         guard reader.offset == bytes.count else { throw Malformed(reason: "\(bytes.count - reader.offset) bytes after the record") }
         return media
     }

@@ -75,7 +75,7 @@ struct PreparedGroup: Sendable {
                 rows.append(Row(
                     url: url, kind: kind, sizeClass: sizeClass, title: title, caption: caption, tags: tags, record: record,
                     urlKey: MediaKey.of(media.url), animated: media.probe?.animated.map { $0 ? 1 : 0 },
-                    durationSeconds: media.probe?.durationSeconds))
+                    durationSeconds: MediaIndex.durationSeconds(of: media)))
             }
             pages.append(Page(url: url, site: site, mode: update.mode, rows: first..<rows.count, distinctURLs: Self.distinct(update.media)))
         }

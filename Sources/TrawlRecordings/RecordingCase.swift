@@ -185,7 +185,7 @@ public struct RecordingCase: Sendable, Codable, Hashable {
 
     /// A field of ``Media`` a case can require.
     public enum Field: String, Sendable, Codable, Hashable, CaseIterable {
-        case width, height, title, still, renditions, byteSize, page, caption, tags
+        case width, height, title, still, renditions, byteSize, page, caption, tags, durationSeconds
 
         public func isPresent(in media: Media) -> Bool {
             switch self {
@@ -198,6 +198,7 @@ public struct RecordingCase: Sendable, Codable, Hashable {
             case .page: !(media.page ?? "").isEmpty
             case .caption: !(media.caption ?? "").isEmpty
             case .tags: !(media.tags ?? []).isEmpty
+            case .durationSeconds: (media.durationSeconds ?? 0) > 0
             }
         }
     }

@@ -53,10 +53,10 @@ struct ResultRenderer {
         }
     }
 
-    private static let header = ["KIND", "SIZE", "PARSER", "URL", "TITLE"]
+    private static let header = ["KIND", "SIZE", "TIME", "PARSER", "URL", "TITLE"]
     /// Fixed widths (a longer cell pushes the rest of its row): rows print as their set arrives,
     /// before the longest cell is known.
-    private static let widths = [5, 9, 14, 72]
+    private static let widths = [5, 9, 6, 14, 72]
 
     private static func cells(_ media: Media) -> [String] {
         // Probed, the real size and kind; a dead one (kept with --keep-dead) says so.
@@ -64,7 +64,19 @@ struct ResultRenderer {
         let height = media.probe?.height ?? media.height
         let size = width.map { w in "\(w)x\(height.map(String.init) ?? "?")" } ?? "-"
         let kind = media.probe?.dead == true ? "dead" : media.kind.rawValue
-        return [kind, size, media.provenance.parser, media.url, media.title ?? ""]
+        // The probe's measure first, as for the size: what the file says over what the page said.
+        let time = (media.probe?.durationSeconds ?? media.durationSeconds).map(Self.time) ?? "-"
+        return [kind, size, time, media.provenance.parser, media.url, media.title ?? ""]
+    }
+
+    /// A running time as the table prints it: `8.4s`, `12s`, `2m05s`.
+    static func time(_ seconds: Double) -> String {
+        if seconds >= 60 {
+            let whole = Int(seconds.rounded())
+            return "\(whole / 60)m" + (whole % 60 < 10 ? "0" : "") + "\(whole % 60)s"
+        }
+        let tenths = (seconds * 10).rounded() / 10
+        return tenths == tenths.rounded() ? "\(Int(tenths))s" : String(format: "%.1fs", tenths)
     }
 
     /// With `--explain`, the line under a media that says why: the rule, then the evidence.

@@ -97,6 +97,18 @@ struct ResolveCommandTests {
         #expect(run.stdout.contains("https://media.example.com/cat.mp4"))
     }
 
+    /// The running time a site states: a `TIME` cell in the table, `durationSeconds` in JSON.
+    @Test func siteDurationInTableAndJSON() throws {
+        let input = "https://coub.com/view/trawl1cat"
+        let table = try trawl(["resolve", "--table", "--replay", "Recordings/coub/view-api.har", input])
+        #expect(table.status == 0, "\(table.stderr)")
+        let lines = table.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("TIME") && $0.contains("KIND") })
+        #expect(lines.contains { $0.contains("9.9s") && $0.contains("coub-api") }, "\(table.stdout)")
+        let json = try trawl(["resolve", "--json", "--replay", "Recordings/coub/view-api.har", input])
+        #expect(try self.json(try #require(json.lines.first))["durationSeconds"] as? Double == 9.92)
+    }
+
     @Test func exitCodes() throws {
         let pages = try Pages()
         #expect(try trawl(["resolve", pages.empty.path]).status == 1)

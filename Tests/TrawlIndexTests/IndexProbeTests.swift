@@ -5,7 +5,8 @@ import TrawlCore
 @testable import TrawlIndex
 
 /// What `--probe` found is stored with each media and filters `!local`: `animated:yes|no`,
-/// `min-duration:`. Media never probed pass neither filter.
+/// `min-duration:`. Media never probed pass neither filter, unless the site stated a running
+/// time: `min-duration:` reads that when no probe measured one.
 @Suite("Local index: probe results")
 struct IndexProbeTests {
     static func probed(_ url: String, title: String, animated: Bool?, seconds: Double?) -> Media {
@@ -20,7 +21,17 @@ struct IndexProbeTests {
         probed("https://media.giphy.com/short.gif", title: "cat short loop", animated: true, seconds: 1.2),
         probed("https://media.giphy.com/still.gif", title: "cat still", animated: false, seconds: nil),
         media("https://media.giphy.com/unprobed.gif", title: "cat never probed"),
+        stated("https://thumbs2.redgifs.com/Stated.mp4", title: "cat stated clip", seconds: 8.4, probe: nil),
+        // The probe read the file: its 1.5 s wins over the 9 s the page claimed.
+        stated("https://thumbs2.redgifs.com/Claimed.mp4", title: "cat claimed clip", seconds: 9, probe: 1.5),
     ]
+
+    /// A media whose site states `seconds`, probed (running `probe` seconds) or not.
+    static func stated(_ url: String, title: String, seconds: Double, probe: Double?) -> Media {
+        var found = probe.map { probed(url, title: title, animated: true, seconds: $0) } ?? media(url, title: title)
+        found.durationSeconds = seconds
+        return found
+    }
 
     /// Both write paths: the writer's straight group store, and the on-disk queue.
     enum Path: CaseIterable { case store, queue }
@@ -38,18 +49,20 @@ struct IndexProbeTests {
     @Test("animated: and min-duration: keep what the probes found", arguments: Path.allCases)
     func filters(_ path: Path) async throws {
         let index = try await Self.index(path)
-        #expect(Set(try await index.titles("animated:yes")) == ["cat long loop", "cat short loop"])
+        #expect(Set(try await index.titles("animated:yes")) == ["cat long loop", "cat short loop", "cat claimed clip"])
         #expect(try await index.titles("animated:no") == ["cat still"])
-        #expect(try await index.titles("min-duration:2") == ["cat long loop"])
-        #expect(Set(try await index.titles("cat min-duration:1")) == ["cat long loop", "cat short loop"])
+        #expect(Set(try await index.titles("min-duration:2")) == ["cat long loop", "cat stated clip"])
+        #expect(Set(try await index.titles("cat min-duration:1")) == ["cat long loop", "cat short loop", "cat stated clip", "cat claimed clip"])
         #expect(try await index.titles("loop animated:yes min-duration:5s") == ["cat long loop"])
         #expect(try await index.titles("still animated:yes") == [])
+        // A stated duration answers min-duration: only; animated: is the probe's word alone.
+        #expect(try await index.titles("stated animated:yes") == [])
         // Counts and facets are of what passes.
-        let page = try await index.search("cat animated:yes")
+        let page = try await index.search("loop animated:yes")
         #expect(page.total == 2)
         #expect(page.facets.kind == [.init(value: "gif", count: 2)])
         // Without a probe filter every media is there.
-        #expect(try await index.search("cat").total == 4)
+        #expect(try await index.search("cat").total == 6)
     }
 
     @Test("The stored media carries its probe", arguments: Path.allCases)
@@ -58,6 +71,7 @@ struct IndexProbeTests {
         let long = try #require(try await index.search("long").media.first)
         #expect(long.probe == Self.found[0].probe)
         #expect(try await index.search("never").media.first?.probe == nil)
+        #expect(try await index.search("stated").media.first?.durationSeconds == 8.4)
     }
 
     @Test("A file from before probes were stored opens, its media unprobed")

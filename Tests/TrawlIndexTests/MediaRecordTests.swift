@@ -19,6 +19,7 @@ struct MediaRecordTests {
                                    payloadURL: "https://giphy.com/gifs/x"),
             caption: "a cat typing", tags: ["cat", "typing", ""])
         media.highlight = "<mark>Cat</mark>"
+        media.durationSeconds = 8.4
         return media
     }()
 
@@ -47,6 +48,8 @@ struct MediaRecordTests {
         media.renditions[0].probe = MediaProbe(status: 404, dead: true)
         media.renditions[1].probe = MediaProbe(status: 0, animated: false, error: "timed-out")
         #expect(try MediaRecord.decode(MediaRecord.encode(media)) == media)
+        // The site's duration and the probe's are two values, both kept.
+        #expect(try MediaRecord.decode(MediaRecord.encode(media)).durationSeconds == 8.4)
         // A record cut inside its probe is malformed, not a media without one.
         let bytes = MediaRecord.encode(media)
         #expect(throws: (any Error).self) { try MediaRecord.decode(bytes.dropLast(3)) }
