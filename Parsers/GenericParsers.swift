@@ -1,10 +1,10 @@
-public import TrawlCore
+package import TrawlCore
 
 /// The parsers that work on any site, in chain order.
-public enum GenericParsers {
+package enum GenericParsers {
     /// OpenGraph, Twitter cards, JSON-LD, oEmbed, microdata, HTML5 media, the page's item in
     /// its state objects, then the fallbacks: every item of a state object, the text scan.
-    public static var all: [any Parser] {
+    package static var all: [any Parser] {
         [
             OpenGraphParser(), TwitterCardParser(), JSONLDParser(), OEmbedParser(), MicrodataParser(), HTML5MediaParser(),
             DirectMediaParser(), StateMediaParser(.pageItem),
@@ -13,7 +13,7 @@ public enum GenericParsers {
     }
 
     /// A chain of ``all`` plus `siteParsers` in front.
-    public static func chain(siteParsers: [any Parser] = []) -> ParserChain {
+    package static func chain(siteParsers: [any Parser] = []) -> ParserChain {
         ParserChain(siteParsers + all)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 
 /// The last resort: finds media-looking URLs in any text — HTML, JSON, JavaScript — escaped or
 /// not (`https:\/\/…`, `\u0026`, `&amp;`, protocol-relative `//host/…`).
@@ -7,20 +7,20 @@ public import TrawlCore
 /// A URL counts when its path ends in `.gif`, `.gifv`, `.mp4`, `.webm`, `.webp` or `.apng`, or
 /// when it is on a host that serves only media (`v.redd.it`, `video.twimg.com`, …). The scan is
 /// one pass over the bytes with no backtracking, so a 30 MB single-line page costs one read.
-public struct RegexFallbackParser: Parser {
-    public let name = "regex-fallback"
-    public let stage = ParserStage.fallback
+package struct RegexFallbackParser: Parser {
+    package let name = "regex-fallback"
+    package let stage = ParserStage.fallback
     /// At most this many results per payload.
-    public var limit: Int
+    package var limit: Int
 
-    public init(limit: Int = 500) { self.limit = limit }
+    package init(limit: Int = 500) { self.limit = limit }
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         guard let type = info.contentType else { return true }
         return !(type.hasPrefix("image/") || type.hasPrefix("video/") || type.hasPrefix("audio/") || type == "application/octet-stream")
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         // A JSON document is read by its structure (``StateMediaParser``): the URLs the text
         // scan would add are the ones the structure says belong elsewhere (a user's profile
         // images, a quoted post, a comment's text).

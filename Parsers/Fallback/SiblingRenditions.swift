@@ -1,12 +1,12 @@
-public import TrawlCore
+package import TrawlCore
 
 /// Finds the other formats of media a page is about: files named like a found media but with
 /// another extension in the same folder, or sharing its ``UploadIdentity`` (`…/ID/giphy.mp4` → `…/ID/giphy.webp`,
 /// `i.imgur.com/ID.gif` → `i.imgur.com/ID.mp4`). Sites list these formats in scripts that no
 /// metadata parser reads.
-public enum SiblingRenditions {
+package enum SiblingRenditions {
     /// `media` with renditions added from media URLs in `text`.
-    public static func attach(to media: [Media], from text: UnsafeBufferPointer<UInt8>) -> [Media] {
+    package static func attach(to media: [Media], from text: UnsafeBufferPointer<UInt8>) -> [Media] {
         guard !media.isEmpty else { return media }
         let merged = mergeByStem(media)
         var byStem: [String: [Int]] = [:]

@@ -1,18 +1,18 @@
-public import TrawlCore
+package import TrawlCore
 
 /// A pasted link to the file itself (`i.giphy.com/ID.gif`, `i.imgur.com/ID.mp4`): the payload
 /// is the media, and its URL is the result.
-public struct DirectMediaParser: Parser {
-    public let name = "direct-media"
-    public let stage = ParserStage.generic
-    public init() {}
+package struct DirectMediaParser: Parser {
+    package let name = "direct-media"
+    package let stage = ParserStage.generic
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         guard let type = info.contentType, let kind = MediaKind(mimeType: type) else { return false }
         return kind.isAnimated
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let hints = MediaHints(url: payload.info.url.absoluteString, mimeType: payload.info.contentType, byteSize: payload.body.isEmpty ? nil : payload.body.count)
         guard hints.isAnimatedMedia else { return ResultSet() }
         var media = hints.media(parser: name, payload: payload)

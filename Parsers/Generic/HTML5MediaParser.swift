@@ -1,4 +1,4 @@
-public import TrawlCore
+package import TrawlCore
 
 /// `<video>` with its `<source>`s (one media, the sources its renditions, the poster its
 /// still), animated `<img>` and `<picture>` sources, and the same elements in markup a script
@@ -10,15 +10,15 @@ public import TrawlCore
 /// unmarked parts of the page, then script-built markup, then other posts (replies, later
 /// articles). An `<img>` that names its full file beside a resized `src` (`data-original`,
 /// `data-gif`, a larger `srcset` candidate) returns the full file, the others as renditions.
-public struct HTML5MediaParser: Parser {
-    public let name = "html5-media"
-    public let stage = ParserStage.generic
+package struct HTML5MediaParser: Parser {
+    package let name = "html5-media"
+    package let stage = ParserStage.generic
 
-    public init() {}
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument }
+    package func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         guard let document = payload.document else { return ResultSet() }
         let elements = document.mediaElements
         // A lazy loader's placeholder: one src that several <img>s show while each names its

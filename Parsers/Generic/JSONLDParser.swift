@@ -1,23 +1,23 @@
-public import TrawlCore
+package import TrawlCore
 
 /// JSON-LD (`<script type="application/ld+json">`): `VideoObject`, `ImageObject` and other
 /// media objects (`contentUrl`, `embedUrl` when it is a file, `thumbnailUrl` as the still,
 /// `width`/`height` as numbers, strings or `QuantitativeValue`s, `name`), anywhere in the tree
 /// (`@graph` included); and an animated `image` of any object (an article about one GIF).
-public struct JSONLDParser: Parser {
-    public let name = "json-ld"
-    public let stage = ParserStage.generic
+package struct JSONLDParser: Parser {
+    package let name = "json-ld"
+    package let stage = ParserStage.generic
 
-    public init() {}
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         if case .embedded(let locator) = info.origin { return locator.kind == .linkedData }
         return info.contentType == "application/ld+json"
     }
 
     static let mediaTypes: Set<String> = ["videoobject", "imageobject", "mediaobject", "clip", "movie", "3dmodel"]
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         // Publishers, authors and brands carry logos and avatars, not what the page is about.
         let root = Self.pruned(try payload.json(parser: name, what: "ld+json"))
         let base = payload.info.url.absoluteString

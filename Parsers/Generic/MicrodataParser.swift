@@ -1,16 +1,16 @@
-public import TrawlCore
+package import TrawlCore
 
 /// schema.org microdata in `<meta itemprop>`: `contentURL` / `embedURL` when they name a
 /// media file, `thumbnailURL` as the still, `width` / `height`, `name`.
-public struct MicrodataParser: Parser {
-    public let name = "microdata"
-    public let stage = ParserStage.generic
+package struct MicrodataParser: Parser {
+    package let name = "microdata"
+    package let stage = ParserStage.generic
 
-    public init() {}
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument }
+    package func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         guard let document = payload.document else { return ResultSet() }
         let still = document.firstMeta("thumbnailurl").flatMap(document.resolve)
         let title = document.firstMeta("name") ?? document.firstMeta("og:title") ?? document.title

@@ -1,20 +1,20 @@
-public import TrawlCore
+package import TrawlCore
 
 /// oEmbed JSON (`{"version": "1.0", "type": "photo" | "video" | …}`): a `photo`'s `url` when it
 /// is animated, and for any type an animated `url` or `thumbnail_url`; `title`, `width`,
 /// `height`. A `video`'s `html` is a player page, not a file, and is not a result.
-public struct OEmbedParser: Parser {
-    public let name = "oembed"
-    public let stage = ParserStage.generic
+package struct OEmbedParser: Parser {
+    package let name = "oembed"
+    package let stage = ParserStage.generic
 
-    public init() {}
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         if case .followUp(let reason) = info.origin, reason == "oembed" { return true }
         return info.isJSON && (info.url.path.contains("oembed") || info.contentType == "application/json+oembed")
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "oEmbed response")
         guard json["type"]?.string != nil || json["version"] != nil else {
             throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no oEmbed 'type' or 'version'")

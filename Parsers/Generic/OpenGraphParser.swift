@@ -1,4 +1,4 @@
-public import TrawlCore
+package import TrawlCore
 
 /// OpenGraph: `og:video` and `og:image` with their `:url`, `:secure_url`, `:type`, `:width`
 /// and `:height`. A still `og:image` becomes the still of the first video.
@@ -6,13 +6,13 @@ public import TrawlCore
 /// As the OpenGraph protocol says, `og:video` starts a new object and the structured
 /// properties after it describe that object; `og:video:url` is the same as `og:video`, and
 /// `og:video:secure_url` is its https copy, preferred when present.
-public struct OpenGraphParser: Parser {
-    public let name = "opengraph"
-    public let stage = ParserStage.generic
+package struct OpenGraphParser: Parser {
+    package let name = "opengraph"
+    package let stage = ParserStage.generic
 
-    public init() {}
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument }
+    package func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument }
 
     struct Object {
         var hints: MediaHints
@@ -25,7 +25,7 @@ public struct OpenGraphParser: Parser {
         }
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         guard let document = payload.document else { return ResultSet() }
         var objects: [String: [Object]] = ["og:video": [], "og:image": []]
         for tag in document.metaTags {

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-public import TrawlCore
+package import TrawlCore
 
 /// Media in a JSON state object: `window.__STATE__ = {…}`, `var postData = …`, a rehydration
 /// blob, `__NEXT_DATA__`, `<script type="application/json">`, or a JSON response.
@@ -14,25 +14,25 @@ public import TrawlCore
 /// rendition, with the width and height written beside that URL, and the primary follows the
 /// site rule (``SiteMedia``). An array of objects holds several items (a gallery), unless it
 /// lists formats of one (`sources`, `variants`, objects with a `type` or `bitrate`).
-public struct StateMediaParser: Parser {
-    public enum Mode: Sendable { case pageItem, everyItem }
+package struct StateMediaParser: Parser {
+    package enum Mode: Sendable { case pageItem, everyItem }
 
-    public let name: String
-    public let stage: ParserStage
-    public let mode: Mode
+    package let name: String
+    package let stage: ParserStage
+    package let mode: Mode
 
-    public init(_ mode: Mode = .pageItem) {
+    package init(_ mode: Mode = .pageItem) {
         self.mode = mode
         name = mode == .pageItem ? "state-item" : "state-groups"
         stage = mode == .pageItem ? .generic : .fallback
     }
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         if case .embedded(let locator) = info.origin { return locator.kind != .linkedData }
         return info.isJSON && !(info.url.path.contains("oembed") || info.contentType == "application/json+oembed")
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         var tokens = Set<String>()
         if mode == .pageItem {
             tokens = StateItems.identifiers(of: payload.info.url)

@@ -1,16 +1,16 @@
-public import TrawlCore
+package import TrawlCore
 
 /// Twitter (X) cards: `twitter:player:stream` (the raw video of a player card) and an animated
 /// `twitter:image`; a still `twitter:image` becomes the still of the stream.
-public struct TwitterCardParser: Parser {
-    public let name = "twitter-card"
-    public let stage = ParserStage.generic
+package struct TwitterCardParser: Parser {
+    package let name = "twitter-card"
+    package let stage = ParserStage.generic
 
-    public init() {}
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument }
+    package func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         guard let document = payload.document else { return ResultSet() }
         let title = document.firstMeta("twitter:title") ?? document.firstMeta("og:title") ?? document.title
         let images = (document.meta("twitter:image") + document.meta("twitter:image:src")).compactMap(document.resolve)

@@ -1,4 +1,4 @@
-public import TrawlCore
+package import TrawlCore
 
 /// The one place that decides whether a candidate is the page's own media.
 ///
@@ -23,7 +23,7 @@ public import TrawlCore
 ///    (`linked-full-file`). Without any: `no-evidence-beyond-extension`, dropped — unless it
 ///    sits in the same folder as an image of the page that had evidence
 ///    (`beside-the-pages-media`, decided by ``PageResolution``, which sees the whole page).
-public enum MediaRanking {
+package enum MediaRanking {
     /// Parsers that report what a page shows rather than what it names.
     static let shownParsers: Set<String> = ["html5-media"]
     /// Parsers that read every item of a JSON document or state object (other posts' keys,
@@ -46,7 +46,7 @@ public enum MediaRanking {
     }
 
     /// The verdict on one candidate.
-    public static func judge(_ media: Media) -> Explanation {
+    package static func judge(_ media: Media) -> Explanation {
         let urls = media.allURLs
         if Decorations.isAdOrTracker(media.url) { return Explanation(.dropped, rule: "ad-or-tracker") }
         if let width = media.width, width <= 2 { return Explanation(.dropped, rule: "tracking-pixel") }
@@ -127,7 +127,7 @@ public enum MediaRanking {
     /// A size no icon, badge or sponsor logo has: at least 150×100 pixels of area, no side
     /// under 50 and no banner strip longer than 8:1; with one side declared, that side at least
     /// 150.
-    public static func isWellAboveIconSize(_ width: Int?, _ height: Int?) -> Bool {
+    package static func isWellAboveIconSize(_ width: Int?, _ height: Int?) -> Bool {
         switch (width, height) {
         case let (width?, height?):
             width * height >= 15_000 && min(width, height) >= 50 && max(width, height) <= 8 * min(width, height)
@@ -175,7 +175,7 @@ enum Evidence {
 extension MediaRanking {
     /// The media's evidence for a reader: how it came to be a candidate, then what its parsers
     /// noted.
-    public static func evidence(of media: Media) -> [String] {
+    package static func evidence(of media: Media) -> [String] {
         let how: String
         switch source(of: media) {
         case .named: how = "named by \(media.provenance.parser)"

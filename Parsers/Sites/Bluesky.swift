@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// Bluesky: a post page is read as the public AppView's thread of that post alone (no
 /// replies, no parents):
@@ -15,11 +15,11 @@ public import TrawlCore
 /// Tenor's `media.tenor.com/…/x.gif?hh=H&ww=W`, or Giphy's), and
 /// `app.bsky.embed.recordWithMedia#view`, whose `media` is the post's and whose `record` is
 /// another post it quotes — not this post's media, like `app.bsky.embed.record#view`.
-public struct BlueskySite: Site {
-    public let name = "bluesky"
-    public let hosts = ["bsky.app"]
-    public var parsers: [any Parser] { [BlueskyPostParser()] }
-    public init() {}
+package struct BlueskySite: Site {
+    package let name = "bluesky"
+    package let hosts = ["bsky.app"]
+    package var parsers: [any Parser] { [BlueskyPostParser()] }
+    package init() {}
 
     /// `(actor, rkey)` of `/profile/ACTOR/post/RKEY`.
     static func post(_ url: URL) -> (actor: String, rkey: String)? {
@@ -29,7 +29,7 @@ public struct BlueskySite: Site {
         return (parts[1], parts[3])
     }
 
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         guard let host = url.host?.lowercased(), host == "bsky.app" || host == "www.bsky.app", let (actor, rkey) = Self.post(url) else { return [] }
         var components = URLComponents(string: "https://public.api.bsky.app/xrpc/app.bsky.feed.getPostThread")!
         components.queryItems = [
@@ -41,16 +41,16 @@ public struct BlueskySite: Site {
 }
 
 /// The post of a `getPostThread` answer (`thread.post`), or of `getPosts` (`posts[]`).
-public struct BlueskyPostParser: Parser {
-    public let name = "bluesky-post"
-    public let stage = ParserStage.site
-    public init() {}
+package struct BlueskyPostParser: Parser {
+    package let name = "bluesky-post"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isJSON && info.isFetched && info.belongs(to: BlueskySite()) && info.url.path.hasPrefix("/xrpc/app.bsky.feed.")
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the thread JSON")
         let posts: [JSONValue]
         if let thread = json["thread"] {

@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// Coub: loops (`coub.com/view/ID`, the player `coub.com/embed/ID`) read from the public API
 /// (`coub.com/api/v2/coubs/ID`): `file_versions.html5.video.{higher,high,med}` are the loop's
@@ -10,13 +10,13 @@ public import TrawlCore
 ///
 /// Examples:
 /// - `https://coub.com/view/2pc24rpb` → `coub.com/api/v2/coubs/2pc24rpb`
-public struct CoubSite: Site {
-    public let name = "coub"
-    public let hosts = ["coub.com"]
-    public var parsers: [any Parser] { [CoubAPIParser()] }
-    public init() {}
+package struct CoubSite: Site {
+    package let name = "coub"
+    package let hosts = ["coub.com"]
+    package var parsers: [any Parser] { [CoubAPIParser()] }
+    package init() {}
 
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         let parts = url.path.split(separator: "/").map(String.init)
         guard parts.count == 2, parts[0] == "view" || parts[0] == "embed",
               parts[1].allSatisfy({ $0.isLetter || $0.isNumber }) else { return [] }
@@ -25,16 +25,16 @@ public struct CoubSite: Site {
 }
 
 /// A coub of the v2 API.
-public struct CoubAPIParser: Parser {
-    public let name = "coub-api"
-    public let stage = ParserStage.site
-    public init() {}
+package struct CoubAPIParser: Parser {
+    package let name = "coub-api"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isJSON && info.belongs(to: CoubSite()) && info.url.path.hasPrefix("/api/v2/coubs/")
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let coub = try payload.json(parser: name, what: "the coub")
         guard let versions = coub["file_versions"] else {
             throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no file_versions")

@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// Facebook: videos and reels (`facebook.com/watch/?v=ID`, `/video.php?v=ID`, `/USER/videos/ID`, `/reel/ID`,
 /// `fb.watch/…` short links). Their pages are for people logged in; what is public is the video
@@ -10,13 +10,13 @@ public import TrawlCore
 ///
 /// Examples:
 /// - `https://www.facebook.com/watch/?v=10153231379946729` → the plugin page for it, then the page
-public struct FacebookSite: Site {
-    public let name = "facebook"
-    public let hosts = ["facebook.com", "fb.watch", "fb.com"]
-    public var parsers: [any Parser] { [FacebookParser()] }
-    public init() {}
+package struct FacebookSite: Site {
+    package let name = "facebook"
+    package let hosts = ["facebook.com", "fb.watch", "fb.com"]
+    package var parsers: [any Parser] { [FacebookParser()] }
+    package init() {}
 
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         guard Self.isVideo(url), !url.path.hasPrefix("/plugins/") else { return [] }
         var plugin = URLComponents(string: "https://www.facebook.com/plugins/video.php")!
         plugin.queryItems = [URLQueryItem(name: "href", value: url.absoluteString)]
@@ -31,12 +31,12 @@ public struct FacebookSite: Site {
 }
 
 /// What a Facebook video page or its plugin shows to anyone.
-public struct FacebookParser: Parser {
-    public let name = "facebook"
-    public let stage = ParserStage.site
-    public init() {}
+package struct FacebookParser: Parser {
+    package let name = "facebook"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isFetched && info.isHTML && info.belongs(to: FacebookSite()) && FacebookSite.isVideo(info.url)
     }
 
@@ -44,5 +44,5 @@ public struct FacebookParser: Parser {
         videoKeys: ["browser_native_hd_url", "playable_url_quality_hd", "hd_src", "browser_native_sd_url", "playable_url", "sd_src"],
         stillKeys: ["preferred_thumbnail", "thumbnailImage", "poster"], videoFlags: ["is_video"])
 
-    public func parse(_ payload: Payload) throws -> ResultSet { Self.page.parse(payload, parser: name, knownVideo: true) }
+    package func parse(_ payload: Payload) throws -> ResultSet { Self.page.parse(payload, parser: name, knownVideo: true) }
 }

@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// The fediverse: Mastodon and the servers that speak its API (Pleroma, Akkoma, GoToSocial…),
 /// and Misskey. Instances live on any host, so the site claims URLs by their shape, on hosts no
@@ -23,12 +23,12 @@ public import TrawlCore
 /// `/@user/` paths for something else (Medium's `medium.com/@user/slug-1a2b3c`, YouTube's
 /// `youtube.com/@channel`). A wrong claim costs one request for the API URL on the page's own
 /// host; its 404 or HTML answer is not a status, and the page is then read as any page.
-public struct FediverseSite: Site {
-    public let name = "fediverse"
+package struct FediverseSite: Site {
+    package let name = "fediverse"
     /// None: instances are claimed by shape.
-    public let hosts: [String] = []
-    public var parsers: [any Parser] { [MastodonStatusParser(), MisskeyNoteParser()] }
-    public init() {}
+    package let hosts: [String] = []
+    package var parsers: [any Parser] { [MastodonStatusParser(), MisskeyNoteParser()] }
+    package init() {}
 
     /// Hosts whose `/@user/…` paths are not fediverse posts.
     static let notInstances = ["medium.com", "youtube.com", "substack.com", "flickr.com", "vimeo.com", "dribbble.com"]
@@ -79,14 +79,14 @@ public struct FediverseSite: Site {
             && id.contains(where: \.isASCIIDigit) && id.contains(where: \.isLetter)
     }
 
-    public func claimsByShape(_ url: URL) -> Bool { Self.post(url) != nil }
+    package func claimsByShape(_ url: URL) -> Bool { Self.post(url) != nil }
 
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         guard case .status(let id) = Self.post(url), let origin = Self.origin(url) else { return [] }
         return [URL(string: "\(origin)/api/v1/statuses/\(id)")].compactMap { $0 }
     }
 
-    public func sources(for url: URL) -> [FetchRequest] {
+    package func sources(for url: URL) -> [FetchRequest] {
         guard case .note(let id) = Self.post(url), let origin = Self.origin(url), let api = URL(string: "\(origin)/api/notes/show") else {
             return rewrite(url).map { FetchRequest(url: $0) }
         }
@@ -132,16 +132,16 @@ extension Character {
 
 /// A status of the Mastodon API (`/api/v1/statuses/ID`), as Mastodon, Pleroma, Akkoma and
 /// GoToSocial serve it.
-public struct MastodonStatusParser: Parser {
-    public let name = "mastodon-status"
-    public let stage = ParserStage.site
-    public init() {}
+package struct MastodonStatusParser: Parser {
+    package let name = "mastodon-status"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isJSON && info.isFetched && info.belongs(to: FediverseSite()) && info.url.path.contains("/api/v1/statuses/")
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the status JSON")
         guard json["id"] != nil, json["media_attachments"]?.array != nil else {
             throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "not a status (no id and media_attachments)")
@@ -193,16 +193,16 @@ public struct MastodonStatusParser: Parser {
 /// A Misskey note (`POST /api/notes/show`): its `files` (`type` a MIME type, `url`,
 /// `thumbnailUrl`, `properties.width/height`, `comment` the alt text); a pure renote's are the
 /// renoted note's.
-public struct MisskeyNoteParser: Parser {
-    public let name = "misskey-note"
-    public let stage = ParserStage.site
-    public init() {}
+package struct MisskeyNoteParser: Parser {
+    package let name = "misskey-note"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isJSON && info.isFetched && info.url.path.hasSuffix("/api/notes/show")
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the note JSON")
         guard json["id"] != nil, json["files"]?.array != nil || json["fileIds"] != nil else {
             throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "not a note (no id and files)")

@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// Giphy: GIF pages (`giphy.com/gifs/slug-ID`), media hosts, and the v1 API.
 ///
@@ -7,11 +7,11 @@ public import TrawlCore
 /// its `og:image` is a small copy and `twitter:image` a still, so metadata alone gets the
 /// wrong file. The API answers `{data: [item…]}` (search, trending) or `{data: item}` (random,
 /// by id), with `pagination`.
-public struct GiphySite: Site {
-    public let name = "giphy"
-    public let hosts = ["giphy.com", "gph.is"]
-    public var parsers: [any Parser] { [GiphyPageParser(), GiphyAPIParser()] }
-    public init() {}
+package struct GiphySite: Site {
+    package let name = "giphy"
+    package let hosts = ["giphy.com", "gph.is"]
+    package var parsers: [any Parser] { [GiphyPageParser(), GiphyAPIParser()] }
+    package init() {}
 
     /// A file on a media host (`media2.giphy.com/media/ID/giphy.gif`, `i.giphy.com/ID.webp`) →
     /// its GIF page, which names its title and every rendition. `gph.is` short links redirect
@@ -19,7 +19,7 @@ public struct GiphySite: Site {
     ///
     /// Examples: `https://media1.giphy.com/media/v1.Y2lk/12XMGIWtrHBl5e/giphy.gif`,
     /// `https://i.giphy.com/12XMGIWtrHBl5e.gif` → `https://giphy.com/gifs/12XMGIWtrHBl5e`.
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         guard let host = url.host?.lowercased(), host.hasPrefix("media") || host == "i.giphy.com" else { return [] }
         let parts = url.path.split(separator: "/").map(String.init)
         let id: String?
@@ -36,12 +36,12 @@ public struct GiphySite: Site {
 }
 
 /// The GIF a Giphy page is about, from the page's inline `gif` object.
-public struct GiphyPageParser: Parser {
-    public let name = "giphy-page"
-    public let stage = ParserStage.site
-    public init() {}
+package struct GiphyPageParser: Parser {
+    package let name = "giphy-page"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         // The page itself, or a GIF page fetched for a media host's file (``GiphySite/rewrite(_:)``).
         (info.isHTMLDocument || info.isFetched && info.isHTML) && info.belongs(to: GiphySite())
     }
@@ -49,7 +49,7 @@ public struct GiphyPageParser: Parser {
     /// Paths of pages about one GIF, sticker or clip.
     static let itemPaths = ["/gifs/", "/stickers/", "/clips/", "/embed/"]
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let path = payload.info.url.path
         guard Self.itemPaths.contains(where: { path.hasPrefix($0) }) || path.hasPrefix("/media/") else {
             // About, search and channel pages: their logos and promos are not what they are about.
@@ -69,16 +69,16 @@ public struct GiphyPageParser: Parser {
 }
 
 /// Items of Giphy's v1 API (`/v1/gifs/search`, `/trending`, `/random`, `/{id}`, stickers).
-public struct GiphyAPIParser: Parser {
-    public let name = "giphy-api"
-    public let stage = ParserStage.site
-    public init() {}
+package struct GiphyAPIParser: Parser {
+    package let name = "giphy-api"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isJSON && info.url.host?.lowercased() == "api.giphy.com"
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the API response")
         guard let data = json["data"] else { throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no data in the response") }
         let items = data.array ?? [data]

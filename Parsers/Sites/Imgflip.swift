@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// Imgflip: GIF pages (`imgflip.com/gif/ID`), image pages (`imgflip.com/i/ID`) and the files
 /// themselves (`i.imgflip.com/ID.gif`, `.mp4`). A page names its file as `og:image` — a GIF
@@ -10,14 +10,14 @@ public import TrawlCore
 /// - `https://imgflip.com/gif/2d3al6` → `i.imgflip.com/2d3al6.gif` with `2d3al6.mp4`
 /// - `https://i.imgflip.com/2d3al6.mp4` → the page `imgflip.com/gif/2d3al6`
 /// - `https://imgflip.com/i/1dtdbv` (a still meme) → nothing
-public struct ImgflipSite: Site {
-    public let name = "imgflip"
-    public let hosts = ["imgflip.com"]
-    public var parsers: [any Parser] { [ImgflipPageParser()] }
-    public init() {}
+package struct ImgflipSite: Site {
+    package let name = "imgflip"
+    package let hosts = ["imgflip.com"]
+    package var parsers: [any Parser] { [ImgflipPageParser()] }
+    package init() {}
 
     /// A direct file → its GIF page, which names the title and every file.
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         guard url.host?.lowercased() == "i.imgflip.com", ["gif", "mp4"].contains(url.pathExtension.lowercased()) else { return [] }
         let id = url.deletingPathExtension().lastPathComponent
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber }) else { return [] }
@@ -26,16 +26,16 @@ public struct ImgflipSite: Site {
 }
 
 /// The file an Imgflip page is about.
-public struct ImgflipPageParser: Parser {
-    public let name = "imgflip-page"
-    public let stage = ParserStage.site
-    public init() {}
+package struct ImgflipPageParser: Parser {
+    package let name = "imgflip-page"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isFetched && info.isHTML && info.belongs(to: ImgflipSite()) && info.url.host?.lowercased() != "i.imgflip.com"
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         guard let document = payload.document else { return ResultSet() }
         let path = payload.info.url.path
         guard path.hasPrefix("/gif/") || path.hasPrefix("/i/") else {

@@ -1,19 +1,19 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// Imgur: gallery and post pages (`twitter:player:stream` is the mp4, `og:image` the gif, the
 /// microdata `contentURL` protocol-relative) and direct `i.imgur.com` links, where a `.gifv`
 /// is an HTML wrapper around the `.mp4` of the same name.
-public struct ImgurSite: Site {
-    public let name = "imgur"
-    public let hosts = ["imgur.com"]
-    public var parsers: [any Parser] { [ImgurPageParser()] }
-    public init() {}
+package struct ImgurSite: Site {
+    package let name = "imgur"
+    package let hosts = ["imgur.com"]
+    package var parsers: [any Parser] { [ImgurPageParser()] }
+    package init() {}
 
     /// A pasted file (`i.imgur.com/ID.gifv`, `.mp4`, `.gif`, `.webm`) → the post's page
     /// (`imgur.com/ID`: its title and every format); a `.gifv`, which is itself a page, then
     /// falls back to the `.mp4` of the same name.
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         let ext = url.pathExtension.lowercased()
         guard url.host?.lowercased() == "i.imgur.com", ["gifv", "mp4", "gif", "webm"].contains(ext) else { return [] }
         let id = url.deletingPathExtension().lastPathComponent
@@ -23,17 +23,17 @@ public struct ImgurSite: Site {
 }
 
 /// The post an Imgur page shows, from its player and image metadata.
-public struct ImgurPageParser: Parser {
-    public let name = "imgur-page"
-    public let stage = ParserStage.site
-    public init() {}
+package struct ImgurPageParser: Parser {
+    package let name = "imgur-page"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         // The page itself, or a post's page fetched for a pasted file (``ImgurSite/rewrite(_:)``).
         (info.isHTMLDocument || info.isFetched && info.isHTML) && info.belongs(to: ImgurSite())
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         guard let document = payload.document else { return ResultSet() }
         var files = SiteMedia()
         files.title = document.firstMeta("og:title") ?? document.firstMeta("twitter:title") ?? document.title

@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// Instagram: posts, reels and IGTV (`instagram.com/p/ID/`, `/reel/ID/`, `/tv/ID/`). Post
 /// pages are for people logged in; what is public is the post's embed (`/p/ID/embed/captioned/`:
@@ -9,13 +9,13 @@ public import TrawlCore
 ///
 /// Examples:
 /// - `https://www.instagram.com/p/BUm3cvEhFMt/` → `instagram.com/p/BUm3cvEhFMt/embed/captioned/`, then the page
-public struct InstagramSite: Site {
-    public let name = "instagram"
-    public let hosts = ["instagram.com", "instagr.am"]
-    public var parsers: [any Parser] { [InstagramParser()] }
-    public init() {}
+package struct InstagramSite: Site {
+    package let name = "instagram"
+    package let hosts = ["instagram.com", "instagr.am"]
+    package var parsers: [any Parser] { [InstagramParser()] }
+    package init() {}
 
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         guard let id = Self.postID(of: url), !url.path.contains("/embed") else { return [] }
         return [URL(string: "https://www.instagram.com/p/\(id)/embed/captioned/")!]
     }
@@ -29,12 +29,12 @@ public struct InstagramSite: Site {
 }
 
 /// What an Instagram post page or its embed shows to anyone.
-public struct InstagramParser: Parser {
-    public let name = "instagram"
-    public let stage = ParserStage.site
-    public init() {}
+package struct InstagramParser: Parser {
+    package let name = "instagram"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         // A post's URL, or where it redirected (the login form, for a post shown only to people logged in).
         info.isFetched && info.isHTML && info.belongs(to: InstagramSite())
             && (InstagramSite.postID(of: info.url) ?? InstagramSite.postID(of: info.requestURL)) != nil
@@ -43,7 +43,7 @@ public struct InstagramParser: Parser {
     static let page = LoginWalledPage(
         videoKeys: ["video_url"], stillKeys: ["display_url", "display_src", "thumbnail_src"], videoFlags: ["is_video"])
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let path = payload.info.url.path
         return Self.page.parse(payload, parser: name, knownVideo: path.contains("/reel/") || path.contains("/reels/") || path.contains("/tv/"))
     }

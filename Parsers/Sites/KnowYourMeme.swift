@@ -1,5 +1,5 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 
 /// Know Your Meme: photo pages (`knowyourmeme.com/photos/ID-slug`). A page names its image as
 /// `og:image` on `i.kym-cdn.com`, a resized copy (`/photos/images/newsfeed/…`,
@@ -10,25 +10,25 @@ public import TrawlCore
 /// Examples:
 /// - `https://knowyourmeme.com/photos/1234567-example-gif` → `i.kym-cdn.com/photos/images/original/…/…gif`
 /// - a photo page whose image is a JPEG → nothing
-public struct KnowYourMemeSite: Site {
-    public let name = "knowyourmeme"
-    public let hosts = ["knowyourmeme.com", "kym-cdn.com"]
-    public var parsers: [any Parser] { [KnowYourMemePhotoParser()] }
-    public init() {}
+package struct KnowYourMemeSite: Site {
+    package let name = "knowyourmeme"
+    package let hosts = ["knowyourmeme.com", "kym-cdn.com"]
+    package var parsers: [any Parser] { [KnowYourMemePhotoParser()] }
+    package init() {}
 }
 
 /// The image a Know Your Meme photo page is about.
-public struct KnowYourMemePhotoParser: Parser {
-    public let name = "knowyourmeme-photo"
-    public let stage = ParserStage.site
-    public init() {}
+package struct KnowYourMemePhotoParser: Parser {
+    package let name = "knowyourmeme-photo"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isFetched && info.isHTML && info.url.host?.lowercased().hasSuffix("knowyourmeme.com") == true
             && info.url.path.hasPrefix("/photos/")
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         guard let document = payload.document else { return ResultSet() }
         guard let image = (document.firstMeta("og:image") ?? document.firstMeta("twitter:image")).flatMap(document.resolve) else {
             throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no og:image")

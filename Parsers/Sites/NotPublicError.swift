@@ -1,5 +1,5 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 
 /// The page shows its media only to people logged in, and nothing of it is public: not its
 /// metadata, not its embed. Code `not-public`.
@@ -7,17 +7,17 @@ public import TrawlCore
 /// A site parser that sees such a page (Instagram's and Facebook's login walls) says so with
 /// ``note(parser:)`` in a definitive, empty result; the resolve ends with this error when
 /// nothing else on the page answers.
-public struct NotPublicError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var url: String
+package struct NotPublicError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var url: String
     /// The parser that read the page.
-    public var site: String
+    package var site: String
 
-    public init(url: String, site: String) {
+    package init(url: String, site: String) {
         self.url = url
         self.site = site
     }
 
-    public var description: String {
+    package var description: String {
         "nothing at \(Redaction.url(url)) is public: its media are shown only to people logged in (\(site))"
     }
 
@@ -34,5 +34,5 @@ public struct NotPublicError: Error, Sendable, Hashable, CustomStringConvertible
 }
 
 extension NotPublicError: CodedError {
-    public var errorCode: String { "not-public" }
+    package var errorCode: String { "not-public" }
 }

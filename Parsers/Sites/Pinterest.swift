@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// Pinterest pins, from the state the pin's page embeds:
 ///
@@ -16,17 +16,17 @@ public import TrawlCore
 /// or a video (`videos.video_list`: `V_720P`, `V_EXP7`, `V_HLSV3_MOBILE`…, also in a story
 /// pin's pages). A still pin (a JPEG `orig`) has none. Only the pin the URL names counts: the
 /// page's "more like this" pins are others.
-public struct PinterestSite: Site {
-    public let name = "pinterest"
-    public let hosts = [
+package struct PinterestSite: Site {
+    package let name = "pinterest"
+    package let hosts = [
         "pinterest.com", "pin.it", "pinterest.co.uk", "pinterest.ca", "pinterest.com.au", "pinterest.de", "pinterest.fr", "pinterest.es",
         "pinterest.it", "pinterest.jp", "pinterest.com.mx", "pinterest.nz", "pinterest.ch", "pinterest.at", "pinterest.ie",
         "pinterest.pt", "pinterest.se", "pinterest.dk", "pinterest.cl", "pinterest.co.kr", "pinterest.ru", "pinterest.ph",
     ]
-    public var parsers: [any Parser] { [PinterestPinParser()] }
-    public init() {}
+    package var parsers: [any Parser] { [PinterestPinParser()] }
+    package init() {}
 
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         guard url.host?.lowercased() != "pin.it", !url.path.hasPrefix("/resource/"), let id = Self.pinID(url) else { return [] }
         var components = URLComponents(string: "https://www.pinterest.com/resource/PinResource/get/")!
         components.queryItems = [URLQueryItem(name: "data", value: #"{"options":{"field_set_key":"unauth_react_main_pin","id":"\#(id)"}}"#)]
@@ -43,18 +43,18 @@ public struct PinterestSite: Site {
 }
 
 /// The pin a Pinterest page names, from its embedded state.
-public struct PinterestPinParser: Parser {
-    public let name = "pinterest-pin"
-    public let stage = ParserStage.site
-    public init() {}
+package struct PinterestPinParser: Parser {
+    package let name = "pinterest-pin"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         guard info.isJSON, info.belongs(to: PinterestSite()) else { return false }
         if info.isFetched { return info.url.path.hasPrefix("/resource/PinResource/") }
         return info.origin.isEmbedded && (PinterestSite.pinID(info.url) ?? PinterestSite.pinID(info.requestURL)) != nil
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the page state")
         if payload.info.isFetched {
             guard let pin = json["resource_response"]?["data"], pin.object != nil else {

@@ -1,22 +1,22 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// Reddit: a post's page is best read as its JSON (`/comments/ID/.json`): the post's
 /// `preview.images[].variants` (gif, mp4), `secure_media.reddit_video` (v.redd.it),
 /// `media_metadata` (AnimatedImage / RedditVideo, also in galleries, in `gallery_data` order),
 /// an `i.redd.it` or Imgur link, and a crosspost's parent. Comments are not the post: their
 /// media are not results.
-public struct RedditSite: Site {
-    public let name = "reddit"
-    public let hosts = ["reddit.com", "redd.it"]
-    public var parsers: [any Parser] { [RedditJSONParser(), RedditDASHParser()] }
-    public init() {}
+package struct RedditSite: Site {
+    package let name = "reddit"
+    package let hosts = ["reddit.com", "redd.it"]
+    package var parsers: [any Parser] { [RedditJSONParser(), RedditDASHParser()] }
+    package init() {}
 
     /// `…/comments/ID/…`, `/gallery/ID`, `redd.it/ID` → `https://www.reddit.com/comments/ID/.json`;
     /// `v.redd.it/ID` → its DASH playlist (`v.redd.it/ID/DASHPlaylist.mpd`; when that fails, the
     /// short link's redirect to its post hands the page over to the post's JSON);
     /// `preview.redd.it/NAME.gif?width=…&s=…` → the uploaded file, `i.redd.it/NAME.gif`.
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         let parts = url.path.split(separator: "/").map(String.init)
         switch url.host?.lowercased() {
         case "v.redd.it":
@@ -37,16 +37,16 @@ public struct RedditSite: Site {
     }
 }
 
-public struct RedditJSONParser: Parser {
-    public let name = "reddit-json"
-    public let stage = ParserStage.site
-    public init() {}
+package struct RedditJSONParser: Parser {
+    package let name = "reddit-json"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isJSON && info.isFetched && info.belongs(to: RedditSite())
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the post JSON")
         // A listing of posts (a subreddit, the front page, a user's saved posts): every post's
         // media, in the listing's order. A post's own JSON is [post listing, comment listing]:
@@ -148,16 +148,16 @@ public struct RedditJSONParser: Parser {
 /// `BaseURL` a file beside the playlist: `DASH_2_4_M`, `DASH_720.mp4`) as renditions, largest
 /// first, and the playlist itself. The files are video only: Reddit keeps the sound in its own
 /// representation (`audio`, `DASH_AUDIO_128.mp4`), which a GIF-like clip does not have.
-public struct RedditDASHParser: Parser {
-    public let name = "reddit-dash"
-    public let stage = ParserStage.site
-    public init() {}
+package struct RedditDASHParser: Parser {
+    package let name = "reddit-dash"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isFetched && info.url.host?.lowercased() == "v.redd.it" && info.url.path.hasSuffix(".mpd")
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let text = String(decoding: payload.body, as: UTF8.self)
         guard text.contains("<MPD") else { throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "not a DASH playlist") }
         var files = SiteMedia()

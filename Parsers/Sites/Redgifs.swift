@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// Redgifs: watch pages (`redgifs.com/watch/ID`), the embed player (`/ifr/ID`), and direct
 /// files (`i.redgifs.com/i/ID.jpg`, `thumbs*.redgifs.com/Name-mobile.mp4`,
@@ -15,17 +15,17 @@ public import TrawlCore
 /// - `https://www.redgifs.com/watch/examplecliptrawl` → the API item `examplecliptrawl`
 /// - `https://www.redgifs.com/ifr/examplecliptrawl`, `https://thumbs2.redgifs.com/ExampleClipTrawl-mobile.mp4`
 ///   → the same item
-public struct RedgifsSite: Site {
-    public let name = "redgifs"
-    public let hosts = ["redgifs.com"]
-    public var parsers: [any Parser] { [RedgifsAPIParser()] }
-    public init() {}
+package struct RedgifsSite: Site {
+    package let name = "redgifs"
+    package let hosts = ["redgifs.com"]
+    package var parsers: [any Parser] { [RedgifsAPIParser()] }
+    package init() {}
 
-    public static let api = "https://api.redgifs.com/v2"
+    package static let api = "https://api.redgifs.com/v2"
 
-    public var token: SiteToken? { SiteToken(url: URL(string: Self.api + "/auth/temporary")!) }
+    package var token: SiteToken? { SiteToken(url: URL(string: Self.api + "/auth/temporary")!) }
 
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         guard let id = Self.id(of: url) else { return [] }
         return [URL(string: "\(Self.api)/gifs/\(id)")!]
     }
@@ -47,16 +47,16 @@ public struct RedgifsSite: Site {
 }
 
 /// Items of the Redgifs v2 API: one (`{gif: …}`) or a search page (`{gifs: […]}`).
-public struct RedgifsAPIParser: Parser {
-    public let name = "redgifs-api"
-    public let stage = ParserStage.site
-    public init() {}
+package struct RedgifsAPIParser: Parser {
+    package let name = "redgifs-api"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isJSON && info.url.host?.lowercased() == "api.redgifs.com" && info.url.path.hasPrefix("/v2/gifs")
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the API response")
         let items: [JSONValue]
         if let one = json["gif"], one.object != nil {

@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// A site Trawl knows by name: which URLs are its, what to fetch for a pasted URL, and the
 /// parsers for the payload shapes it serves.
@@ -10,7 +10,7 @@ public import TrawlCore
 /// A site claims a URL by its host (``hosts``) or, for software that runs on any host (the
 /// fediverse's instances), by the URL's shape (``claimsByShape(_:)``). A shape never wins over a
 /// host: a URL on a host some site lists is that site's, whatever its path looks like.
-public protocol Site: Sendable {
+package protocol Site: Sendable {
     /// Lower-case, and the folder name of its cases in `Recordings/`.
     var name: String { get }
     /// Hosts this site serves pages and APIs from (a host matches itself and its subdomains).
@@ -38,26 +38,26 @@ public protocol Site: Sendable {
 }
 
 extension Site {
-    public func rewrite(_ url: URL) -> [URL] { [] }
-    public var token: SiteToken? { nil }
+    package func rewrite(_ url: URL) -> [URL] { [] }
+    package var token: SiteToken? { nil }
 
-    public func sources(for url: URL) -> [FetchRequest] { rewrite(url).map { FetchRequest(url: $0) } }
+    package func sources(for url: URL) -> [FetchRequest] { rewrite(url).map { FetchRequest(url: $0) } }
 
-    public func sources(for url: URL, keys: SiteKeys) -> [FetchRequest] { sources(for: url) }
+    package func sources(for url: URL, keys: SiteKeys) -> [FetchRequest] { sources(for: url) }
 
-    public func unaskedSource(for url: URL, keys: SiteKeys) -> String? { nil }
+    package func unaskedSource(for url: URL, keys: SiteKeys) -> String? { nil }
 
-    public func claimsByShape(_ url: URL) -> Bool { false }
+    package func claimsByShape(_ url: URL) -> Bool { false }
 
     /// Whether `url`'s host is one of ``hosts`` or below one.
-    public func claimsHost(_ url: URL) -> Bool {
+    package func claimsHost(_ url: URL) -> Bool {
         guard let host = url.host?.lowercased() else { return false }
         return hosts.contains { host == $0 || host.hasSuffix("." + $0) }
     }
 
     /// Whether `url` is this site's: its host is one of ``hosts`` (or below one), or it has the
     /// site's shape (``claimsByShape(_:)``) on a host no site lists.
-    public func claims(_ url: URL) -> Bool {
+    package func claims(_ url: URL) -> Bool {
         if claimsHost(url) { return true }
         guard claimsByShape(url) else { return false }
         return !Sites.all.contains { $0.claimsHost(url) }
@@ -67,16 +67,16 @@ extension Site {
 /// A token a site's API hands to anyone who asks (Redgifs' temporary token) and wants back on
 /// every request: fetched once per run, sent as a header with each source request, and fetched
 /// anew when a source answers 401 (it expired).
-public struct SiteToken: Sendable, Hashable {
+package struct SiteToken: Sendable, Hashable {
     /// Where the token comes from (a GET answering JSON).
-    public var url: URL
+    package var url: URL
     /// The key of the token in that JSON object.
-    public var field: String
+    package var field: String
     /// The header that carries it, and what comes before the token in its value.
-    public var header: String
-    public var prefix: String
+    package var header: String
+    package var prefix: String
 
-    public init(url: URL, field: String = "token", header: String = "Authorization", prefix: String = "Bearer ") {
+    package init(url: URL, field: String = "token", header: String = "Authorization", prefix: String = "Bearer ") {
         self.url = url
         self.field = field
         self.header = header
@@ -85,14 +85,14 @@ public struct SiteToken: Sendable, Hashable {
 
     /// The token in the token endpoint's answer, or `nil` when the answer is not a success or
     /// has no such string.
-    public func read(_ payload: Payload) -> String? {
+    package func read(_ payload: Payload) -> String? {
         guard payload.info.isSuccess, let json = try? JSONValue(parsing: payload.body),
               let token = json[field]?.string, !token.isEmpty else { return nil }
         return token
     }
 
     /// `request` with the header that sends `token` added to its own.
-    public func authorizing(_ request: FetchRequest, with token: String) -> FetchRequest {
+    package func authorizing(_ request: FetchRequest, with token: String) -> FetchRequest {
         var authorized = request
         authorized.headers.add(name: header, value: prefix + token)
         return authorized
@@ -102,20 +102,20 @@ public struct SiteToken: Sendable, Hashable {
 /// API keys the user configured, by the name of the site whose source takes one (`tenor`):
 /// given to the web engine, which hands each site its own. Only the `trawl` command reads them
 /// from the environment (`TRAWL_TENOR_KEY`).
-public struct SiteKeys: Sendable, Hashable {
-    public var keys: [String: String]
+package struct SiteKeys: Sendable, Hashable {
+    package var keys: [String: String]
 
-    public init(_ keys: [String: String] = [:]) {
+    package init(_ keys: [String: String] = [:]) {
         self.keys = keys.filter { !$0.value.isEmpty }
     }
 
     /// The key configured for `site`, if any.
-    public subscript(site: String) -> String? { keys[site] }
+    package subscript(site: String) -> String? { keys[site] }
 }
 
 /// The registry of sites, sorted by name.
-public enum Sites {
-    public static let all: [any Site] = ([
+package enum Sites {
+    package static let all: [any Site] = ([
         BlueskySite(), CoubSite(), FacebookSite(), FediverseSite(), GiphySite(), ImgflipSite(), ImgurSite(), InstagramSite(),
         KnowYourMemeSite(), PinterestSite(), RedditSite(), RedgifsSite(), StreamableSite(), TenorSite(), ThreadsSite(), TikTokSite(),
         TumblrSite(), XSite(),
@@ -123,12 +123,12 @@ public enum Sites {
         .sorted { $0.name < $1.name }
 
     /// The site a URL belongs to, if any.
-    public static func site(for url: URL) -> (any Site)? {
+    package static func site(for url: URL) -> (any Site)? {
         all.first { $0.claims(url) }
     }
 
     /// Every site's parsers, for the chain's site stage.
-    public static var parsers: [any Parser] { all.flatMap(\.parsers) }
+    package static var parsers: [any Parser] { all.flatMap(\.parsers) }
 }
 
 extension PayloadInfo {

@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// Streamable: video pages (`streamable.com/ID`, the player `streamable.com/e/ID`) and the
 /// public API (`api.streamable.com/videos/ID`). Both carry one video object: `files.mp4` and
@@ -9,13 +9,13 @@ public import TrawlCore
 ///
 /// Examples:
 /// - `https://streamable.com/vkc0y` → `api.streamable.com/videos/vkc0y`, then the page
-public struct StreamableSite: Site {
-    public let name = "streamable"
-    public let hosts = ["streamable.com"]
-    public var parsers: [any Parser] { [StreamableParser()] }
-    public init() {}
+package struct StreamableSite: Site {
+    package let name = "streamable"
+    package let hosts = ["streamable.com"]
+    package var parsers: [any Parser] { [StreamableParser()] }
+    package init() {}
 
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         guard let host = url.host?.lowercased(), host == "streamable.com" || host == "www.streamable.com" else { return [] }
         let parts = url.path.split(separator: "/").map(String.init)
         let id = parts.first == "e" || parts.first == "o" || parts.first == "s" ? parts.dropFirst().first : parts.first
@@ -25,16 +25,16 @@ public struct StreamableSite: Site {
 }
 
 /// The video of a Streamable page or API answer.
-public struct StreamableParser: Parser {
-    public let name = "streamable"
-    public let stage = ParserStage.site
-    public init() {}
+package struct StreamableParser: Parser {
+    package let name = "streamable"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isFetched && (info.isJSON || info.isHTML) && info.belongs(to: StreamableSite())
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         var files = SiteMedia()
         if payload.info.isJSON {
             let video = try payload.json(parser: name, what: "the video object")

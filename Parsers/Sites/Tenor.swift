@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// Tenor: GIF pages (`tenor.com/view/slug-ID`), media files, and the API, v1 (`api.tenor.com/v1`,
 /// each result's `media: [{gif: {url, dims, size, duration}, mp4: …}]`) and v2
@@ -15,18 +15,18 @@ public import TrawlCore
 /// - `https://media.tenor.com/DwH1qQbIoCoAAAAC/aidan-hutchinson-detroit-lions.gif`,
 ///   `https://media1.tenor.com/m/DwH1qQbIoCoAAAAC/aidan-hutchinson-detroit-lions.gif`
 ///   → `https://tenor.googleapis.com/v2/posts?ids=1081415491857719338&key=KEY&client_key=trawl`
-public struct TenorSite: Site {
-    public let name = "tenor"
+package struct TenorSite: Site {
+    package let name = "tenor"
     /// `tenor.co` share links redirect to a `tenor.com/view/…` page, which the page parser reads.
-    public let hosts = ["tenor.com", "tenor.co", "tenor.googleapis.com"]
-    public var parsers: [any Parser] { [TenorPageParser(), TenorAPIParser()] }
-    public init() {}
+    package let hosts = ["tenor.com", "tenor.co", "tenor.googleapis.com"]
+    package var parsers: [any Parser] { [TenorPageParser(), TenorAPIParser()] }
+    package init() {}
 
-    public static let api = "https://tenor.googleapis.com/v2"
+    package static let api = "https://tenor.googleapis.com/v2"
     /// The `client_key` Tenor's v2 API asks callers to name themselves by (the search's too).
     static let clientKey = "trawl"
 
-    public func sources(for url: URL, keys: SiteKeys) -> [FetchRequest] {
+    package func sources(for url: URL, keys: SiteKeys) -> [FetchRequest] {
         guard let id = Self.postID(ofMedia: url), let key = keys[name] else { return [] }
         var components = URLComponents(string: Self.api + "/posts")!
         components.queryItems = [
@@ -35,7 +35,7 @@ public struct TenorSite: Site {
         return [components.url].compactMap { $0 }.map { FetchRequest(url: $0) }
     }
 
-    public func unaskedSource(for url: URL, keys: SiteKeys) -> String? {
+    package func unaskedSource(for url: URL, keys: SiteKeys) -> String? {
         guard let id = Self.postID(ofMedia: url), keys[name] == nil else { return nil }
         return "a Tenor file of post \(id), read as the file: its post (every format, the description) needs a Tenor API key (TRAWL_TENOR_KEY)"
     }
@@ -78,14 +78,14 @@ public struct TenorSite: Site {
 }
 
 /// A Tenor GIF page: two `og:video` blocks (mp4 and webm) and `og:image` (the gif), all one GIF.
-public struct TenorPageParser: Parser {
-    public let name = "tenor-page"
-    public let stage = ParserStage.site
-    public init() {}
+package struct TenorPageParser: Parser {
+    package let name = "tenor-page"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument && info.belongs(to: TenorSite()) }
+    package func canParse(_ info: PayloadInfo) -> Bool { info.isHTMLDocument && info.belongs(to: TenorSite()) }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         guard let document = payload.document else { return ResultSet() }
         var files = SiteMedia()
         files.title = document.firstMeta("og:title") ?? document.title
@@ -113,17 +113,17 @@ public struct TenorPageParser: Parser {
 }
 
 /// Results of Tenor's API, v1 or v2.
-public struct TenorAPIParser: Parser {
-    public let name = "tenor-api"
-    public let stage = ParserStage.site
-    public init() {}
+package struct TenorAPIParser: Parser {
+    package let name = "tenor-api"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         let host = info.url.host?.lowercased()
         return info.isJSON && (host == "api.tenor.com" || host == "g.tenor.com" || host == "tenor.googleapis.com")
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the API response")
         guard let results = json["results"]?.array else {
             throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no results array")

@@ -1,5 +1,5 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 
 /// Threads: a post page (`https://www.threads.net/@zuck/post/CuP48CiS5sx`, also on
 /// `threads.com`, and `https://www.threads.net/t/CuP48CiS5sx`) carries its post and the replies below it in JSON blobs
@@ -7,11 +7,11 @@ public import TrawlCore
 /// `code` (the URL's shortcode), `video_versions[]`, `image_versions2.candidates[]`,
 /// `carousel_media[]` and a GIF attachment's `giphy_media_info` (Giphy's `images` renditions).
 /// Only the post whose `code` the URL names is read: replies are other people's posts.
-public struct ThreadsSite: Site {
-    public let name = "threads"
-    public let hosts = ["threads.net", "threads.com"]
-    public var parsers: [any Parser] { [ThreadsPostParser()] }
-    public init() {}
+package struct ThreadsSite: Site {
+    package let name = "threads"
+    package let hosts = ["threads.net", "threads.com"]
+    package var parsers: [any Parser] { [ThreadsPostParser()] }
+    package init() {}
 
     /// The shortcode in `/@user/post/CODE` (or the short form `/t/CODE`).
     static func code(_ url: URL) -> String? {
@@ -23,17 +23,17 @@ public struct ThreadsSite: Site {
 }
 
 /// The post a Threads page names, from the JSON blobs the page embeds.
-public struct ThreadsPostParser: Parser {
-    public let name = "threads-post"
-    public let stage = ParserStage.site
-    public init() {}
+package struct ThreadsPostParser: Parser {
+    package let name = "threads-post"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isJSON && info.origin.isEmbedded && info.belongs(to: ThreadsSite())
             && (ThreadsSite.code(info.url) ?? ThreadsSite.code(info.requestURL)) != nil
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the page's post JSON")
         guard let code = ThreadsSite.code(payload.info.url) ?? ThreadsSite.code(payload.info.requestURL) else { return ResultSet() }
         var post: JSONValue?

@@ -1,5 +1,5 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 
 /// TikTok: a video page carries its item in a state object the page embeds, read for the video
 /// named by the URL only (the page's other state — recommendations, the author's other videos —
@@ -14,11 +14,11 @@ public import TrawlCore
 /// An item's `video`: `playAddr` (the clip), `downloadAddr` (the same with a watermark),
 /// `bitrateInfo[].PlayAddr` (encodings with their size), `cover`/`originCover` (stills),
 /// `width`/`height`, `duration` (whole seconds). A photo post (`imagePost`) has no animated media.
-public struct TikTokSite: Site {
-    public let name = "tiktok"
-    public let hosts = ["tiktok.com"]
-    public var parsers: [any Parser] { [TikTokItemParser()] }
-    public init() {}
+package struct TikTokSite: Site {
+    package let name = "tiktok"
+    package let hosts = ["tiktok.com"]
+    package var parsers: [any Parser] { [TikTokItemParser()] }
+    package init() {}
 
     /// The id in `/@user/video/ID` (or `/v/ID.html`, `/embed/v2/ID`).
     static func videoID(_ url: URL) -> String? {
@@ -32,16 +32,16 @@ public struct TikTokSite: Site {
 }
 
 /// The video item of a TikTok page's state object.
-public struct TikTokItemParser: Parser {
-    public let name = "tiktok-item"
-    public let stage = ParserStage.site
-    public init() {}
+package struct TikTokItemParser: Parser {
+    package let name = "tiktok-item"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isJSON && info.origin.isEmbedded && info.belongs(to: TikTokSite())
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the page state")
         let wanted = TikTokSite.videoID(payload.info.url) ?? TikTokSite.videoID(payload.info.requestURL)
         var items: [JSONValue] = []

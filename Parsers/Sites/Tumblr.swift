@@ -1,28 +1,28 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 
 /// Tumblr: posts in the v2 API (`response.posts[]`, legacy `photos[].original_size` and NPF
 /// `content[]` image and video blocks) and in a post page's embedded state; on a page only the
 /// post named in the URL (`/post/ID`) counts, not the blog's other posts.
-public struct TumblrSite: Site {
-    public let name = "tumblr"
-    public let hosts = ["tumblr.com"]
-    public var parsers: [any Parser] { [TumblrPostParser()] }
-    public init() {}
+package struct TumblrSite: Site {
+    package let name = "tumblr"
+    package let hosts = ["tumblr.com"]
+    package var parsers: [any Parser] { [TumblrPostParser()] }
+    package init() {}
 }
 
-public struct TumblrPostParser: Parser {
-    public let name = "tumblr-post"
-    public let stage = ParserStage.site
-    public init() {}
+package struct TumblrPostParser: Parser {
+    package let name = "tumblr-post"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         guard info.isJSON, info.belongs(to: TumblrSite()), !info.url.path.contains("oembed") else { return false }
         if case .embedded = info.origin { return true }
         return info.origin == .document
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the posts JSON")
         let wanted = Self.postID(payload.info.url)
         var posts: [JSONValue] = []

@@ -1,17 +1,17 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 
 /// X / Twitter: a status URL is best read as the syndication `tweet-result` JSON
 /// (`mediaDetails[].video_info.variants`, or `video.variants`); a GraphQL `TweetDetail` response
 /// is read for its focal tweet only (replies are other people's media). Of the variants, the
 /// mp4s count (HLS playlists do not); an animated GIF is one mp4 at bitrate 0.
-public struct XSite: Site {
-    public let name = "x"
-    public let hosts = ["x.com", "twitter.com", "cdn.syndication.twimg.com", "video.twimg.com", "pbs.twimg.com"]
-    public var parsers: [any Parser] { [XTweetParser(), XPageParser()] }
-    public init() {}
+package struct XSite: Site {
+    package let name = "x"
+    package let hosts = ["x.com", "twitter.com", "cdn.syndication.twimg.com", "video.twimg.com", "pbs.twimg.com"]
+    package var parsers: [any Parser] { [XTweetParser(), XPageParser()] }
+    package init() {}
 
-    public func rewrite(_ url: URL) -> [URL] {
+    package func rewrite(_ url: URL) -> [URL] {
         guard let id = Self.statusID(url), url.host?.lowercased() != "cdn.syndication.twimg.com" else { return [] }
         return [URL(string: "https://cdn.syndication.twimg.com/tweet-result?id=\(id)&token=\(Self.token(id))&lang=en")!]
     }
@@ -46,16 +46,16 @@ public struct XSite: Site {
 }
 
 /// The media of one tweet, from syndication or GraphQL JSON.
-public struct XTweetParser: Parser {
-    public let name = "x-tweet"
-    public let stage = ParserStage.site
-    public init() {}
+package struct XTweetParser: Parser {
+    package let name = "x-tweet"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isJSON && info.isFetched && info.belongs(to: XSite())
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         let json = try payload.json(parser: name, what: "the tweet JSON")
         if json["data"]?["threaded_conversation_with_injections_v2"] != nil || json["data"]?["tweetResult"] != nil {
             let focal = XSite.statusID(payload.info.requestURL) ?? XSite.statusID(payload.info.url)
@@ -160,16 +160,16 @@ public struct XTweetParser: Parser {
 /// its thumbnail `pbs.twimg.com/tweet_video_thumb/ID.jpg` — the file is
 /// `video.twimg.com/tweet_video/ID.mp4`; a rendered page has the focal tweet's `<video>` first.
 /// A native video plays from a `blob:` the page alone cannot resolve: no result, not a guess.
-public struct XPageParser: Parser {
-    public let name = "x-page"
-    public let stage = ParserStage.site
-    public init() {}
+package struct XPageParser: Parser {
+    package let name = "x-page"
+    package let stage = ParserStage.site
+    package init() {}
 
-    public func canParse(_ info: PayloadInfo) -> Bool {
+    package func canParse(_ info: PayloadInfo) -> Bool {
         info.isHTMLDocument && info.belongs(to: XSite()) && (XSite.statusID(info.url) ?? XSite.statusID(info.requestURL)) != nil
     }
 
-    public func parse(_ payload: Payload) throws -> ResultSet {
+    package func parse(_ payload: Payload) throws -> ResultSet {
         guard let document = payload.document else { return ResultSet() }
         var files = SiteMedia()
         files.title = document.firstMeta("og:description") ?? document.firstMeta("og:title")

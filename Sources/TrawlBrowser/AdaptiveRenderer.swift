@@ -1,5 +1,5 @@
-public import Foundation
-public import TrawlCore
+package import Foundation
+package import TrawlCore
 import TrawlFetch
 
 /// The web engine's ``PageRenderer``: Chromium through a ``BrowserPool``, asked only when
@@ -10,22 +10,22 @@ import TrawlFetch
 /// pages needed rendering goes straight to the browser next time (``RenderMemory``, re-checked
 /// statically now and then). The pool starts the browser on the first render, so a run of static
 /// pages never starts one.
-public struct AdaptiveRenderer: PageRenderer {
-    public let mode: BrowserMode
-    public let pool: BrowserPool
-    public let memory: RenderMemory
+package struct AdaptiveRenderer: PageRenderer {
+    package let mode: BrowserMode
+    package let pool: BrowserPool
+    package let memory: RenderMemory
     /// Navigate over plain HTTP where a URL says https (a local mirror behind `connectTo`), as
     /// the static transport does.
-    public let plainHTTP: Bool
+    package let plainHTTP: Bool
 
-    public init(mode: BrowserMode, pool: BrowserPool, memory: RenderMemory = RenderMemory(), plainHTTP: Bool = false) {
+    package init(mode: BrowserMode, pool: BrowserPool, memory: RenderMemory = RenderMemory(), plainHTTP: Bool = false) {
         self.mode = mode
         self.pool = pool
         self.memory = memory
         self.plainHTTP = plainHTTP
     }
 
-    public func plan(for url: URL) async -> RenderPlan {
+    package func plan(for url: URL) async -> RenderPlan {
         switch mode {
         case .always: return .renderDirectly
         case .never: return .fetchFirst
@@ -35,17 +35,17 @@ public struct AdaptiveRenderer: PageRenderer {
         }
     }
 
-    public func shouldRender(afterStatic document: Payload?, url: URL) async -> Bool {
+    package func shouldRender(afterStatic document: Payload?, url: URL) async -> Bool {
         guard mode != .never, let document, document.info.isHTML || document.document != nil else { return false }
         return RenderDecision.decide(StaticPageEvidence(html: document.body, mediaCount: 0)) == .render
     }
 
-    public func learn(url: URL, neededBrowser: Bool) async {
+    package func learn(url: URL, neededBrowser: Bool) async {
         guard mode == .auto, let host = url.host else { return }
         await memory.record(host: host, neededBrowser: neededBrowser)
     }
 
-    public func render(_ request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
+    package func render(_ request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         let browser = BrowserTransport(pool: pool)
         return plainHTTP ? PlainHTTPTransport(base: browser).payloads(for: request, context: context) : browser.payloads(for: request, context: context)
     }

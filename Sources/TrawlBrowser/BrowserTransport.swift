@@ -1,5 +1,5 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 
 /// A ``PayloadTransport`` that renders each request in a headless browser: it yields every
 /// XHR/fetch payload the page received (origin ``PayloadOrigin/browserXHR``, each with its own
@@ -9,14 +9,14 @@ public import TrawlCore
 ///
 /// Both flow through the same scanner and parser chain as fetched documents. Ending the iteration
 /// (or cancelling its task) closes the page's tab.
-public struct BrowserTransport: PayloadTransport {
-    public let pool: BrowserPool
+package struct BrowserTransport: PayloadTransport {
+    package let pool: BrowserPool
 
-    public init(pool: BrowserPool) {
+    package init(pool: BrowserPool) {
         self.pool = pool
     }
 
-    public func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
+    package func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         let pool = pool
         return AsyncThrowingStream(running: { continuation in
             let page = try await pool.render(request) { payload in continuation.yield(payload) }

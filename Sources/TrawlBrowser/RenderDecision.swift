@@ -5,9 +5,9 @@
 /// text of their own; or a framework's marks or a `<noscript>` on a page with little text. Anything
 /// else — an article without GIFs, server-rendered by a framework or carrying a tracking pixel in
 /// `<noscript>`, as most news pages do — keeps its empty static result.
-public enum RenderDecision {
+package enum RenderDecision {
     /// What to do with the page.
-    public enum Choice: Sendable, Hashable {
+    package enum Choice: Sendable, Hashable {
         /// The static result stands.
         case keepStatic
         /// Render the page in the browser.
@@ -15,18 +15,18 @@ public enum RenderDecision {
     }
 
     /// Below this much visible text, a page whose content arrives by script is taken as an empty shell.
-    public static let shellTextBytes = 200
+    package static let shellTextBytes = 200
     /// From this much visible text on, a page carries its content in its markup: a framework's
     /// marks (server rendering) or a `<noscript>` (a tracking pixel, a comments widget's notice)
     /// do not make it a shell. Articles in the corpus have 2.3–70 KB; app shells a few hundred bytes.
-    public static let contentTextBytes = 2000
+    package static let contentTextBytes = 2000
 
-    public static func decide(_ evidence: StaticPageEvidence) -> Choice {
+    package static func decide(_ evidence: StaticPageEvidence) -> Choice {
         guard evidence.mediaCount == 0 else { return .keepStatic }
         return looksScriptDriven(evidence) ? .render : .keepStatic
     }
 
-    public static func looksScriptDriven(_ evidence: StaticPageEvidence) -> Bool {
+    package static func looksScriptDriven(_ evidence: StaticPageEvidence) -> Bool {
         if evidence.hasEmptyAppRoot { return true }
         let littleText = evidence.visibleTextBytes < contentTextBytes
         if !evidence.frameworkMarkers.isEmpty && littleText { return true }

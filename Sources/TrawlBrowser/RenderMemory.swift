@@ -6,9 +6,9 @@
 /// and any page that did not resets the count: one host may serve static articles and a few
 /// script-driven pages (a mirror, a CMS with one app page), and one such page must not send
 /// every later article through the browser.
-public actor RenderMemory {
+package actor RenderMemory {
     /// How to load a page of a host.
-    public enum Plan: Sendable, Hashable {
+    package enum Plan: Sendable, Hashable {
         /// Fetch statically first, then let ``RenderDecision`` decide.
         case fetchFirst
         /// The host needed a browser last time: render directly.
@@ -21,8 +21,8 @@ public actor RenderMemory {
         var pagesSinceCheck: Int
     }
 
-    public let recheckEvery: Int
-    public let confirmations: Int
+    package let recheckEvery: Int
+    package let confirmations: Int
     private var hosts: [String: HostRecord] = [:]
 
     /// - Parameters:
@@ -30,13 +30,13 @@ public actor RenderMemory {
     ///     statically again (at least 2).
     ///   - confirmations: pages in a row that must need the browser before the host's pages go
     ///     straight to it (at least 1).
-    public init(recheckEvery: Int = 10, confirmations: Int = 3) {
+    package init(recheckEvery: Int = 10, confirmations: Int = 3) {
         self.recheckEvery = max(2, recheckEvery)
         self.confirmations = max(1, confirmations)
     }
 
     /// The plan for the next page of `host` (compared case-insensitively).
-    public func plan(for host: String) -> Plan {
+    package func plan(for host: String) -> Plan {
         guard var record = hosts[host.lowercased()], record.streak >= confirmations else { return .fetchFirst }
         record.pagesSinceCheck += 1
         if record.pagesSinceCheck >= recheckEvery {
@@ -49,7 +49,7 @@ public actor RenderMemory {
     }
 
     /// What the last static check of a page of `host` concluded.
-    public func record(host: String, neededBrowser: Bool) {
+    package func record(host: String, neededBrowser: Bool) {
         let key = host.lowercased()
         var record = hosts[key] ?? HostRecord(streak: 0, pagesSinceCheck: 0)
         record.streak = neededBrowser ? record.streak + 1 : 0

@@ -1,6 +1,6 @@
 import Foundation
 import TrawlCore
-public import TrawlFetch
+package import TrawlFetch
 
 /// The address guard for the browser: Trawl fetches the page's requests itself and hands the
 /// browser the answers.
@@ -33,7 +33,7 @@ extension RequestInterceptor {
     /// ```
     /// - Parameter observe: shown each response before the page gets it (a recorder: the browser
     ///   pauses no response that an interceptor fulfilled).
-    public static func fetching(
+    package static func fetching(
         through loader: Loader, observe: (@Sendable (InterceptedRequest, InterceptedResponse) async -> Void)? = nil
     ) -> RequestInterceptor {
         RequestInterceptor(decide: { request in

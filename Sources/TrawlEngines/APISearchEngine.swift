@@ -1,5 +1,5 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 import TrawlParsers
 
 /// What the Giphy and Tenor search engines share: a key from the configuration, one API request
@@ -63,18 +63,18 @@ extension Query {
 
 /// `!giphy cats rating:g lang:en limit:25`: Giphy's v1 search (trending when the term is
 /// empty), paged by offset. Key: `TRAWL_GIPHY_KEY`.
-public struct GiphySearchEngine: Engine {
-    public let name = "giphy"
-    public var aliases: [String] { ["gif"] }
-    public var apiKey: String?
-    public var endpoint: String
+package struct GiphySearchEngine: Engine {
+    package let name = "giphy"
+    package var aliases: [String] { ["gif"] }
+    package var apiKey: String?
+    package var endpoint: String
 
-    public init(apiKey: String? = nil, endpoint: String = "https://api.giphy.com/v1/gifs") {
+    package init(apiKey: String? = nil, endpoint: String = "https://api.giphy.com/v1/gifs") {
         self.apiKey = apiKey
         self.endpoint = endpoint
     }
 
-    public func handler(for request: Request) throws -> Handler {
+    package func handler(for request: Request) throws -> Handler {
         let search = APISearch(engine: name, keyVariable: "TRAWL_GIPHY_KEY", parser: GiphyAPIParser())
         let key = try search.require(apiKey)
         let query = request.query
@@ -97,13 +97,13 @@ public struct GiphySearchEngine: Engine {
 
 /// `!tenor cats rating:g lang:en limit:20`: Tenor's v2 search (featured when the term is
 /// empty), paged by its `pos` cursor. Key: `TRAWL_TENOR_KEY`. The default engine for plain text.
-public struct TenorSearchEngine: Engine {
-    public let name = "tenor"
-    public var apiKey: String?
-    public var endpoint: String
-    public var clientKey: String
+package struct TenorSearchEngine: Engine {
+    package let name = "tenor"
+    package var apiKey: String?
+    package var endpoint: String
+    package var clientKey: String
 
-    public init(apiKey: String? = nil, endpoint: String = "https://tenor.googleapis.com/v2", clientKey: String = "trawl") {
+    package init(apiKey: String? = nil, endpoint: String = "https://tenor.googleapis.com/v2", clientKey: String = "trawl") {
         self.apiKey = apiKey
         self.endpoint = endpoint
         self.clientKey = clientKey
@@ -121,7 +121,7 @@ public struct TenorSearchEngine: Engine {
         }
     }
 
-    public func handler(for request: Request) throws -> Handler {
+    package func handler(for request: Request) throws -> Handler {
         let search = APISearch(engine: name, keyVariable: "TRAWL_TENOR_KEY", parser: TenorAPIParser())
         let key = try search.require(apiKey)
         let query = request.query

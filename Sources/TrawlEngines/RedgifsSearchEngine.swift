@@ -1,24 +1,24 @@
 import Foundation
-public import TrawlCore
-public import TrawlParsers
+package import TrawlCore
+import TrawlParsers
 
 /// `!redgifs cats order:latest limit:40`: Redgifs' v2 search, paged by page number (the
 /// `next` it prints). No key: the API hands out a temporary token (``SiteToken``), fetched once
 /// per run and again when a search answers 401. `order:` is `trending` (the default), `latest`
 /// or `top`.
-public struct RedgifsSearchEngine: Engine {
-    public let name = "redgifs"
-    public var endpoint: String
+package struct RedgifsSearchEngine: Engine {
+    package let name = "redgifs"
+    package var endpoint: String
     /// Tokens of this engine's run.
     let tokens = SiteTokens()
 
-    public init(endpoint: String = RedgifsSite.api) {
+    package init(endpoint: String = RedgifsSite.api) {
         self.endpoint = endpoint
     }
 
     static let orders: Set<String> = ["trending", "latest", "top", "best", "new"]
 
-    public func handler(for request: Request) throws -> Handler {
+    package func handler(for request: Request) throws -> Handler {
         let query = request.query
         guard !query.term.isEmpty else { throw SearchError(.invalidRequest, "!redgifs needs something to search for") }
         guard var parts = URLComponents(string: endpoint + "/gifs/search"), parts.scheme != nil, parts.host != nil,

@@ -1,24 +1,24 @@
 import Foundation
-public import TrawlCore
-public import TrawlParsers
+package import TrawlCore
+package import TrawlParsers
 
 /// Resolves a page URL: fetches it, runs each payload (the document, then every JSON payload
 /// cut out of it) through the parser chain as it arrives, follows the page's oEmbed link when
 /// nothing structured answered, and falls back to scanning the raw text last.
-public struct WebEngine: Engine {
-    public let name = "web"
-    public var aliases: [String] { ["url"] }
+package struct WebEngine: Engine {
+    package let name = "web"
+    package var aliases: [String] { ["url"] }
 
     /// Tokens of sites whose API wants one (``SiteToken``), kept for this engine's run.
     let tokens = SiteTokens()
     /// The API keys the user configured for sites whose source takes one (Tenor's).
-    public var keys: SiteKeys
+    package var keys: SiteKeys
 
-    public init(keys: SiteKeys = SiteKeys()) {
+    package init(keys: SiteKeys = SiteKeys()) {
         self.keys = keys
     }
 
-    public func handler(for request: Request) throws -> Handler {
+    package func handler(for request: Request) throws -> Handler {
         // `!web file:///page.html` names the engine outright: any URL with a scheme will do.
         let explicit = URL(string: request.query.term).flatMap { $0.scheme == nil ? nil : $0 }
         guard let url = request.query.url ?? explicit else {
@@ -83,7 +83,7 @@ extension WebEngine {
 
     /// How the warning begins when rendering a page that looked script-driven failed and its
     /// static result stands.
-    public static let renderFailedPrefix = "rendering failed, the static result stands: "
+    package static let renderFailedPrefix = "rendering failed, the static result stands: "
 
     /// The warning for a document whose markup libxml2 stopped reading part way.
     static func scanStopped(_ stop: ScanStop, payload: Payload) -> Diagnostic {
@@ -105,17 +105,17 @@ extension WebEngine {
 }
 
 /// The page answered with an HTTP error and had no media.
-public struct WebError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var url: String
-    public var status: Int
-    public init(url: String, status: Int) {
+package struct WebError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var url: String
+    package var status: Int
+    package init(url: String, status: Int) {
         self.url = url
         self.status = status
     }
-    public var description: String { "HTTP \(status) from \(Redaction.url(url))" }
+    package var description: String { "HTTP \(status) from \(Redaction.url(url))" }
 }
 
 extension WebError: CodedError {
     /// `http-404`, `http-503`, …: the page's status.
-    public var errorCode: String { "http-\(status)" }
+    package var errorCode: String { "http-\(status)" }
 }

@@ -1,13 +1,13 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 
 /// `data:` URLs (RFC 2397): `data:[<media type>][;base64],<data>`.
-public struct DataSchemeHandler: SchemeHandler {
-    public let schemes = ["data"]
+package struct DataSchemeHandler: SchemeHandler {
+    package let schemes = ["data"]
 
-    public init() {}
+    package init() {}
 
-    public func load(_ request: FetchRequest, configuration: LoaderConfiguration) -> AsyncThrowingStream<FetchEvent, any Error> {
+    package func load(_ request: FetchRequest, configuration: LoaderConfiguration) -> AsyncThrowingStream<FetchEvent, any Error> {
         AsyncThrowingStream { continuation in
             do {
                 let (type, body) = try Self.decode(request.url.absoluteString)

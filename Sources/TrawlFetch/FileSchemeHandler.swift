@@ -1,15 +1,15 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 
 /// `file:` URLs: the file's bytes, read in pieces, with a content type guessed from its name.
-public struct FileSchemeHandler: SchemeHandler {
-    public let schemes = ["file"]
+package struct FileSchemeHandler: SchemeHandler {
+    package let schemes = ["file"]
     /// Bytes per body piece.
-    public var chunkSize = 256 << 10
+    package var chunkSize = 256 << 10
 
-    public init() {}
+    package init() {}
 
-    public func load(_ request: FetchRequest, configuration: LoaderConfiguration) -> AsyncThrowingStream<FetchEvent, any Error> {
+    package func load(_ request: FetchRequest, configuration: LoaderConfiguration) -> AsyncThrowingStream<FetchEvent, any Error> {
         // A guarded loader fetches for strangers: this machine's files are as off limits as its
         // loopback address.
         if configuration.addressPolicy.isGuarding {

@@ -1,4 +1,4 @@
-public import TrawlCore
+package import TrawlCore
 
 /// `http:` and `https:` through libcurl's multi interface, on one thread of its own.
 ///
@@ -6,15 +6,15 @@ public import TrawlCore
 /// thread stops when the handler is released. Share a handler only between loaders with the
 /// same ``AddressPolicy``: the guard checks a connection when it is opened, and a connection one
 /// loader opened may be reused by another.
-public final class HTTPSchemeHandler: SchemeHandler {
-    public let schemes = ["http", "https"]
+package final class HTTPSchemeHandler: SchemeHandler {
+    package let schemes = ["http", "https"]
     private let loop = CurlEventLoop()
 
-    public init() {}
+    package init() {}
 
     deinit { loop.shutdown() }
 
-    public func load(_ request: FetchRequest, configuration: LoaderConfiguration) -> AsyncThrowingStream<FetchEvent, any Error> {
+    package func load(_ request: FetchRequest, configuration: LoaderConfiguration) -> AsyncThrowingStream<FetchEvent, any Error> {
         guard let host = request.url.host, !host.isEmpty else {
             return AsyncThrowingStream {
                 $0.finish(throwing: FetchError(.invalidURL, url: request.url.absoluteString, message: "the URL has no host"))
@@ -29,5 +29,5 @@ public final class HTTPSchemeHandler: SchemeHandler {
     }
 
     /// The libcurl version string.
-    public static var curlVersion: String { CurlGlobal.version }
+    package static var curlVersion: String { CurlGlobal.version }
 }

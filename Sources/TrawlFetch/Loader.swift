@@ -1,6 +1,6 @@
 import Foundation
-public import Logging
-public import TrawlCore
+package import Logging
+package import TrawlCore
 
 /// Fetches URLs through the handler registered for their scheme: `http`/`https` through
 /// libcurl, `file`, `data`, and any handler you add.
@@ -9,8 +9,8 @@ public import TrawlCore
 /// let loader = Loader(configuration: .init(timeout: .seconds(10)))
 /// let payload = try await loader.fetch(FetchRequest(url: URL(string: "https://giphy.com/…")!))
 /// ```
-public final class Loader: PayloadTransport {
-    public let configuration: LoaderConfiguration
+package final class Loader: PayloadTransport {
+    package let configuration: LoaderConfiguration
     private let handlers: [String: any SchemeHandler]
     private let logger: Logger
 
@@ -18,7 +18,7 @@ public final class Loader: PayloadTransport {
     ///   - configuration: timeouts, caps, user agent.
     ///   - handlers: more scheme handlers; one for a scheme already served replaces it.
     ///   - logger: where transfers are logged (at debug level).
-    public init(configuration: LoaderConfiguration = .init(), handlers: [any SchemeHandler] = [], logger: Logger = Logger(label: "trawl.fetch")) {
+    package init(configuration: LoaderConfiguration = .init(), handlers: [any SchemeHandler] = [], logger: Logger = Logger(label: "trawl.fetch")) {
         self.configuration = configuration
         var table: [String: any SchemeHandler] = [:]
         for handler in [HTTPSchemeHandler(), FileSchemeHandler(), DataSchemeHandler()] as [any SchemeHandler] + handlers {
@@ -29,11 +29,11 @@ public final class Loader: PayloadTransport {
     }
 
     /// The schemes this loader serves.
-    public var schemes: [String] { handlers.keys.sorted() }
+    package var schemes: [String] { handlers.keys.sorted() }
 
     /// Streams a response: the head, then body pieces as they arrive. Cancelling the consuming
     /// task stops the transfer.
-    public func stream(_ request: FetchRequest) -> AsyncThrowingStream<FetchEvent, any Error> {
+    package func stream(_ request: FetchRequest) -> AsyncThrowingStream<FetchEvent, any Error> {
         guard let scheme = request.url.scheme?.lowercased(), let handler = handlers[scheme] else {
             let url = request.url.absoluteString
             let message = "'\(request.url.scheme ?? "")' is not one of \(schemes.joined(separator: ", "))"
@@ -44,7 +44,7 @@ public final class Loader: PayloadTransport {
 
     /// The whole response as a payload. A 404 is a payload with status 404, not an error.
     /// - Throws: ``FetchError`` when no response could be read.
-    public func fetch(_ request: FetchRequest, origin: PayloadOrigin = .document) async throws -> Payload {
+    package func fetch(_ request: FetchRequest, origin: PayloadOrigin = .document) async throws -> Payload {
         let started = ContinuousClock.now
         var head: ResponseHead?
         var body = Data()
@@ -87,7 +87,7 @@ public final class Loader: PayloadTransport {
             info: PayloadInfo(url: response.url, requestURL: request.url, status: response.status, headers: response.headers, origin: origin))
     }
 
-    public func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
+    package func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         AsyncThrowingStream(running: { continuation in continuation.yield(try await self.fetch(request)) })
     }
 }

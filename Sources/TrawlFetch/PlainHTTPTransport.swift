@@ -1,17 +1,17 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 
 /// Speaks plain HTTP where a request says https, and hands back payloads under the https URL
 /// asked for: for pointing a live run (with `--connect-to`) at a local mirror of the sites,
 /// which serves HTTP. Never used unless asked for.
-public struct PlainHTTPTransport: PayloadTransport {
+package struct PlainHTTPTransport: PayloadTransport {
     let base: any PayloadTransport
 
-    public init(base: any PayloadTransport) {
+    package init(base: any PayloadTransport) {
         self.base = base
     }
 
-    public func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
+    package func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         guard request.url.scheme?.lowercased() == "https", var parts = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else {
             return base.payloads(for: request, context: context)
         }

@@ -1,13 +1,13 @@
 import Foundation
 import TrawlCore
-public import TrawlRecordings
+package import TrawlRecordings
 
 /// What changed between a recording and what the site serves now: the JSON paths (array
 /// indices folded to `[]`) or the page's meta keys and script ids that were recorded but are
 /// gone. The first thing to read when a case stops passing.
-public enum PayloadDiff {
+package enum PayloadDiff {
     /// Up to `limit` vanished paths, comparing entries that answer the same request.
-    public static func vanished(recorded: [HAREntry], live: [HAREntry], matcher: ReplayMatcher = ReplayMatcher(), limit: Int = 12) -> [String] {
+    package static func vanished(recorded: [HAREntry], live: [HAREntry], matcher: ReplayMatcher = ReplayMatcher(), limit: Int = 12) -> [String] {
         var liveByKey: [String: HAREntry] = [:]
         for entry in live { liveByKey[matcher.looseKey(method: entry.request.method, url: entry.request.url)] = entry }
         var gone: [String] = []

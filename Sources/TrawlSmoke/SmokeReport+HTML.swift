@@ -3,7 +3,7 @@ import Foundation
 extension SmokeReport {
     /// The page: a summary by site (with the last runs from `history`, newest first), then every
     /// case with its status, time, reasons, what vanished, and thumbnails linked to the media.
-    public func html(history: [SmokeReport] = []) -> String {
+    package func html(history: [SmokeReport] = []) -> String {
         var page = """
             <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Trawl smoke \(escape(started))</title>
             <style>

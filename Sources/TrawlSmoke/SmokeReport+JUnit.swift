@@ -3,7 +3,7 @@ import Foundation
 extension SmokeReport {
     /// One `testsuite` per site, one `testcase` per case; fail → `<failure>`, degraded →
     /// `<failure type="degraded">`, skipped → `<skipped>`.
-    public func junit() -> String {
+    package func junit() -> String {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         let failures = results.filter { $0.status == .fail || $0.status == .degraded }.count
         let skipped = results.filter { $0.status == .skipped }.count

@@ -1,28 +1,28 @@
-public import TrawlCore
+package import TrawlCore
 
 /// One case's outcome in a smoke run.
-public struct SmokeResult: Sendable, Codable, Hashable {
+package struct SmokeResult: Sendable, Codable, Hashable {
     /// `<site>/<case>`.
-    public var name: String
-    public var site: String
+    package var name: String
+    package var site: String
     /// The case's input: the URL or query it resolved.
-    public var input: String
-    public var status: SmokeStatus
+    package var input: String
+    package var status: SmokeStatus
     /// Why it is not a pass; empty for a pass.
-    public var reasons: [String]
+    package var reasons: [String]
     /// About a pass: a drift case's fallback answered, as the case expects. Never a reason to
     /// look at the case.
-    public var notes: [String]
+    package var notes: [String]
     /// What was recorded but is gone now (JSON paths, meta keys, requests).
-    public var vanished: [String]
-    public var seconds: Double
-    public var attempts: Int
+    package var vanished: [String]
+    package var seconds: Double
+    package var attempts: Int
     /// The media found: URL and still, for the report's thumbnails.
-    public var media: [Found]
+    package var media: [Found]
     /// Whether `--record` rewrote (or first wrote) this case's recording.
-    public var rerecorded: Bool
+    package var rerecorded: Bool
 
-    public init(
+    package init(
         name: String, site: String, input: String, status: SmokeStatus, reasons: [String] = [], notes: [String] = [],
         vanished: [String] = [], seconds: Double = 0, attempts: Int = 1, media: [Found] = [], rerecorded: Bool = false
     ) {
@@ -40,14 +40,14 @@ public struct SmokeResult: Sendable, Codable, Hashable {
     }
 
     /// One media file found, for the report.
-    public struct Found: Sendable, Codable, Hashable {
-        public var url: String
-        public var still: String?
-        public var kind: String
+    package struct Found: Sendable, Codable, Hashable {
+        package var url: String
+        package var still: String?
+        package var kind: String
         /// What its URL answered (`smoke --probe`).
-        public var probe: MediaProbe?
+        package var probe: MediaProbe?
 
-        public init(url: String, still: String? = nil, kind: String, probe: MediaProbe? = nil) {
+        package init(url: String, still: String? = nil, kind: String, probe: MediaProbe? = nil) {
             self.url = url
             self.still = still
             self.kind = kind
@@ -56,7 +56,7 @@ public struct SmokeResult: Sendable, Codable, Hashable {
     }
 
     /// What the report says after the status: the reasons and what vanished, or a pass's notes.
-    public var explanation: [String] {
+    package var explanation: [String] {
         status == .pass ? notes : reasons + vanished.map { "vanished: \($0)" }
     }
 }
@@ -67,7 +67,7 @@ extension SmokeResult {
     }
 
     /// Reads history lines written before `notes` existed too.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             name: try c.decode(String.self, forKey: .name), site: try c.decode(String.self, forKey: .site),

@@ -1,8 +1,8 @@
-public import Foundation
+package import Foundation
 import Trawl
 import TrawlCore
 import TrawlFetch
-public import TrawlRecordings
+package import TrawlRecordings
 
 /// Runs the cases under a recordings folder live against the sites (the nightly smoke test), or
 /// replayed, and grades each: pass, degraded, fail or skipped.
@@ -13,17 +13,17 @@ public import TrawlRecordings
 /// let results = try await SmokeRunner(options: options).run(recordings: URL(fileURLWithPath: "Recordings"))
 /// let report = SmokeReport(results: results)
 /// ```
-public struct SmokeRunner: Sendable {
-    public var options: SmokeOptions
+package struct SmokeRunner: Sendable {
+    package var options: SmokeOptions
 
-    public init(options: SmokeOptions = SmokeOptions()) {
+    package init(options: SmokeOptions = SmokeOptions()) {
         self.options = options
     }
 
     /// Every case under `recordings` (filtered by ``SmokeOptions/sites``): live cases live, or
     /// every case replayed with ``SmokeOptions/replay``. Synthetic cases never go live.
     /// - Throws: ``RecordingError`` for a malformed case file.
-    public func run(recordings: URL) async throws -> [SmokeResult] {
+    package func run(recordings: URL) async throws -> [SmokeResult] {
         let cases = try RecordedCase.all(in: recordings)
             .filter { options.sites.isEmpty || options.sites.contains($0.site) }
             .filter { options.replay || !$0.recordingCase.synthetic }  // modelled pages do not exist live
@@ -33,7 +33,7 @@ public struct SmokeRunner: Sendable {
     }
 
     /// One case, with up to ``SmokeOptions/retries`` more attempts while its site looks down.
-    public func run(_ recorded: RecordedCase) async -> SmokeResult {
+    package func run(_ recorded: RecordedCase) async -> SmokeResult {
         let clock = ContinuousClock()
         let started = clock.now
         func result(_ grade: SmokeGrade, attempts: Int, run: CaseRun? = nil, vanished: [String] = [], rerecorded: Bool = false) -> SmokeResult {

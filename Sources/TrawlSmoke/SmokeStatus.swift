@@ -1,5 +1,5 @@
 /// The status of one case in a smoke run.
-public enum SmokeStatus: String, Sendable, Codable, Hashable, CaseIterable, Comparable {
+package enum SmokeStatus: String, Sendable, Codable, Hashable, CaseIterable, Comparable {
     /// The site parser met every expectation (or, for a drift case, the fallback it expects did).
     case pass
     /// Met only through a fallback parser, or with fields missing: the site changed, Trawl coped.
@@ -11,7 +11,7 @@ public enum SmokeStatus: String, Sendable, Codable, Hashable, CaseIterable, Comp
     /// parser bug.
     case skipped
 
-    public static func < (a: SmokeStatus, b: SmokeStatus) -> Bool { a.rank < b.rank }
+    package static func < (a: SmokeStatus, b: SmokeStatus) -> Bool { a.rank < b.rank }
 
     private var rank: Int {
         switch self {

@@ -15,7 +15,7 @@ extension AddressPolicy {
     /// ```
     /// - Throws: ``FetchError`` with ``FetchError/Code/refusedAddress`` naming the host (not
     ///   the address it resolved to), or ``FetchError/Code/hostNotFound``.
-    public func check(host: String, port: Int, resolver: any HostResolver = SystemHostResolver()) async throws -> CheckedHost {
+    package func check(host: String, port: Int, resolver: any HostResolver = SystemHostResolver()) async throws -> CheckedHost {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         // An address, or a name reserved for loopback, is decided without a lookup.
         if let decided = decision(forHost: host), !decided.isAllowed { throw FetchError.refused(host: host, url: host) }
@@ -28,15 +28,15 @@ extension AddressPolicy {
 }
 
 /// A host an ``AddressPolicy`` checked, with the addresses connections to it may use.
-public struct CheckedHost: Sendable, Hashable {
-    public var host: String
-    public var port: Int
+package struct CheckedHost: Sendable, Hashable {
+    package var host: String
+    package var port: Int
     /// Allowed addresses, in the resolver's order; never empty.
-    public var addresses: [IPAddress]
+    package var addresses: [IPAddress]
 
     /// `HOST:PORT:ADDRESS:PORT`, curl's `--connect-to` (``LoaderConfiguration/connectTo``) for
     /// the first address: connections to the host go there, not to a fresh lookup.
-    public var connectToEntry: String {
+    package var connectToEntry: String {
         let address = addresses[0]
         let target = address.bitWidth == 128 ? "[\(address)]" : "\(address)"
         let name = host.contains(":") ? "[\(host)]" : host

@@ -7,7 +7,7 @@ import Glibc
 /// ``SystemHostResolver`` asks the system (`getaddrinfo`); tests give a resolver whose answers
 /// change between lookups, to show that what ``AddressPolicy/check(host:port:resolver:)`` returns
 /// is what gets connected to.
-public protocol HostResolver: Sendable {
+package protocol HostResolver: Sendable {
     /// - Throws: ``FetchError`` with ``FetchError/Code/hostNotFound`` when the name has no address.
     func addresses(for host: String, port: Int) async throws -> [IPAddress]
 }
@@ -15,13 +15,13 @@ public protocol HostResolver: Sendable {
 /// `getaddrinfo`, on threads of its own: a lookup can block for seconds, and must not hold
 /// one of the few threads Swift concurrency runs every task on. A lookup in progress cannot be
 /// cancelled; it ends when the system's resolver gives up (its timeout, `/etc/resolv.conf`).
-public struct SystemHostResolver: HostResolver {
+package struct SystemHostResolver: HostResolver {
     /// Custom queues run on Dispatch's overcommitting threads, not the cooperative pool.
     private static let queue = DispatchQueue(label: "trawl.resolve", attributes: .concurrent)
 
-    public init() {}
+    package init() {}
 
-    public func addresses(for host: String, port: Int) async throws -> [IPAddress] {
+    package func addresses(for host: String, port: Int) async throws -> [IPAddress] {
         try await withCheckedThrowingContinuation { continuation in
             Self.queue.async { continuation.resume(with: Result { try Self.lookUp(host, port: port) }) }
         }

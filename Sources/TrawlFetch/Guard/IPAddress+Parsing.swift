@@ -4,7 +4,7 @@ extension IPAddress {
     /// A strict address: four decimal parts (`192.168.0.1`) or IPv6 text (`fe80::1`,
     /// `::ffff:10.0.0.1`). For ranges a person writes (`--allow-address`), where `0x7f.1` would
     /// more likely be a mistake than a wish.
-    public init?(literal text: String) {
+    package init?(literal text: String) {
         if let value = Self.dottedQuad(text) {
             self = .v4(value)
         } else if let address = Self.v6(text) {
@@ -22,7 +22,7 @@ extension IPAddress {
     /// (`2130706433`, `0x7f000001`, `0177.0.0.1`, `127.1`, `0x7f.1`). IPv6 with or without
     /// brackets, with a zone (`%eth0`, or `%25eth0` as it appears in a URL). One trailing dot
     /// (`127.0.0.1.`) is ignored, as a resolver ignores it.
-    public init?(host: String) {
+    package init?(host: String) {
         var text = Substring(host)
         let bracketed = text.hasPrefix("[") && text.hasSuffix("]")
         if bracketed {

@@ -1,5 +1,5 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 
 /// A transport that answers from an ``HTTPCache`` when RFC 9111 allows, revalidates stale
 /// entries with `If-None-Match` / `If-Modified-Since` (a 304 costs no body), and stores what
@@ -14,8 +14,8 @@ public import TrawlCore
 /// served only if it was fetched under a policy refusing at least as much
 /// (``CacheEntry/mayServe(under:)``) — a cache folder an unguarded run filled never answers a
 /// guarded server with what sits behind the guard.
-public struct CachingTransport: PayloadTransport {
-    public static let statusHeader = "X-Trawl-Cache"
+package struct CachingTransport: PayloadTransport {
+    package static let statusHeader = "X-Trawl-Cache"
 
     let base: any PayloadTransport
     let cache: HTTPCache
@@ -28,7 +28,7 @@ public struct CachingTransport: PayloadTransport {
     ///     `useProtocolPolicy`.
     ///   - addressPolicy: the policy `base` fetches under; stored responses are served only
     ///     as it allows.
-    public init(base: any PayloadTransport, cache: HTTPCache, policy: CachePolicy = .useProtocolPolicy, addressPolicy: AddressPolicy = .allowAll) {
+    package init(base: any PayloadTransport, cache: HTTPCache, policy: CachePolicy = .useProtocolPolicy, addressPolicy: AddressPolicy = .allowAll) {
         self.base = base
         self.cache = cache
         self.policy = policy
@@ -36,7 +36,7 @@ public struct CachingTransport: PayloadTransport {
         self.now = { Date().timeIntervalSince1970 }
     }
 
-    public func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
+    package func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         AsyncThrowingStream(running: { continuation in
             continuation.yield(try await self.fetch(request, context: context))
         })

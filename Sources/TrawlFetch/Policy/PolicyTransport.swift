@@ -1,5 +1,5 @@
 import Foundation
-public import TrawlCore
+package import TrawlCore
 
 /// Carries out a ``FetchPolicy``'s retries and politeness around another transport: a
 /// transient failure (``FetchFailure``) is tried again after its `Retry-After` or a jittered
@@ -9,20 +9,20 @@ public import TrawlCore
 /// When the retries run out (or the server asks for a wait over
 /// ``FetchPolicy/maxWaitInRequest``) the last response is returned as it is — a 503 is still a
 /// payload with status 503 — and the last transfer error is thrown.
-public struct PolicyTransport: PayloadTransport {
+package struct PolicyTransport: PayloadTransport {
     let base: any PayloadTransport
     let policy: FetchPolicy
     let timeline: Timeline
     let gate: HostGate
 
-    public init(base: any PayloadTransport, policy: FetchPolicy, clock: any Clock<Duration> = ContinuousClock()) {
+    package init(base: any PayloadTransport, policy: FetchPolicy, clock: any Clock<Duration> = ContinuousClock()) {
         self.base = base
         self.policy = policy
         timeline = Timeline(clock)
         gate = HostGate(perHost: policy.perHost, delay: policy.delay, timeline: timeline)
     }
 
-    public func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
+    package func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         AsyncThrowingStream(running: { continuation in
             for payload in try await self.fetch(request, context: context) { continuation.yield(payload) }
         })

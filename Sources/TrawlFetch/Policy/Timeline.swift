@@ -5,12 +5,12 @@
 /// let timeline = Timeline(ContinuousClock())
 /// try await timeline.sleep(until: timeline.now + .seconds(1))
 /// ```
-public struct Timeline: Sendable {
+package struct Timeline: Sendable {
     private let elapsed: @Sendable () -> Duration
     private let sleeper: @Sendable (Duration) async throws -> Void
 
     /// A timeline on `clock`, starting now.
-    public init(_ clock: any Clock<Duration>) {
+    package init(_ clock: any Clock<Duration>) {
         (elapsed, sleeper) = Self.open(clock)
     }
 
@@ -21,16 +21,16 @@ public struct Timeline: Sendable {
     }
 
     /// Time since the timeline began.
-    public var now: Duration { elapsed() }
+    package var now: Duration { elapsed() }
 
     /// Suspends until the timeline reads `instant` (at once if it already does).
     /// - Throws: `CancellationError` when the task is cancelled first.
-    public func sleep(until instant: Duration) async throws {
+    package func sleep(until instant: Duration) async throws {
         try await sleeper(instant)
     }
 
     /// Suspends for `duration`.
-    public func sleep(for duration: Duration) async throws {
+    package func sleep(for duration: Duration) async throws {
         try await sleeper(now + duration)
     }
 }
