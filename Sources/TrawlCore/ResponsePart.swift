@@ -1,0 +1,58 @@
+public import Foundation
+
+/// One step of a response as a transport streams it: a head, the body in pieces as they
+/// arrive, an end — or a whole payload at once from a transport that holds its answers whole
+/// (a replay, a cache hit, a recorder).
+///
+/// A reader that can use a body as it arrives (the HTML scanner) reads it here instead of
+/// waiting for ``PayloadTransport/payloads(for:context:)``'s whole payloads.
+public enum ResponsePart: Sendable {
+    /// A response starts: everything about it but its bytes. `expectedLength` is the body's
+    /// length as it will be delivered, when the response declares it.
+    case head(PayloadInfo, expectedLength: Int?)
+    /// The next piece of the body of the response the last head started.
+    case body(Data)
+    /// The response the last head started is complete.
+    case end
+    /// A whole response at once.
+    case whole(Payload)
+}
+
+extension PayloadTransport {
+    /// The responses of ``payloads(for:context:)``, each whole: what a transport that does not
+    /// stream bodies serves.
+    public func parts(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<ResponsePart, any Error> {
+        let payloads = self.payloads(for: request, context: context)
+        return AsyncThrowingStream(running: { continuation in
+            for try await payload in payloads { continuation.yield(.whole(payload)) }
+        })
+    }
+}
+
+/// Gathers a body's pieces into one buffer, allocated once when the length is declared: a
+/// body that arrives in one piece is kept as it is, never copied.
+public struct BodyBuffer: Sendable {
+    public private(set) var bytes = Data()
+    private let expectedLength: Int?
+    private var reserved = false
+
+    /// - Parameters:
+    ///   - expectedLength: the declared length.
+    ///   - limit: the most the buffer reserves for a declared length.
+    public init(expectedLength: Int?, limit: Int = .max) {
+        self.expectedLength = expectedLength.map { min($0, limit) }
+    }
+
+    public mutating func append(_ piece: Data) {
+        if bytes.isEmpty {
+            bytes = piece
+            return
+        }
+        if !reserved, let expectedLength, expectedLength > bytes.count + piece.count {
+            // Grown by doubling, a body briefly needs twice its size.
+            bytes.reserveCapacity(expectedLength)
+        }
+        reserved = true
+        bytes.append(piece)
+    }
+}
