@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 package import TrawlCore
 
 /// `file:` URLs: the file's bytes, read in pieces, with a content type guessed from its name.
@@ -34,13 +35,14 @@ package struct FileSchemeHandler: SchemeHandler {
     }
 }
 
-/// One `file:` response, read a piece at a time.
+/// One `file:` response, read a piece at a time with `read(2)` into a buffer of the piece's
+/// size (nothing else is allocated for the file).
 private actor FileReader {
     let url: URL
     let chunkSize: Int
     let wholeReadLimit: Int
     let maxBodySize: Int
-    private var handle: FileHandle?
+    private var descriptor: Int32 = -1
     private var started = false
     private var total = 0
     private var size: Int?
@@ -52,7 +54,7 @@ private actor FileReader {
         self.maxBodySize = maxBodySize
     }
 
-    deinit { try? handle?.close() }
+    deinit { if descriptor >= 0 { close(descriptor) } }
 
     /// The head first, then the body's pieces; `nil` at the end.
     func next() throws -> FetchEvent? {
@@ -61,14 +63,18 @@ private actor FileReader {
             started = true
             return try open()
         }
-        guard let handle else { return nil }
+        guard descriptor >= 0 else { return nil }
         let count = total == 0 && (size ?? 0) > 0 && (size ?? 0) <= wholeReadLimit ? size! : chunkSize
-        guard let piece = try handle.read(upToCount: count), !piece.isEmpty else {
-            try? handle.close()
-            self.handle = nil
+        var piece = Data(count: count)
+        let read = piece.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, count) }
+        guard read > 0 else {
+            close(descriptor)
+            descriptor = -1
+            if read < 0 { throw FetchError(.transferFailed, url: url.absoluteString, message: "reading the file failed (errno \(errno))") }
             return nil
         }
-        total += piece.count
+        if read < count { piece.removeSubrange(read...) }
+        total += read
         if total > maxBodySize {
             throw FetchError(.bodyTooLarge, url: url.absoluteString, message: "body passed \(maxBodySize) bytes")
         }
@@ -77,20 +83,22 @@ private actor FileReader {
 
     private func open() throws -> FetchEvent {
         let path = url.path
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             throw FetchError(.fileNotFound, url: url.absoluteString, message: "no readable file at \(path)")
         }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            try? handle.close()
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else {
+            close(descriptor)
             throw FetchError(.fileNotFound, url: url.absoluteString, message: "\(path) is a directory")
         }
-        size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        let size: Int? = status.st_mode & S_IFMT == S_IFREG ? Int(status.st_size) : nil
         if let size, size > maxBodySize {
-            try? handle.close()
+            close(descriptor)
             throw FetchError(.bodyTooLarge, url: url.absoluteString, message: "file is \(size) bytes; the cap is \(maxBodySize)")
         }
-        self.handle = handle
+        self.descriptor = descriptor
+        self.size = size
         var headers: HTTPHeaders = [:]
         if let type = MIMETypes.type(forPath: path) { headers.add(name: "Content-Type", value: type) }
         if let size { headers.add(name: "Content-Length", value: String(size)) }

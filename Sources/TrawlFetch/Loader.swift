@@ -47,29 +47,22 @@ package final class Loader: PayloadTransport {
     package func fetch(_ request: FetchRequest, origin: PayloadOrigin = .document) async throws -> Payload {
         let started = ContinuousClock.now
         var head: ResponseHead?
-        var body = Data()
+        var body = BodyBuffer(expectedLength: nil)
         do {
             reading: for try await event in stream(request) {
                 switch event {
-                case .head(let h): head = h
+                case .head(let h):
+                    head = h
+                    // The declared length (within the cap) lets the body be allocated once.
+                    body = BodyBuffer(expectedLength: h.bodyLength, limit: min(configuration.maxBodySize, request.maxBodyBytes ?? .max))
                 case .body(let piece):
                     if let cap = request.maxBodyBytes {
                         // Enough read: leaving the loop ends the stream, which ends the transfer.
-                        body.append(piece.prefix(max(0, cap - body.count)))
-                        if body.count >= cap { break reading }
+                        body.append(piece.prefix(max(0, cap - body.bytes.count)))
+                        if body.bytes.count >= cap { break reading }
                         continue
                     }
-                    if body.isEmpty {
-                        // The first piece is kept as it is (a file arrives in one piece).
-                        body = piece
-                    } else {
-                        if body.count == piece.count, let length = head?.bodyLength {
-                            // Grown by doubling, a body briefly needs twice its size; the
-                            // declared length (within the cap) lets it be allocated once.
-                            body.reserveCapacity(min(length, configuration.maxBodySize))
-                        }
-                        body.append(piece)
-                    }
+                    body.append(piece)
                 }
             }
         } catch let error as FetchError {
@@ -80,10 +73,10 @@ package final class Loader: PayloadTransport {
         let response = head ?? ResponseHead(url: request.url, status: 0, headers: [:])
         logger.debug("fetched", metadata: [
             "url": "\(Redaction.url(request.url.absoluteString))", "status": "\(response.status)",
-            "bytes": "\(body.count)", "ms": "\((ContinuousClock.now - started).milliseconds)",
+            "bytes": "\(body.bytes.count)", "ms": "\((ContinuousClock.now - started).milliseconds)",
         ])
         return Payload(
-            body: body,
+            body: body.bytes,
             info: PayloadInfo(url: response.url, requestURL: request.url, status: response.status, headers: response.headers, origin: origin))
     }
 

@@ -125,7 +125,7 @@ public final class HTMLStreamScanner {
         pending.append(contentsOf: bytes)
         if parser == nil {
             while asciiPrefix < pending.count, pending[asciiPrefix] < 0x80 { asciiPrefix += 1 }
-            let mayDecide = pending.count <= 2 * Charset.metaWindow || asciiPrefix < pending.count
+            let mayDecide = pending.count <= 2 * Charset.metaWindow || asciiPrefix < pending.count || pending.count >= Charset.asciiWindow
             if mayDecide, pending.count >= lastAttempt + 4096 {
                 lastAttempt = pending.count
                 startPendingIfDecided(isComplete: false)

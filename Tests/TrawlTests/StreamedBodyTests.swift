@@ -138,10 +138,28 @@ struct StreamedHTTPBodyTests {
             switch request.path {
             case "/endless": .endless(headers: [("Content-Type", "text/html")])
             case "/bomb": .ok(headers: [("Content-Type", "text/html"), ("Content-Encoding", "gzip")], body: Gzip.compressedZeros(count: 64 << 20))
+            case "/drip": .drip(headers: [("Content-Type", "text/html")], chunks: Self.dripped, interval: .milliseconds(20))
             case "/slow": .drip(headers: [("Content-Type", "text/html")], chunks: Array(repeating: Data("<p>x</p>".utf8), count: 50), interval: .milliseconds(300))
             default: .status(404)
             }
         }
+    }
+
+    /// A small page in eight pieces.
+    static let dripped: [Data] = {
+        let page = Data(String(repeating: #"<p><img src="https://m.example/a.gif" width="300"></p>"#, count: 80).utf8)
+        return stride(from: 0, to: page.count, by: page.count / 8 + 1).map { page[$0..<min(page.count, $0 + page.count / 8 + 1)] }
+    }()
+
+    /// The bytes of a body that arrives slowly reach the scanner as they come, not gathered
+    /// until the transfer ends.
+    @Test func aSlowBodyReachesTheScannerInPieces() async throws {
+        var environment = environment()
+        let pieces = PieceCount()
+        environment.scanner = environment.scanner.map { PieceCountingScanner(base: $0, pieces: pieces) }
+        let payloads = try await payloads("/drip", environment)
+        #expect(payloads.first?.document?.mediaElements.count == 80)
+        #expect(pieces.value > 1)
     }
 
     func environment(maxBodySize: Int = 32 << 20) -> Environment {
