@@ -8,7 +8,9 @@ public import Foundation
 /// waiting for ``PayloadTransport/payloads(for:context:)``'s whole payloads.
 public enum ResponsePart: Sendable {
     /// A response starts: everything about it but its bytes. `expectedLength` is the body's
-    /// length as it will be delivered, when the response declares it.
+    /// length as it will be delivered, when the response declares it. A head that comes before
+    /// the last response's ``end`` starts that response over (a retry after a transfer failed
+    /// part way): what was read of it is dropped.
     case head(PayloadInfo, expectedLength: Int?)
     /// The next piece of the body of the response the last head started.
     case body(Data)
