@@ -58,3 +58,43 @@ public struct BodyBuffer: Sendable {
         bytes.append(piece)
     }
 }
+
+extension AsyncThrowingStream where Element == ResponsePart, Failure == any Error {
+    /// These parts, pulled as the consumer asks for them, each shown to `observe` on its way
+    /// (and an error to `failed`): for wrappers that count or log responses without holding
+    /// their bodies or reading ahead of the consumer.
+    package func observing(
+        _ observe: @escaping @Sendable (ResponsePart) -> Void, failed: @escaping @Sendable (any Error) -> Void = { _ in }
+    ) -> AsyncThrowingStream<ResponsePart, any Error> {
+        let reader = ObservedParts(parts: self, observe: observe, failed: failed)
+        return AsyncThrowingStream(unfolding: { try await reader.next() })
+    }
+}
+
+/// A part stream read on the consumer's demand, each part observed.
+private actor ObservedParts {
+    private var parts: AsyncThrowingStream<ResponsePart, any Error>.AsyncIterator
+    private let observe: @Sendable (ResponsePart) -> Void
+    private let failed: @Sendable (any Error) -> Void
+
+    init(parts: AsyncThrowingStream<ResponsePart, any Error>, observe: @escaping @Sendable (ResponsePart) -> Void, failed: @escaping @Sendable (any Error) -> Void) {
+        self.parts = parts.makeAsyncIterator()
+        self.observe = observe
+        self.failed = failed
+    }
+
+    func next() async throws -> ResponsePart? {
+        // Out of the property for the call: one `next()` runs at a time (the stream's consumer
+        // waits for each part before it asks for the next).
+        var iterator = parts
+        defer { parts = iterator }
+        do {
+            guard let part = try await iterator.next(isolation: self) else { return nil }
+            observe(part)
+            return part
+        } catch {
+            failed(error)
+            throw error
+        }
+    }
+}
