@@ -1,4 +1,4 @@
-import CLibXML2
+import CBenchLibXML2
 import Foundation
 import Synchronization
 import TrawlHTML
@@ -39,10 +39,10 @@ enum BatchBenchmark {
         }
     }
 
-    /// The `trawl` executable built beside this one (`swift build -c release` builds both).
+    /// The release `trawl` of the package at the repository's top (`swift build -c release
+    /// --product trawl` there, as Benchmarks/lib.sh does): the benchmarks' package does not build it.
     static var trawlBinary: String {
-        let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        return here.appendingPathComponent("trawl").path
+        Corpus.repositoryRoot.appendingPathComponent(".build/release/trawl").path
     }
 
     /// Runs a command to its end: exit status, wall seconds, and the child's peak RSS in bytes.
@@ -54,6 +54,10 @@ enum BatchBenchmark {
         if quiet {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        guard FileManager.default.isExecutableFile(atPath: arguments[0]) else {
+            let hint = arguments[0] == trawlBinary ? " (swift build -c release --product trawl in the repository's top folder builds it)" : ""
+            throw BenchmarkError("\(arguments[0]) is not an executable file\(hint)")
         }
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

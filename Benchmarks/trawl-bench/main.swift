@@ -7,7 +7,7 @@
 //
 // Reads ../shared/corpus/generic (or $TRAWL_CORPUS/generic). One core: everything runs on the
 // calling thread.
-import CLibXML2
+import CBenchLibXML2
 import Foundation
 import Trawl
 import TrawlCore

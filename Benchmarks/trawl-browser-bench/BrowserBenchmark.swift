@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import TrawlBrowser
+import Trawl
 import TrawlCore
 import TrawlTesting
 

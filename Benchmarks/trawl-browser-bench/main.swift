@@ -1,5 +1,5 @@
 import Foundation
-import TrawlBrowser
+import Trawl
 import TrawlCore
 import TrawlTesting
 
