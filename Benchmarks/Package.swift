@@ -24,10 +24,18 @@ let package = Package(
             name: "CBenchLibXML2", path: "CBenchLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
 
+        // What the tools share: their command line read the way `trawl` reads its own.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "BenchmarkSupport",
+            swiftSettings: swiftSettings),
+
         .executableTarget(
             name: "trawl-bench",
             dependencies: [
-                "CBenchLibXML2",
+                "BenchmarkSupport", "CBenchLibXML2",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Trawl", package: "Trawl"),
                 .product(name: "TrawlCore", package: "Trawl"),
                 .product(name: "TrawlBatch", package: "Trawl"),
