@@ -54,6 +54,7 @@ let package = Package(
         .executableTarget(
             name: "trawl-browser-bench",
             dependencies: [
+                "BenchmarkSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Trawl", package: "Trawl"),
                 .product(name: "TrawlCore", package: "Trawl"),
                 .product(name: "TrawlTesting", package: "Trawl"),
@@ -65,6 +66,7 @@ let package = Package(
         .executableTarget(
             name: "trawl-index-bench",
             dependencies: [
+                "BenchmarkSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TrawlIndex", package: "Trawl"),
                 .product(name: "TrawlCore", package: "Trawl"),
                 .product(name: "TrawlTesting", package: "Trawl"),

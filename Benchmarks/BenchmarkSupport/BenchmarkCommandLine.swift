@@ -37,8 +37,20 @@ public enum BenchmarkCommandLine {
     /// A command with no subcommands, its options read from the command line; or the process
     /// ends, after the help (exit 0) or a usage error (exit 2).
     public static func parse<Root: ParsableCommand>(_ root: Root.Type) -> Root {
-        guard let command = parseCommand(root) as? Root else { fatalError("\(Root.self) has subcommands: run it with main") }
-        return command
+        var command = parseCommand(root)
+        if let command = command as? Root { return command }
+        // `--help` parses as ArgumentParser's own help command, whose run asks for the help.
+        do {
+            try command.run()
+        } catch {
+            if Root.exitCode(for: error) == .success {
+                FileHandle.standardOutput.write(Data((Root.fullMessage(for: error) + "\n").utf8))
+                exit(0)
+            }
+            FileHandle.standardError.write(Data((Root.fullMessage(for: error) + "\n").utf8))
+            exit(usage)
+        }
+        exit(0)
     }
 
     /// The command the command line names, or the process ends: after the help (exit 0) or a
