@@ -4,7 +4,8 @@ import PackageDescription
 /// Trawl's benchmarks: `trawl-bench`, `trawl-browser-bench` and `trawl-index-bench`. A package
 /// of its own, as Hummingbird and swift-nio keep theirs: building or testing Trawl never
 /// compiles them, and they reach Trawl only through its library products. Build with
-/// `swift build -c release --package-path Benchmarks` (the scripts here do); see README.md.
+/// `swift build -c release --package-path Benchmarks --product trawl-bench` (the scripts here
+/// do; without `--product`, SwiftPM builds every product of every dependency); see README.md.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]

@@ -8,7 +8,7 @@ struct TrawlBench: AsyncParsableCommand {
         commandName: "trawl-bench",
         abstract: "Trawl's benchmarks: extraction against libxml2's own limit, accuracy, memory; trawl batch, --probe, the queue and the browser end to end.",
         discussion: """
-            Run from the repository's top folder after `swift build -c release --package-path Benchmarks` (the binary is Benchmarks/.build/release/trawl-bench). batch, batch-memory, probe, queue, browser and auto-static spawn the release trawl: `swift build -c release --product trawl` first (Benchmarks/batch.sh and the other scripts do both). The corpus is read from ../shared/corpus (or $TRAWL_CORPUS). Benchmarks/README.md says what each measures.
+            Run from the repository's top folder after `swift build -c release --package-path Benchmarks --product trawl-bench` (the binary is Benchmarks/.build/release/trawl-bench). batch, batch-memory, probe, queue, browser and auto-static spawn the release trawl: `swift build -c release --product trawl` first (Benchmarks/batch.sh and the other scripts do both). The corpus is read from ../shared/corpus (or $TRAWL_CORPUS). Benchmarks/README.md says what each measures.
             """,
         subcommands: [
             All.self, Throughput.self, Profile.self, Replay.self, Accuracy.self, DevSetCommand.self, Memory.self, MemoryText.self,
