@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import TrawlTesting
 
@@ -9,20 +10,12 @@ import TrawlTesting
 ///
 /// `trawl-bench browser` runs the same comparison on its mixed list's static part.
 enum AutoStaticBenchmark {
-    struct Options {
+    struct Options: ParsableArguments {
+        @Option(name: [.customLong("pages"), .customLong("static")], help: "Corpus pages in the list.")
         var pages = 2000
-        var rounds = 5
 
-        init(_ arguments: ArraySlice<String>) {
-            var rest = arguments
-            while let flag = rest.popFirst() {
-                switch flag {
-                case "--pages", "--static": pages = rest.popFirst().flatMap(Int.init) ?? pages
-                case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
-                default: Usage.unknownOption(flag)
-                }
-            }
-        }
+        @Option(help: "Rounds, each --browser never and auto (who goes first alternates).")
+        var rounds = 5
     }
 
     /// One `trawl batch` run over the static list.

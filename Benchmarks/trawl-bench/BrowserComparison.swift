@@ -1,3 +1,5 @@
+import ArgumentParser
+import BenchmarkSupport
 import Foundation
 import TrawlTesting
 
@@ -11,40 +13,47 @@ import TrawlTesting
 /// `--concurrency N --per-host N`, the browser's page cap stays 8), `trawl resolve URL` (browser
 /// `auto`, the default) for the first page. `Benchmarks/browser.sh` installs everything and runs it.
 enum BrowserComparison {
-    struct Options {
+    struct Options: ParsableArguments {
+        @Option(help: "A Python with playwright and crawlee (Benchmarks/browser.sh makes one).")
+        var python: String
+
+        @Option(help: "Rounds, trawl and its peer alternating.")
         var rounds = 3
-        /// Pages per run at concurrency 1, 4 and 8.
-        var pages = [1: 20, 4: 48, 8: 80]
+
+        @Option(name: .customLong("pages"), help: ArgumentHelp("Pages per run at concurrency 1, 4 and 8.", valueName: "c1,c4,c8"))
+        var pageCounts = CommaList([20, 48, 80])
+
+        @Option(name: .customLong("static"), help: "Corpus pages in the mixed list.")
         var staticPages = 2000
+
+        @Option(name: .customLong("js"), help: "JavaScript pages in the mixed list.")
         var javaScriptPages = 50
-        var python: String?
+
+        @Option(help: "Rounds of Crawlee on the mixed list.")
         var crawleeRounds = 1
+
+        @Flag(inversion: .prefixedNo, help: "The mixed list: trawl batch --browser auto vs Crawlee's adaptive crawler.")
         var mixed = true
-        /// Concurrencies measured (of 1, 4, 8).
-        var concurrencies = [1, 4, 8]
-        var kinds = JavaScriptSite.Kind.allCases
+
+        @Option(name: .customLong("concurrency"), help: ArgumentHelp("Concurrencies measured (of 1, 4, 8).", valueName: "n,n,…"))
+        var concurrencyList = CommaList([1, 4, 8])
+
+        @Option(name: .customLong("kinds"), help: ArgumentHelp("JavaScript page kinds: js (the script fetches at once), jt (after a timer).", valueName: "kind,…"))
+        var kindList = CommaList(JavaScriptSite.Kind.allCases)
+
+        @Flag(name: .customLong("first"), inversion: .prefixedNo, help: "Process start to the first page's media.")
         var firstPage = true
 
-        init(_ arguments: ArraySlice<String>) {
-            var rest = arguments
-            while let flag = rest.popFirst() {
-                switch flag {
-                case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
-                case "--pages":
-                    let counts = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? []
-                    for (concurrency, count) in zip([1, 4, 8], counts) { pages[concurrency] = count }
-                case "--static": staticPages = rest.popFirst().flatMap(Int.init) ?? staticPages
-                case "--js": javaScriptPages = rest.popFirst().flatMap(Int.init) ?? javaScriptPages
-                case "--python": python = rest.popFirst()
-                case "--crawlee-rounds": crawleeRounds = rest.popFirst().flatMap(Int.init) ?? crawleeRounds
-                case "--no-mixed": mixed = false
-                case "--no-first": firstPage = false
-                case "--concurrency": concurrencies = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? concurrencies
-                case "--kinds": kinds = rest.popFirst()?.split(separator: ",").compactMap { JavaScriptSite.Kind(rawValue: String($0)) } ?? kinds
-                default: Usage.unknownOption(flag)
-                }
-            }
+        /// Pages per run at concurrency 1, 4 and 8.
+        var pages: [Int: Int] {
+            var pages = [1: 20, 4: 48, 8: 80]
+            for (concurrency, count) in zip([1, 4, 8], pageCounts.values) { pages[concurrency] = count }
+            return pages
         }
+
+        /// Concurrencies measured (of 1, 4, 8).
+        var concurrencies: [Int] { concurrencyList.values }
+        var kinds: [JavaScriptSite.Kind] { kindList.values }
     }
 
     static let chromium = "/usr/lib/chromium/chromium-headless-shell"
@@ -67,9 +76,7 @@ enum BrowserComparison {
     }
 
     static func run(_ options: Options) throws {
-        guard let python = options.python else {
-            throw BenchmarkError("--python PYTHON is required: a Python with playwright and crawlee (Benchmarks/browser.sh makes one)")
-        }
+        let python = options.python
         let root = Corpus.repositoryRoot.appendingPathComponent("Benchmarks")
         let playwrightScript = root.appendingPathComponent("playwright/render.py").path
         let crawleeScript = root.appendingPathComponent("crawlee/adaptive.py").path
@@ -341,3 +348,5 @@ enum BrowserComparison {
         ((try? WatchedRun.run(arguments))?.stdout ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
+
+extension JavaScriptSite.Kind: ExpressibleByArgument {}

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import TrawlTesting
 
@@ -13,25 +14,19 @@ import TrawlTesting
 /// Reports, per page: the wall time and CPU `--probe` adds at the concurrency asked for
 /// (`--concurrency 1`: the added latency of one page at a time), and the probes made.
 enum ProbeBenchmark {
-    struct Options {
+    struct Options: ParsableArguments {
+        @Option(help: "URLs in each list.")
         var pages = 1000
-        var concurrency = 32
-        var rounds = 3
-        /// Media per gallery page.
-        var media = 6
 
-        init(_ arguments: ArraySlice<String>) {
-            var rest = arguments
-            while let flag = rest.popFirst() {
-                switch flag {
-                case "--pages": pages = rest.popFirst().flatMap(Int.init) ?? pages
-                case "--concurrency": concurrency = rest.popFirst().flatMap(Int.init) ?? concurrency
-                case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
-                case "--media": media = rest.popFirst().flatMap(Int.init) ?? media
-                default: Usage.unknownOption(flag)
-                }
-            }
-        }
+        @Option(help: "trawl batch's --concurrency and --per-host.")
+        var concurrency = 32
+
+        @Option(help: "Rounds, each trawl batch without --probe and then with it.")
+        var rounds = 3
+
+        /// Media per gallery page.
+        @Option(help: "Media per gallery page.")
+        var media = 6
     }
 
     /// One file per extension: real headers, then filler to a media file's usual size.

@@ -1,3 +1,5 @@
+import ArgumentParser
+import BenchmarkSupport
 import Foundation
 import Logging
 import Synchronization
@@ -19,37 +21,41 @@ import Glibc
 /// one `trawl batch` on SQLite and by two queue workers (`trawl batch --queue` and one
 /// `trawl worker`), alternately in the same run: pages per second and their ratio.
 enum QueueBenchmark {
-    struct Options {
+    /// The options of both queue benchmarks: `Benchmarks/queue.sh` passes its arguments to each,
+    /// and each reads its own.
+    struct Options: ParsableArguments {
+        @Option(help: "queue-overhead: URLs pushed.")
         var urls = 1_000_000
-        var workers = [1, 4, 16]
+
+        @Option(name: .customLong("workers"), help: ArgumentHelp("queue-overhead: in-process worker counts, one run each.", valueName: "n,n,…"))
+        var workerCounts = CommaList([1, 4, 16])
+
+        @Option(help: "queue-overhead: hosts the URLs are spread over.")
         var hosts = 1000
+
+        @Option(help: "Jobs in flight per worker and the per-host cap (queue: the SQLite batch's; each queue worker takes half).")
         var concurrency = 32
+
+        @Option(help: "queue: corpus URLs in the list.")
         var pages = 2000
+
+        @Option(help: "queue: rounds, SQLite then the queue.")
         var rounds = 3
+
+        @Flag(help: "queue-overhead: each worker count also with half the slots' jobs claimed ahead, for a before/after in the same run.")
+        var compare = false
+
+        /// Print the busiest statements (`pg_stat_statements`): after each round of `queue`, after each
+        /// worker count of `queue-overhead`.
+        @Flag(help: "Print the server's busiest statements (pg_stat_statements) after each round or worker count.")
+        var statements = false
+
+        var workers: [Int] { workerCounts.values }
+
         /// Runs of `queue-overhead` per worker count: `true` also holds half the slots' jobs
         /// claimed ahead (the default before finishes took over their slots), for a
         /// before/after in the same run (`--compare`).
-        var baselines = [false]
-        /// Print the busiest statements (`pg_stat_statements`): after each round of `queue`, after each
-        /// worker count of `queue-overhead`.
-        var statements = false
-
-        init(_ arguments: ArraySlice<String>) {
-            var rest = arguments
-            while let flag = rest.popFirst() {
-                switch flag {
-                case "--urls": urls = rest.popFirst().flatMap(Int.init) ?? urls
-                case "--workers": workers = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? workers
-                case "--hosts": hosts = rest.popFirst().flatMap(Int.init) ?? hosts
-                case "--concurrency": concurrency = rest.popFirst().flatMap(Int.init) ?? concurrency
-                case "--pages": pages = rest.popFirst().flatMap(Int.init) ?? pages
-                case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
-                case "--compare": baselines = [true, false]
-                case "--statements": statements = true
-                default: Usage.unknownOption(flag)
-                }
-            }
-        }
+        var baselines: [Bool] { compare ? [true, false] : [false] }
     }
 
     /// Answers every request at once with a small page carrying one GIF: no network, no wait.

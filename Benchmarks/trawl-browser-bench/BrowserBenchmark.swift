@@ -1,45 +1,59 @@
+import ArgumentParser
+import BenchmarkSupport
 import Foundation
 import Synchronization
-import TrawlBrowser
+import Trawl
 import TrawlCore
 import TrawlTesting
 
-/// Figures for the browser loader on small JavaScript pages served on loopback: time to the
-/// browser's first reply, time to a settled DOM, pages/s at concurrency 1/4/8, and the peak PSS of
-/// the browser's process tree, and the browser's CPU per page by process type.
-/// `swift run -c release trawl-browser-bench [--quiet MS] [--pages N] [--no-pss] [--concurrency 1,4,8]
-/// [--variant NAME='--chromium-switch …']…` (each variant runs the same pages in the same run,
-/// after the default, with those switches added).
+/// `trawl-browser-bench`: figures for the browser loader on small JavaScript pages served on
+/// loopback: time to the browser's first reply, time to a settled DOM, pages/s at concurrency
+/// 1/4/8, the peak PSS of the browser's process tree, and the browser's CPU per page by process
+/// type. Each `--variant` runs the same pages in the same run, after the default, with its
+/// Chromium switches added.
 /// Trawl's CPU includes the in-process loopback server that serves the pages (and, unless
 /// `--no-pss`, the PSS sampler's reads of /proc).
+struct BrowserBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trawl-browser-bench",
+        abstract: "The browser loader alone (BrowserPool): launch, settle time, pages/s, peak PSS, CPU per page by Chromium process type.",
+        discussion: "Run from the repository's top folder: swift run -c release --package-path Benchmarks trawl-browser-bench (see Benchmarks/README.md).")
+
+    @Option(help: "The network-quiet window a page settles after, in milliseconds.")
+    var quiet = 400
+
+    @Option(help: "Pages per run.")
+    var pages = 40
+
+    // Reading smaps_rollup costs CPU here too: without it, trawl's own CPU is its own.
+    @Flag(name: .customLong("pss"), inversion: .prefixedNo, help: "Sample the browser's PSS (the reads of /proc count in trawl's CPU).")
+    var samplesPSS = true
+
+    @Option(help: ArgumentHelp("Concurrencies measured.", valueName: "n,n,…"))
+    var concurrency = CommaList([1, 4, 8])
+
+    /// `--variant NAME='--switch-a --switch-b'`: the same pages with these Chromium switches
+    /// added, interleaved with the default in one run (repeatable).
+    @Option(name: .customLong("variant"), help: ArgumentHelp(
+        "The same pages with these Chromium switches added, interleaved with the default in one run (repeatable).",
+        valueName: "name='--switch …'"))
+    var variantSpecs: [String] = []
+
+    func run() async throws { try await BrowserBenchmark.run(self) }
+}
+
 enum BrowserBenchmark {
-    static func run(_ arguments: [String]) async throws {
-        var quiet = 400
-        var pagesPerRun = 40
-        var samplesPSS = true
+    static func run(_ options: BrowserBench) async throws {
+        let quiet = options.quiet
+        let pagesPerRun = options.pages
+        let samplesPSS = options.samplesPSS
         var variants: [(name: String, arguments: [String])] = [("default", [])]
-        var concurrencies = [1, 4, 8]
-        var index = 0
-        while index < arguments.count {
-            switch arguments[index] {
-            case "--quiet": quiet = Int(arguments[index + 1]) ?? quiet; index += 2
-            case "--pages": pagesPerRun = Int(arguments[index + 1]) ?? pagesPerRun; index += 2
-            case "--concurrency":
-                concurrencies = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
-                index += 2
-            // `--variant NAME='--switch-a --switch-b'`: the same pages with these Chromium
-            // switches added, interleaved with the default in one run (repeatable).
-            case "--variant":
-                let spec = arguments[index + 1]
-                let name = String(spec.prefix { $0 != "=" })
-                let switches = spec.dropFirst(name.count + 1).split(separator: " ").map(String.init)
-                variants.append((name, switches))
-                index += 2
-            // Reading smaps_rollup costs CPU here too: without it, trawl's own CPU is its own.
-            case "--no-pss": samplesPSS = false; index += 1
-            default: index += 1
-            }
+        for spec in options.variantSpecs {
+            let name = String(spec.prefix { $0 != "=" })
+            let switches = spec.dropFirst(name.count + 1).split(separator: " ").map(String.init)
+            variants.append((name, switches))
         }
+        let concurrencies = options.concurrency.values
         let server = try LoopbackServer(keepsAlive: true) { request in
             if request.path.hasPrefix("/api/") {
                 return .json(#"{"items":[{"gif":"https://media.test\#(request.path).gif"}]}"#)

@@ -3,14 +3,16 @@
 // them (each group prepared, then one transaction), and times `!local` queries with facet counts
 // and highlights.
 //
-//   swift run -c release trawl-index-bench [--rows 1000000] [--queries 300] [--path FILE] [--keep]
-//                                          [--exact] [--repeat PERCENT]
+//   swift run -c release --package-path Benchmarks trawl-index-bench [--rows 1000000] [--queries 300]
+//                                    [--path FILE] [--keep] [--exact] [--repeat PERCENT]   (--help)
 //
 // Prints the insert rate, the file size and p50/p99 per query shape. `--exact` counts, facets and
 // ranks every match (no `countLimit`), to compare with the capped count from the same binary. `--repeat 30` makes 30% of the media ones found before, on
 // a page of their own (often another site's): a search then collapses a media's entries into
 // one result and counts it once (by default every media is on one page). Figures depend on the
 // machine and on what else it runs: rerun it, do not quote a number without saying where.
+import ArgumentParser
+import BenchmarkSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -19,31 +21,37 @@ import TrawlCore
 import TrawlIndex
 import TrawlTesting
 
-struct Arguments {
+/// `trawl-index-bench`'s command line.
+struct IndexBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trawl-index-bench",
+        abstract: "The local index at scale: insert rate, size on disk, and `!local` latency with facets and highlights per query shape.",
+        discussion: "Run from the repository's top folder: swift run -c release --package-path Benchmarks trawl-index-bench (make bench-index).")
+
+    @Option(help: "Rows (media) to index.")
     var rows = 1_000_000
+
+    @Option(help: "Queries timed per shape (after ten that warm the page cache).")
     var queries = 300
+
+    @Option(help: "The index file (default: one in a new temporary folder).")
     var path: String?
+
+    @Flag(help: "Keep the index after the run.")
     var keep = false
-    var pageSize = 4
-    var group = 500
+
+    @Flag(help: "Count, facet and rank every match (no count limit).")
     var exact = false
+
+    @Option(name: .customLong("repeat"), help: ArgumentHelp("Percent of the media that are ones found before, on a page of their own.", valueName: "percent"))
     var repeatPercent = 0
 
-    init(_ list: [String]) {
-        var list = list[...]
-        while let flag = list.popFirst() {
-            switch flag {
-            case "--rows": rows = Int(list.popFirst() ?? "") ?? rows
-            case "--queries": queries = Int(list.popFirst() ?? "") ?? queries
-            case "--path": path = list.popFirst()
-            case "--keep": keep = true
-            case "--exact": exact = true
-            case "--repeat": repeatPercent = min(max(Int(list.popFirst() ?? "") ?? 0, 0), 100)
-            default:
-                FileHandle.standardError.write(Data("usage: trawl-index-bench [--rows N] [--queries N] [--path FILE] [--keep] [--exact] [--repeat PERCENT]\n".utf8))
-                exit(2)
-            }
-        }
+    /// Media per page and pages per transaction, as a writer's flush groups them.
+    var pageSize: Int { 4 }
+    var group: Int { 500 }
+
+    func validate() throws {
+        guard (0...100).contains(repeatPercent) else { throw ValidationError("--repeat is a percentage, 0 to 100") }
     }
 }
 
@@ -85,7 +93,7 @@ func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
 }
 
-let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
+let arguments = BenchmarkCommandLine.parse(IndexBench.self)
 var generator = SplitMix64(seed: 19)
 let vocabulary = WordList(count: 5000, generator: &generator).words
 // One common word in a tenth of all titles: the worst case a real index meets ("cat").

@@ -67,7 +67,8 @@ public struct BrowserConfiguration: Sendable, Hashable {
     /// (``BrowserIsolation/page``, the default: nothing is shared).
     public var isolation: BrowserIsolation = .page
     /// More Chromium switches, after Trawl's own (a later switch of the same name wins): for
-    /// measuring a switch's effect before making it a default (`trawl-browser-bench --variant`).
+    /// measuring a switch's effect before making it a default (`trawl-browser-bench --variant`,
+    /// in the benchmarks' package, `Benchmarks/`).
     public var extraArguments: [String] = []
 
     /// The Debian location of the headless shell (`apt-get install chromium-headless-shell`).
