@@ -21,10 +21,11 @@
 @_exported public import struct TrawlRecordings.CaseVerdict
 @_exported public import struct TrawlRecordings.RecordingError
 
-// `TrawlConfiguration.browser` and the browser's configuration and interceptors.
+// `TrawlConfiguration.browser`, the browser's configuration and interceptors, and the pool that renders.
 @_exported public import enum TrawlBrowser.BrowserMode
 @_exported public import enum TrawlBrowser.BrowserIsolation
 @_exported public import struct TrawlBrowser.BrowserConfiguration
+@_exported public import class TrawlBrowser.BrowserPool
 @_exported public import struct TrawlBrowser.RequestInterceptor
 @_exported public import struct TrawlBrowser.InterceptedRequest
 @_exported public import struct TrawlBrowser.InterceptedResponse
