@@ -36,6 +36,10 @@ public final class Watched<Value: Sendable>: Sendable {
     /// The value now.
     public var value: Value { state.withLock { $0.value } }
 
+    /// How many tasks and threads wait on the value now: for a test of the waiting itself, to
+    /// change the value only once its waiters are in place.
+    public var waiting: Int { state.withLock { $0.waiters.count } }
+
     /// Changes the value and wakes every waiter whose condition it now meets.
     @discardableResult
     public func update<R>(_ body: (inout Value) -> R) -> R {

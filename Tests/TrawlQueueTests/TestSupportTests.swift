@@ -115,6 +115,8 @@ struct TestSupportTests {
         let blocked = Watched<Int?>(nil)
         let thread = Thread { blocked.set(try? value.block(for: "the value to reach 2") { $0 >= 2 }) }
         thread.start()
+        // Changed only once both wait: what is tested is the wake-up, not the first check.
+        try await waitUntil("the task and the thread to wait") { value.waiting == 2 }
         for _ in 1...3 { value.update { $0 += 1 } }
         #expect(try await reached == 3)
         #expect(try await blocked.wait(for: "the thread to be woken") { $0 != nil } ?? 0 >= 2)
