@@ -234,11 +234,7 @@ extension BrowserTests {
         }
         #expect(stream.accepted == 1)
         // The pool and its browser stay up: only the page's end can have closed the transfer.
-        var waited = 0
-        while stream.closed == 0, waited < 100 {
-            try await Task.sleep(for: .milliseconds(100))
-            waited += 1
-        }
+        try await stream.connections.wait(for: "the page's end to close the transfer (it outlived its page)", within: .seconds(60)) { $0.closed > 0 }
         #expect(stream.closed == 1, "the transfer outlived its page")
         await pool.shutdown()
     }
@@ -335,7 +331,8 @@ final class UDPWitness: Sendable {
 final class StallingServer: Sendable {
     let port: Int
     private let listener: Int32
-    private let state = Mutex<(accepted: Int, closed: Int)>((0, 0))
+    /// Connections accepted and closed by their client, for a test to await.
+    let connections = Watched<(accepted: Int, closed: Int)>((0, 0))
 
     init() throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -359,8 +356,8 @@ final class StallingServer: Sendable {
         Thread { [self] in acceptLoop() }.start()
     }
 
-    var accepted: Int { state.withLock { $0.accepted } }
-    var closed: Int { state.withLock { $0.closed } }
+    var accepted: Int { connections.value.accepted }
+    var closed: Int { connections.value.closed }
 
     /// Wakes the accept loop, which closes the listener itself.
     func shutdown() { Glibc.shutdown(listener, Int32(SHUT_RDWR)) }
@@ -370,7 +367,7 @@ final class StallingServer: Sendable {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
-            state.withLock { $0.accepted += 1 }
+            connections.update { $0.accepted += 1 }
             Thread { [self] in stall(client) }.start()
         }
     }
@@ -388,7 +385,7 @@ final class StallingServer: Sendable {
         guard send(client, head, head.count, Int32(MSG_NOSIGNAL)) == head.count else { return }
         // Nothing more is sent: the connection ends when the client closes it.
         while recv(client, &buffer, buffer.count, 0) > 0 {}
-        state.withLock { $0.closed += 1 }
+        connections.update { $0.closed += 1 }
     }
 }
 

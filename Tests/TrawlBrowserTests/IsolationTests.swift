@@ -12,7 +12,9 @@ extension BrowserTests {
 /// `about:blank`, then the page).
 @Suite struct IsolationTests {
     /// Writes everything it can, reports `/api/written`, waits until the test has granted it
-    /// geolocation (as a person could mid-page), then reports `/api/granted`.
+    /// geolocation (as a person could mid-page), then reports `/api/granted`. While it waits it
+    /// asks for `/api/waiting`: the network is never quiet, so the page does not settle before
+    /// the grant, however late a loaded machine makes it.
     static let writer = """
         <html><body><div id="app"></div><script>
         (async () => {
@@ -39,6 +41,7 @@ extension BrowserTests {
           navigator.serviceWorker.register('/sw.js').catch(() => {});
           await fetch('/api/written');
           while ((await navigator.permissions.query({ name: 'geolocation' })).state !== 'granted') {
+            await fetch('/api/waiting');
             await new Promise((resolve) => setTimeout(resolve, 20));
           }
           await fetch('/api/granted');
@@ -75,24 +78,23 @@ extension BrowserTests {
 
     @Test(arguments: [BrowserIsolation.host, .page])
     func nothingOfOnePageIsVisibleToTheNext(isolation: BrowserIsolation) async throws {
-        // Quiet windows long enough that the writer is still open when the test grants it geolocation.
+        // The writer stays open until the test grants it geolocation (it keeps the network busy);
+        // the quiet window lets the reader's last writes land.
         let site = try BrowserSite(quietWindow: .seconds(3), pageBudget: .seconds(20), maxPages: 1, isolation: isolation) { request in
             switch request.path {
             case "/write": .ok(headers: [("Content-Type", "text/html"), ("Set-Cookie", "header=1; Max-Age=3600")], body: Data(Self.writer.utf8))
             case "/read": .html(Self.reader)
             case "/sw.js": .ok(headers: [("Content-Type", "text/javascript")], body: Data("self.addEventListener('fetch', () => {});".utf8))
             case "/cached": .ok(headers: [("Content-Type", "application/json"), ("Cache-Control", "max-age=3600")], body: Data("{}".utf8))
-            case "/api/written", "/api/granted", "/api/read", "/api/failed": .json("{}")
+            case "/api/written", "/api/waiting", "/api/granted", "/api/read", "/api/failed": .json("{}")
             default: .status(404)
             }
         }
         // 127.0.0.1 is a secure context (service workers, Cache Storage); the host site.test is not.
         let origin = "http://127.0.0.1:\(site.server.port)"
         async let written = site.pool.render(FetchRequest(url: URL(string: origin + "/write")!))
-        var polls = 0
-        while !site.server.requests.contains(where: { $0.path == "/api/written" || $0.path == "/api/failed" }), polls < 1000 {
-            try await Task.sleep(for: .milliseconds(20))
-            polls += 1
+        try await site.server.waitForRequests(for: "the first page to write its storage, or fail") {
+            $0.contains { $0.path == "/api/written" || $0.path == "/api/failed" }
         }
         let failure = site.server.requests.first { $0.path == "/api/failed" }
         #expect(failure == nil, "the first page could not write: \(failure?.target ?? "")")

@@ -8,16 +8,6 @@ import TrawlTesting
 extension BrowserTests {
 /// The browser's life: restarts after a crash, no leaks over many pages, never outliving its owner.
 @Suite(.tags(.process)) struct LifecycleTests {
-    private static func waitUntil(_ limit: Duration, _ condition: () async -> Bool) async throws -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + limit
-        while clock.now < deadline {
-            if await condition() { return true }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        return await condition()
-    }
-
     @Test func aBrowserKilledMidPageFailsThatPageRetryablyAndTheNextPageGetsANewBrowser() async throws {
         let site = try BrowserSite(pageBudget: .seconds(10)) { request in
             switch request.path {
@@ -29,7 +19,7 @@ extension BrowserTests {
         }
         let pool = site.pool
         let inFlight = Task { try await pool.render(FetchRequest(url: site.url("/slow"))) }
-        try #require(try await Self.waitUntil(.seconds(30)) { site.server.requests.contains { $0.path == "/tick" } })
+        try await site.server.waitForRequests(for: "the page's first tick") { $0.contains { $0.path == "/tick" } }
         let first = try #require(await pool.browserProcessID)
         kill(first, SIGKILL)
         do {
@@ -66,29 +56,30 @@ extension BrowserTests {
             }
         }
         try await batch(0..<10)
-        #expect(try await Self.waitUntil(.seconds(5)) { await pool.openPageCount == 0 })
-        try await Task.sleep(for: .milliseconds(500))
+        try await waitUntil("the warm-up's pages to close", within: .seconds(60)) { await pool.openPageCount == 0 }
         // The pool's browser and its helpers (other suites may run browsers of their own meanwhile).
+        // Renderers of the warm-up's closed contexts may still be exiting: they raise the
+        // baseline by a few processes at most, well below the 40 a leak of one per page adds.
         let browser = try #require(await pool.browserProcessID)
         let processesAfterWarmUp = descendants(of: browser).count
         let descriptorsAfterWarmUp = openDescriptorCount()
         try await batch(10..<50)
-        #expect(try await Self.waitUntil(.seconds(5)) { await pool.openPageCount == 0 })
+        try await waitUntil("the pages to close", within: .seconds(60)) { await pool.openPageCount == 0 }
         // Renderers of closed contexts take a moment to exit. The descriptor count is the whole
         // test process's, and other suites open and close theirs meanwhile: a leak of one per
         // page (40 pages since the warm-up) stands out above a slack of 20.
-        let settled = try await Self.waitUntil(.seconds(5)) {
+        let settled = (try? await waitUntil(within: .seconds(60), interval: .milliseconds(20)) {
             descendants(of: browser).count <= processesAfterWarmUp && openDescriptorCount() <= descriptorsAfterWarmUp + 20
-        }
+        }) != nil
         #expect(settled, "processes \(processesAfterWarmUp) → \(descendants(of: browser).count), fds \(descriptorsAfterWarmUp) → \(openDescriptorCount())")
         #expect(await pool.launches == 1)
         // Every command got its reply (or its timeout): nothing waits on, no timer is left.
-        #expect(try await Self.waitUntil(.seconds(5)) { await pool.pendingCommandCount == 0 })
+        try await waitUntil("every command's reply or timeout", within: .seconds(60)) { await pool.pendingCommandCount == 0 }
         #expect(await pool.browserProcessID == browser)
         let tree = descendants(of: browser)
         await site.close()
         #expect(!isAlive(browser))
-        #expect(try await Self.waitUntil(.seconds(5)) { tree.allSatisfy { !isAlive($0) } })
+        try await waitUntil("the browser's helpers to exit", within: .seconds(60), interval: .milliseconds(20)) { tree.allSatisfy { !isAlive($0) } }
     }
 
     @Test func shutdownLeavesNoBrowserProcessOrProfile() async throws {
@@ -99,7 +90,7 @@ extension BrowserTests {
         #expect(!tree.isEmpty)
         await site.close()
         #expect(!isAlive(pid))
-        #expect(try await Self.waitUntil(.seconds(5)) { tree.allSatisfy { !isAlive($0) } })
+        try await waitUntil("the browser's helpers to exit", within: .seconds(60), interval: .milliseconds(20)) { tree.allSatisfy { !isAlive($0) } }
         let mine = "trawl-browser-\(getpid())-"
         let profiles = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix(mine) }
         #expect(profiles.isEmpty)
@@ -114,21 +105,17 @@ extension BrowserTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         // The holder prints `browser PID` once its browser rendered a page.
-        var line = Data()
-        let reader = output.fileHandleForReading
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = try await OutputLines(output).first(for: "the holder's browser is up") { $0.hasPrefix("browser ") }
         let browser = try #require(Int32(text.replacingOccurrences(of: "browser ", with: "")), "holder said: \(text)")
         #expect(browser > 0 && isAlive(browser))
         let tree = descendants(of: browser)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        #expect(try await Self.waitUntil(.seconds(10)) { !isAlive(browser) && tree.allSatisfy { !isAlive($0) } })
+        try await waitUntil("the orphaned browser and its helpers to exit", within: .seconds(60), interval: .milliseconds(20)) {
+            !isAlive(browser) && tree.allSatisfy { !isAlive($0) }
+        }
     }
 }
 }

@@ -166,14 +166,10 @@ extension BrowserTests.RenderTests {
         #expect(await site.pool.launches == 1)
         // The spinning page's renderer does not live on: its tab and context are gone.
         let browser = try #require(await site.pool.browserProcessID)
-        var spinning: [Int32] = []
-        for _ in 0..<100 {
-            spinning = descendants(of: browser).filter { cpuTicks($0) > 150 }
-            if spinning.isEmpty, await site.pool.openPageCount == 0 { break }
-            try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil("the spinning page's renderer to end and its tab to close", within: .seconds(60), interval: .milliseconds(20)) {
+            let open = await site.pool.openPageCount
+            return open == 0 && descendants(of: browser).allSatisfy { cpuTicks($0) <= 150 }
         }
-        #expect(spinning.isEmpty)
-        #expect(await site.pool.openPageCount == 0)
         await site.close()
     }
 
@@ -219,14 +215,12 @@ extension BrowserTests.RenderTests {
         }
         let pool = site.pool
         let task = Task { try await pool.render(FetchRequest(url: site.url("/"))) }
-        try await Task.sleep(for: .milliseconds(700))
+        // Cancelled with the page open: its tab asked for the page that never finishes.
+        try await site.server.waitForRequests(for: "the page's request") { $0.contains { $0.path == "/" } }
         #expect(await pool.openPageCount == 1)
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(8)
-        while await pool.openPageCount > 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(await pool.openPageCount == 0)
+        try await waitUntil("the cancelled page's tab to close", within: .seconds(60)) { await pool.openPageCount == 0 }
         await site.close()
     }
 }
@@ -250,12 +244,10 @@ extension BrowserTests.RenderTests {
         #expect(first?.info.origin == .browserXHR)
         // Usually `/api/first`; on a loaded machine the page's first tick can answer before it.
         #expect(["/api/first", "/tick"].contains(first?.info.url.path))
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(8)
-        while await site.pool.openPageCount > 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(await site.pool.openPageCount == 0)
+        try await waitUntil("the page's tab to close", within: .seconds(60)) { await site.pool.openPageCount == 0 }
         // The page's timer stopped with its tab.
         let ticks = site.server.requests.filter { $0.path == "/tick" }.count
+        // Not a wait: a window in which a live 100 ms timer would tick; the silence is checked.
         try await Task.sleep(for: .milliseconds(500))
         #expect(site.server.requests.filter { $0.path == "/tick" }.count == ticks)
         await site.close()

@@ -103,10 +103,7 @@ extension BrowserTests {
         }
         #expect(first?.media.first?.provenance.origin == .browserXHR)
         // The page's tab closes while `/slow` is still held: the stream's end reached the page.
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(8)
-        while await site.pool.openPageCount > 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(await site.pool.openPageCount == 0)
+        try await waitUntil("the page's tab to close", within: .seconds(60)) { await site.pool.openPageCount == 0 }
         #expect(!held.answered)
         held.release()
         await site.close()

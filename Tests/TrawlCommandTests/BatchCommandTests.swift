@@ -119,7 +119,7 @@ struct BatchCommandTests {
         #expect(missing.stderr.contains("elsewhere.sqlite"))
     }
 
-    @Test func ctrlCStopsCleanlyPrintsTheSummaryAndTheNextRunFinishes() throws {
+    @Test func ctrlCStopsCleanlyPrintsTheSummaryAndTheNextRunFinishes() async throws {
         // Pages under /slow/ take minutes (a byte every 30 s); the rest answer at once.
         let slow = try LoopbackServer { request in
             request.path.hasPrefix("/slow/")
@@ -144,20 +144,17 @@ struct BatchCommandTests {
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: errors)
         process.standardOutput = FileHandle.nullDevice
+        let exited = process.watchExit()
         try process.run()
-        // Interrupt once the fast pages are written and the slow ones are in flight.
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let written = (try? String(contentsOf: run.out, encoding: .utf8))?.split(separator: "\n").count ?? 0
-            if written >= fast.count { break }
-            usleep(50_000)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Interrupt once the fast pages are written (the output file is their only sign) and
+        // the slow ones are in flight (the server has their requests; no answer is coming).
+        try await waitUntil("the fast pages in the output", interval: .milliseconds(10)) {
+            ((try? String(contentsOf: run.out, encoding: .utf8))?.split(separator: "\n").count ?? 0) >= fast.count
         }
-        // The slow pages were claimed with the fast ones: they are in flight now.
-        usleep(300_000)
+        try await slow.waitForRequests(for: "the slow pages in flight") { $0.filter { $0.path.hasPrefix("/slow/") }.count >= stuck.count }
         kill(process.processIdentifier, SIGINT)
-        let stopBy = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < stopBy { usleep(50_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try await exited.wait(for: "trawl batch to stop on SIGINT")
         process.waitUntilExit()
         let stderr = try String(contentsOf: errors, encoding: .utf8)
         #expect(process.terminationStatus == 130, "\(stderr)")
