@@ -8,7 +8,7 @@
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test check contract fuzz bench bench-build bench-start bench-batch bench-browser bench-index bench-probe docs clean serve-demo bench-serve
+.PHONY: deps build demo test check contract format format-check fuzz bench bench-build bench-start bench-batch bench-browser bench-index bench-probe docs clean serve-demo bench-serve
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -131,6 +131,16 @@ serve-demo: deps
 # wrk against a release `trawl serve`: /healthz and cached resolves, 64 connections.
 bench-serve: deps
 	Benchmarks/serve.sh
+
+# swift-format with the repository's .swift-format, over every Swift file but the fixtures.
+SWIFT_FILES = git ls-files '*.swift' ':!:Tests/Fixtures' ':!:Package.swift' ':!:*/Package.swift'
+
+format:
+	$(SWIFT) format -i --parallel $$($(SWIFT_FILES))
+
+# Fails naming each file `make format` would change (CI runs it).
+format-check:
+	@bad=0; for f in $$($(SWIFT_FILES)); do $(SWIFT) format "$$f" | cmp -s - "$$f" || { echo "not formatted: $$f (make format)"; bad=1; }; done; exit $$bad
 
 clean:
 	rm -rf .build Fuzz/.build Benchmarks/.build

@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import TrawlHTML
 import TrawlTesting
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,7 +27,9 @@ enum BatchBenchmark {
         @Option(help: "Paired rounds (libxml2's limit, then trawl batch).")
         var rounds = 5
 
-        @Option(name: .customLong("scrapy"), help: ArgumentHelp("A Python with Scrapy, to run it on the same list (Benchmarks/batch.sh makes one).", valueName: "python"))
+        @Option(
+            name: .customLong("scrapy"),
+            help: ArgumentHelp("A Python with Scrapy, to run it on the same list (Benchmarks/batch.sh makes one).", valueName: "python"))
         var scrapyPython: String?
 
         /// `nginx` (a real server, as users meet: the default) or `loopback` (the in-process one).
@@ -149,7 +152,9 @@ enum BatchBenchmark {
             (port, corpus, names, stopServer) = (nginx.port, try files.map { try Data(contentsOf: $0) }, files.map(\.lastPathComponent), { nginx.stop() })
         }
         defer { stopServer() }
-        print("server: \(options.server == "loopback" ? "the in-process loopback server" : "nginx \(NginxServer.version), keep-alive, sendfile") on 127.0.0.1:\(port)")
+        print(
+            "server: \(options.server == "loopback" ? "the in-process loopback server" : "nginx \(NginxServer.version), keep-alive, sendfile") on 127.0.0.1:\(port)"
+        )
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-batch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -159,7 +164,9 @@ enum BatchBenchmark {
         let pages = (0..<options.pages).map { corpus[$0 % corpus.count] }
         let bytes = pages.reduce(0) { $0 + $1.count }
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        print("list: \(options.pages) URLs over the generic corpus (\(corpus.count) pages), \(String(format: "%.0f", Double(bytes) / 1e6)) MB, concurrency \(options.concurrency), \(cores) cores")
+        print(
+            "list: \(options.pages) URLs over the generic corpus (\(corpus.count) pages), \(String(format: "%.0f", Double(bytes) / 1e6)) MB, concurrency \(options.concurrency), \(cores) cores"
+        )
 
         LibXML2Warmup.run(corpus[0])
         // This machine's speed drifts from minute to minute (by a third, seen here), so each
@@ -187,20 +194,29 @@ enum BatchBenchmark {
             }
             let rate = Double(options.pages) / result.seconds
             rounds.append(Round(limit: limit, rate: rate, cpu: result.cpu, rss: result.peakRSS))
-            print(String(format: "  round %d: libxml2 limit %.0f pages/s (%.0f MB/s), trawl batch %.0f pages/s (%.2f s, CPU %.2f ms per page, peak RSS %.0f MiB): %.2f",
-                         round + 1, limit, limit * Double(bytes) / Double(pages.count) / 1e6, rate, result.seconds,
-                         result.cpu * 1000 / Double(options.pages), Double(result.peakRSS) / 1048576, rate / limit))
+            print(
+                String(
+                    format:
+                        "  round %d: libxml2 limit %.0f pages/s (%.0f MB/s), trawl batch %.0f pages/s (%.2f s, CPU %.2f ms per page, peak RSS %.0f MiB): %.2f",
+                    round + 1, limit, limit * Double(bytes) / Double(pages.count) / 1e6, rate, result.seconds,
+                    result.cpu * 1000 / Double(options.pages), Double(result.peakRSS) / 1048576, rate / limit))
         }
         guard !rounds.isEmpty else { return }
         let ratios = rounds.map { $0.rate / $0.limit }.sorted()
         let median = rounds.sorted { $0.rate / $0.limit < $1.rate / $1.limit }[rounds.count / 2]
         let trawlRate = rounds.map(\.rate).max() ?? 0
-        print(String(format: "libxml2 empty-SAX parse of the same bytes on %d cores: %.0f pages/s in the median round (the limit is %.2f ms of CPU per page)",
-                     cores, median.limit, Double(cores) * 1000 / median.limit))
-        print(String(format: "trawl batch: %.0f pages/s in the median round, best %.0f; CPU %.2f ms per page; peak RSS %.0f MiB",
-                     median.rate, trawlRate, median.cpu * 1000 / Double(options.pages), Double(rounds.map(\.rss).max() ?? 0) / 1048576))
-        print(String(format: "ratio to the libxml2 limit: %.2f, the median of %d paired rounds (%.2f–%.2f) (target >= 0.8)",
-                     median.rate / median.limit, rounds.count, ratios.first ?? 0, ratios.last ?? 0))
+        print(
+            String(
+                format: "libxml2 empty-SAX parse of the same bytes on %d cores: %.0f pages/s in the median round (the limit is %.2f ms of CPU per page)",
+                cores, median.limit, Double(cores) * 1000 / median.limit))
+        print(
+            String(
+                format: "trawl batch: %.0f pages/s in the median round, best %.0f; CPU %.2f ms per page; peak RSS %.0f MiB",
+                median.rate, trawlRate, median.cpu * 1000 / Double(options.pages), Double(rounds.map(\.rss).max() ?? 0) / 1048576))
+        print(
+            String(
+                format: "ratio to the libxml2 limit: %.2f, the median of %d paired rounds (%.2f–%.2f) (target >= 0.8)",
+                median.rate / median.limit, rounds.count, ratios.first ?? 0, ratios.last ?? 0))
 
         guard let python = options.scrapyPython else {
             print("scrapy: skipped (Benchmarks/batch.sh installs it and passes --scrapy)")
@@ -253,7 +269,8 @@ enum BatchBenchmark {
 
     /// Peak RSS of `trawl batch` over lists of each size, against a server of one small page.
     static func memory(_ options: MemoryOptions) throws {
-        let page = Data("<html><head><title>t</title><meta property=\"og:image\" content=\"https://media.test/a.gif\"></head><body><p>hello</p></body></html>".utf8)
+        let page = Data(
+            "<html><head><title>t</title><meta property=\"og:image\" content=\"https://media.test/a.gif\"></head><body><p>hello</p></body></html>".utf8)
         let server = try LoopbackServer { _ in .ok(headers: [("Content-Type", "text/html")], body: page) }
         defer { server.shutdown() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-batchmem-\(UUID().uuidString)")
@@ -280,7 +297,10 @@ enum BatchBenchmark {
                 "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http",
             ])
             peaks.append(result.peakRSS)
-            print(String(format: "%7d URLs: peak RSS %.1f MiB, %.1f s (%.0f URLs/s), exit %d", count, Double(result.peakRSS) / 1048576, result.seconds, Double(count) / result.seconds, result.status))
+            print(
+                String(
+                    format: "%7d URLs: peak RSS %.1f MiB, %.1f s (%.0f URLs/s), exit %d", count, Double(result.peakRSS) / 1048576, result.seconds,
+                    Double(count) / result.seconds, result.status))
         }
         if let low = peaks.min(), let high = peaks.max(), low > 0 {
             print(String(format: "largest / smallest: %.2f (target: within 10%%, all <= 64 MiB)", Double(high) / Double(low)))

@@ -6,12 +6,12 @@
 // calling thread.
 import CBenchLibXML2
 import Foundation
+import Synchronization
 import Trawl
 import TrawlCore
 import TrawlHTML
 import TrawlParsers
 import TrawlRecordings
-import Synchronization
 import TrawlTesting
 
 func seconds(_ duration: Duration) -> Double {
@@ -25,7 +25,11 @@ func emptySAXParse(_ page: Data) {
     var sax = htmlSAXHandler()
     guard let context = htmlCreatePushParserCtxt(&sax, nil, nil, 0, nil, XML_CHAR_ENCODING_UTF8) else { return }
     defer { htmlFreeParserCtxt(context) }
-    htmlCtxtUseOptions(context, Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_IGNORE_ENC.rawValue))
+    htmlCtxtUseOptions(
+        context,
+        Int32(
+            HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_NONET.rawValue
+                | HTML_PARSE_IGNORE_ENC.rawValue))
     page.withUnsafeBytes { raw in
         let bytes = raw.bindMemory(to: CChar.self)
         var offset = 0
@@ -158,9 +162,14 @@ func memory(_ kind: BigPage) async throws {
     var found: [String] = []
     for try await set in provider.results(for: Request("!web " + path.absoluteString)) { found += set.media.map(\.url) }
     let peak = peakRSS()
-    print(String(format: "30 MB page (\(kind.rawValue)): %.1f MB; peak RSS before %.1f MB, after resolving %.1f MB", Double(size) / 1e6, Double(before) / 1e6, Double(peak) / 1e6))
-    print(String(format: "peak RSS / page size: %.2f (target <= 3.00); growth while resolving / page size: %.2f; found %@",
-                 Double(peak) / Double(size), Double(peak - before) / Double(size), found.joined(separator: ", ")))
+    print(
+        String(
+            format: "30 MB page (\(kind.rawValue)): %.1f MB; peak RSS before %.1f MB, after resolving %.1f MB", Double(size) / 1e6, Double(before) / 1e6,
+            Double(peak) / 1e6))
+    print(
+        String(
+            format: "peak RSS / page size: %.2f (target <= 3.00); growth while resolving / page size: %.2f; found %@",
+            Double(peak) / Double(size), Double(peak - before) / Double(size), found.joined(separator: ", ")))
 }
 
 /// Only the extraction, round after round, for a profiler (`perf record … trawl-bench profile`).
@@ -227,7 +236,10 @@ func replay() async throws {
         best = min(best, elapsed)
     }
     let wall = seconds(best)
-    print(String(format: "replay suite: %d cases (%d repository, %d corpus), %d fetched payloads, %d media", jobs.count, cases.count, jobs.count - cases.count, payloads, media))
+    print(
+        String(
+            format: "replay suite: %d cases (%d repository, %d corpus), %d fetched payloads, %d media", jobs.count, cases.count, jobs.count - cases.count,
+            payloads, media))
     print(String(format: "whole suite %.3f s (best of 5, HAR reading included; target < 5 s), %.0f payloads/s", wall, Double(payloads) / wall))
 }
 
@@ -266,18 +278,25 @@ func corpusAccuracy() async throws {
     print("site                  recall        precision")
     var all = Tally()
     for (site, t) in bySite.sorted(by: { $0.key < $1.key }) {
-        print(site.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: "  %@ (%2d/%2d)  %@ (%2d/%2d)", ratio(t.found, t.expected), t.found, t.expected, ratio(t.right, t.results), t.right, t.results))
+        print(
+            site.padding(toLength: 20, withPad: " ", startingAt: 0)
+                + String(format: "  %@ (%2d/%2d)  %@ (%2d/%2d)", ratio(t.found, t.expected), t.found, t.expected, ratio(t.right, t.results), t.right, t.results)
+        )
         all.expected += t.expected; all.found += t.found; all.results += t.results; all.right += t.right
     }
-    print("overall".padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: "  %@ (%2d/%2d)  %@ (%2d/%2d)   targets: recall >= 0.95, precision >= 0.90",
-                 ratio(all.found, all.expected), all.found, all.expected, ratio(all.right, all.results), all.right, all.results))
+    print(
+        "overall".padding(toLength: 20, withPad: " ", startingAt: 0)
+            + String(
+                format: "  %@ (%2d/%2d)  %@ (%2d/%2d)   targets: recall >= 0.95, precision >= 0.90",
+                ratio(all.found, all.expected), all.found, all.expected, ratio(all.right, all.results), all.right, all.results))
 }
 
 /// Replays one dev-set response at `url` through the default provider; the media's URLs, or
 /// `nil` when the resolve failed (scored as no results).
 func resolveDevSet(_ entry: DevSet.Entry, at url: String) async -> [[String]]? {
     do {
-        let replay = entry.kind == "har"
+        let replay =
+            entry.kind == "har"
             ? try TrawlConfiguration.Replay(path: entry.path)
             // Served as saved: a scrubbed copy would no longer carry the labelled URLs.
             : TrawlConfiguration.Replay(entries: [HARImporter.entry(body: try Data(contentsOf: entry.path), url: url, fileName: entry.path.lastPathComponent)])
@@ -305,10 +324,16 @@ func devSetAccuracy(verbose: Bool) async throws {
         withSites.add(site, for: entry)
         genericOnly.add(generic, for: entry)
         if verbose {
-            print("\(entry.file): site parsers found \(site.found)/\(site.expected), right \(site.right)/\(site.results)\(site.failures > 0 ? " (failed)" : ""); generic found \(generic.found)/\(generic.expected), right \(generic.right)/\(generic.results)\(generic.failures > 0 ? " (failed)" : "")")
+            print(
+                "\(entry.file): site parsers found \(site.found)/\(site.expected), right \(site.right)/\(site.results)\(site.failures > 0 ? " (failed)" : ""); generic found \(generic.found)/\(generic.expected), right \(generic.right)/\(generic.results)\(generic.failures > 0 ? " (failed)" : "")"
+            )
             let expected = Set(entry.expected_media.map(CanonicalURL.key))
-            for urls in siteResults ?? [] where Set(urls.map(CanonicalURL.key)).isDisjoint(with: expected) { print("    not the page's own (site parsers): \(urls[0])") }
-            for urls in genericResults ?? [] where Set(urls.map(CanonicalURL.key)).isDisjoint(with: expected) { print("    not the page's own (generic only): \(urls[0])") }
+            for urls in siteResults ?? [] where Set(urls.map(CanonicalURL.key)).isDisjoint(with: expected) {
+                print("    not the page's own (site parsers): \(urls[0])")
+            }
+            for urls in genericResults ?? [] where Set(urls.map(CanonicalURL.key)).isDisjoint(with: expected) {
+                print("    not the page's own (generic only): \(urls[0])")
+            }
             let carried = Set((siteResults ?? []).flatMap { $0 }.map(CanonicalURL.key))
             for url in entry.expected_media where !carried.contains(CanonicalURL.key(url)) { print("    missed (site parsers): \(url)") }
             let carriedGeneric = Set((genericResults ?? []).flatMap { $0 }.map(CanonicalURL.key))
@@ -333,7 +358,9 @@ func devSetAccuracy(verbose: Bool) async throws {
     print("by site:")
     for site in withSites.bySite.keys.sorted() { print(row("  " + site, withSites.bySite[site]!, genericOnly.bySite[site]!)) }
     if let s = withSites.byTrap["no-media"], let g = genericOnly.byTrap["no-media"] {
-        print("responses with no media of their own that returned some: \(s.pagesWithResults)/\(s.pages) with site parsers, \(g.pagesWithResults)/\(g.pages) generic only")
+        print(
+            "responses with no media of their own that returned some: \(s.pagesWithResults)/\(s.pages) with site parsers, \(g.pagesWithResults)/\(g.pages) generic only"
+        )
     }
     print("failed resolves (scored as no results): \(withSites.overall.failures) with site parsers, \(genericOnly.overall.failures) generic only")
 }
@@ -348,7 +375,9 @@ func compareThinnedScan(_ paths: [String]) throws -> Bool {
         let full = try HTMLScanner(thinsInput: false).scan(data, url: "https://example.com/", declaredCharset: "utf-8")
         if thin.summary != full.summary || thin.embedded.map(\.body) != full.embedded.map(\.body) {
             differ = true
-            print("\(path): differ\n  thinned: \(thin.summary) \(thin.embedded.map { String(decoding: $0.body, as: UTF8.self) })\n  full:    \(full.summary) \(full.embedded.map { String(decoding: $0.body, as: UTF8.self) })")
+            print(
+                "\(path): differ\n  thinned: \(thin.summary) \(thin.embedded.map { String(decoding: $0.body, as: UTF8.self) })\n  full:    \(full.summary) \(full.embedded.map { String(decoding: $0.body, as: UTF8.self) })"
+            )
         }
     }
     return differ

@@ -34,9 +34,11 @@ struct BrowserBench: AsyncParsableCommand {
 
     /// `--variant NAME='--switch-a --switch-b'`: the same pages with these Chromium switches
     /// added, interleaved with the default in one run (repeatable).
-    @Option(name: .customLong("variant"), help: ArgumentHelp(
-        "The same pages with these Chromium switches added, interleaved with the default in one run (repeatable).",
-        valueName: "name='--switch …'"))
+    @Option(
+        name: .customLong("variant"),
+        help: ArgumentHelp(
+            "The same pages with these Chromium switches added, interleaved with the default in one run (repeatable).",
+            valueName: "name='--switch …'"))
     var variantSpecs: [String] = []
 
     func run() async throws { try await BrowserBenchmark.run(self) }
@@ -58,7 +60,8 @@ enum BrowserBenchmark {
             if request.path.hasPrefix("/api/") {
                 return .json(#"{"items":[{"gif":"https://media.test\#(request.path).gif"}]}"#)
             }
-            return .html("""
+            return .html(
+                """
                 <!doctype html><html><head><title>JS page</title></head><body><div id="root"></div><script>
                 fetch('/api' + location.pathname).then(r => r.json()).then(d => {
                   document.getElementById('root').innerHTML = d.items.map(i => '<img src="' + i.gif + '">').join('');
@@ -71,68 +74,70 @@ enum BrowserBenchmark {
 
         let clock = ContinuousClock()
         for concurrency in concurrencies {
-          for variant in variants {
-            var configuration = BrowserConfiguration(
-                quietWindow: .milliseconds(quiet), maxPages: concurrency, connectTo: ["::127.0.0.1:\(server.port)"])
-            configuration.extraArguments = variant.arguments
-            let pool = BrowserPool(configuration: configuration)
-            let start = clock.now
-            let firstPayload = FirstArrival()
-            let first = try await pool.render(FetchRequest(url: URL(string: "http://js.test/first")!)) { _ in firstPayload.mark() }
-            let firstPage = clock.now - start
-            let firstMedia = (firstPayload.instant ?? clock.now) - start
-            precondition(String(decoding: first.html, as: UTF8.self).contains(".gif"), "the first page has no media")
-            let startup = await pool.lastStartupTime ?? .zero
-            let pid = await pool.browserProcessID ?? 0
-            let sampler = PSSSampler(root: pid)
-            let sampling = Task { samplesPSS ? await sampler.run() : 0 }
-            let byType = ProcessTypeCPU(root: pid)
-            let typeSampling = Task { await byType.run() }
+            for variant in variants {
+                var configuration = BrowserConfiguration(
+                    quietWindow: .milliseconds(quiet), maxPages: concurrency, connectTo: ["::127.0.0.1:\(server.port)"])
+                configuration.extraArguments = variant.arguments
+                let pool = BrowserPool(configuration: configuration)
+                let start = clock.now
+                let firstPayload = FirstArrival()
+                let first = try await pool.render(FetchRequest(url: URL(string: "http://js.test/first")!)) { _ in firstPayload.mark() }
+                let firstPage = clock.now - start
+                let firstMedia = (firstPayload.instant ?? clock.now) - start
+                precondition(String(decoding: first.html, as: UTF8.self).contains(".gif"), "the first page has no media")
+                let startup = await pool.lastStartupTime ?? .zero
+                let pid = await pool.browserProcessID ?? 0
+                let sampler = PSSSampler(root: pid)
+                let sampling = Task { samplesPSS ? await sampler.run() : 0 }
+                let byType = ProcessTypeCPU(root: pid)
+                let typeSampling = Task { await byType.run() }
 
-            var settleTimes: [Duration] = []
-            if concurrency == 1 {
-                for n in 0..<5 {
-                    let t = clock.now
-                    _ = try await pool.render(FetchRequest(url: URL(string: "http://js.test/warm\(n)")!))
-                    settleTimes.append(clock.now - t)
-                }
-            }
-            let browserCPUStart = sampler.cpuSeconds()
-            let ownCPUStart = PSSSampler(root: getpid()).ownCPUSeconds()
-            let runStart = clock.now
-            let withMedia = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for n in 0..<pagesPerRun {
-                    group.addTask {
-                        let page = try await pool.render(FetchRequest(url: URL(string: "http://js.test/c\(concurrency)-\(n)")!))
-                        return page.responses.count == 1 && String(decoding: page.html, as: UTF8.self).contains(".gif")
+                var settleTimes: [Duration] = []
+                if concurrency == 1 {
+                    for n in 0..<5 {
+                        let t = clock.now
+                        _ = try await pool.render(FetchRequest(url: URL(string: "http://js.test/warm\(n)")!))
+                        settleTimes.append(clock.now - t)
                     }
                 }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                let browserCPUStart = sampler.cpuSeconds()
+                let ownCPUStart = PSSSampler(root: getpid()).ownCPUSeconds()
+                let runStart = clock.now
+                let withMedia = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for n in 0..<pagesPerRun {
+                        group.addTask {
+                            let page = try await pool.render(FetchRequest(url: URL(string: "http://js.test/c\(concurrency)-\(n)")!))
+                            return page.responses.count == 1 && String(decoding: page.html, as: UTF8.self).contains(".gif")
+                        }
+                    }
+                    return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                }
+                let elapsed = clock.now - runStart
+                let browserCPU = (sampler.cpuSeconds() - browserCPUStart) / Double(pagesPerRun)
+                let ownCPU = (PSSSampler(root: getpid()).ownCPUSeconds() - ownCPUStart) / Double(pagesPerRun)
+                sampling.cancel()
+                typeSampling.cancel()
+                let peak = await sampling.value
+                let types = await typeSampling.value
+                await pool.shutdown()
+                let rate = Double(pagesPerRun) / seconds(elapsed)
+                var line = "[\(variant.name)] concurrency \(concurrency): \(String(format: "%.2f", rate)) pages/s (\(withMedia)/\(pagesPerRun) with media)"
+                line += ", CPU/page: browser \(String(format: "%.0f", browserCPU * 1000)) ms + trawl \(String(format: "%.0f", ownCPU * 1000)) ms"
+                // Renderers come and go with their pages: theirs is the tree's total less the
+                // processes that live through the run (what exited is counted by its parent).
+                let longLived = types.byType.values.reduce(0, +)
+                let split = types.byType.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.0f", $0.value / Double(pagesPerRun) * 1000))" }
+                line +=
+                    " (renderers \(String(format: "%.0f", (browserCPU - longLived / Double(pagesPerRun)) * 1000)), " + split.joined(separator: ", ")
+                    + "; \(types.renderers) renderer processes seen)"
+                if samplesPSS { line += ", peak browser PSS \(peak / 1024) MB" }
+                line += ", launch→first reply \(ms(startup)), launch→first XHR payload with media \(ms(firstMedia)), launch→first settled DOM \(ms(firstPage))"
+                if !settleTimes.isEmpty {
+                    let sorted = settleTimes.sorted()
+                    line += ", warm page → settled DOM median \(ms(sorted[sorted.count / 2]))"
+                }
+                print(line)
             }
-            let elapsed = clock.now - runStart
-            let browserCPU = (sampler.cpuSeconds() - browserCPUStart) / Double(pagesPerRun)
-            let ownCPU = (PSSSampler(root: getpid()).ownCPUSeconds() - ownCPUStart) / Double(pagesPerRun)
-            sampling.cancel()
-            typeSampling.cancel()
-            let peak = await sampling.value
-            let types = await typeSampling.value
-            await pool.shutdown()
-            let rate = Double(pagesPerRun) / seconds(elapsed)
-            var line = "[\(variant.name)] concurrency \(concurrency): \(String(format: "%.2f", rate)) pages/s (\(withMedia)/\(pagesPerRun) with media)"
-            line += ", CPU/page: browser \(String(format: "%.0f", browserCPU * 1000)) ms + trawl \(String(format: "%.0f", ownCPU * 1000)) ms"
-            // Renderers come and go with their pages: theirs is the tree's total less the
-            // processes that live through the run (what exited is counted by its parent).
-            let longLived = types.byType.values.reduce(0, +)
-            let split = types.byType.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.0f", $0.value / Double(pagesPerRun) * 1000))" }
-            line += " (renderers \(String(format: "%.0f", (browserCPU - longLived / Double(pagesPerRun)) * 1000)), " + split.joined(separator: ", ") + "; \(types.renderers) renderer processes seen)"
-            if samplesPSS { line += ", peak browser PSS \(peak / 1024) MB" }
-            line += ", launch→first reply \(ms(startup)), launch→first XHR payload with media \(ms(firstMedia)), launch→first settled DOM \(ms(firstPage))"
-            if !settleTimes.isEmpty {
-                let sorted = settleTimes.sorted()
-                line += ", warm page → settled DOM median \(ms(sorted[sorted.count / 2]))"
-            }
-            print(line)
-          }
         }
     }
 

@@ -14,12 +14,13 @@
 import ArgumentParser
 import BenchmarkSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import TrawlCore
 import TrawlIndex
 import TrawlTesting
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `trawl-index-bench`'s command line.
 struct IndexBench: ParsableCommand {
@@ -104,7 +105,9 @@ let path = arguments.path ?? FileManager.default.temporaryDirectory.appendingPat
 
 let index = try MediaIndex(path: path)
 let clock = ContinuousClock()
-print("trawl-index-bench: \(arguments.rows) rows, \(arguments.pageSize) per page, vocabulary \(vocabulary.count) words (uniform, 4–8 per title; '\(common)' in 10% of titles), groups of \(arguments.group) pages")
+print(
+    "trawl-index-bench: \(arguments.rows) rows, \(arguments.pageSize) per page, vocabulary \(vocabulary.count) words (uniform, 4–8 per title; '\(common)' in 10% of titles), groups of \(arguments.group) pages"
+)
 print("index: \(path)")
 if arguments.repeatPercent > 0 { print("repeats: \(arguments.repeatPercent)% of the media are ones found before, on another page") }
 print(arguments.exact ? "queries: every match counted and ranked (--exact)" : "queries: the \(MediaIndex.countLimit) newest matches counted and ranked")
@@ -135,10 +138,11 @@ for pageNumber in 0..<pages {
         var words = (0..<Int.random(in: 4...8, using: &generator)).map { _ in vocabulary.randomElement(using: &generator)! }
         if Int.random(in: 0..<10, using: &generator) == 0 { words.insert(common, at: Int.random(in: 0...words.count, using: &generator)) }
         let side = [120, 200, 320, 480, 640, 1080].randomElement(using: &generator)!
-        media.append(Media(
-            url: "https://media.\(site).com/\(pageNumber)/\(n).gif", kind: kinds.randomElement(using: &generator)!,
-            width: side, height: side * 9 / 16, title: words.joined(separator: " "), page: pageURL,
-            provenance: Provenance(parser: "bench", origin: .document)))
+        media.append(
+            Media(
+                url: "https://media.\(site).com/\(pageNumber)/\(n).gif", kind: kinds.randomElement(using: &generator)!,
+                width: side, height: side * 9 / 16, title: words.joined(separator: " "), page: pageURL,
+                provenance: Provenance(parser: "bench", origin: .document)))
         if arguments.repeatPercent > 0 { made.append(media[media.count - 1]) }
     }
     rows += media.count
@@ -159,9 +163,14 @@ let insertSeconds = milliseconds(clock.now - start) / 1000
 let insertCPU = cpuSeconds() - startCPU
 try await index.checkpoint()
 let stats = try await index.stats()
-print(String(format: "insert: %d rows in %.1f s wall = %.0f rows/s (%@)", stats.media, insertSeconds, Double(stats.media) / insertSeconds,
-             "straight into the index, one transaction per group" as NSString))
-print(String(format: "        CPU: %.1f s in all, %.1f s in the index's transactions = %.0f rows per CPU second (the rest: generating the rows)", insertCPU, flushCPU, Double(stats.media) / max(flushCPU, 0.001)))
+print(
+    String(
+        format: "insert: %d rows in %.1f s wall = %.0f rows/s (%@)", stats.media, insertSeconds, Double(stats.media) / insertSeconds,
+        "straight into the index, one transaction per group" as NSString))
+print(
+    String(
+        format: "        CPU: %.1f s in all, %.1f s in the index's transactions = %.0f rows per CPU second (the rest: generating the rows)", insertCPU,
+        flushCPU, Double(stats.media) / max(flushCPU, 0.001)))
 print(String(format: "size:   %.1f MiB on disk (%.0f bytes per row)", Double(stats.bytes) / 1_048_576, Double(stats.bytes) / Double(max(stats.media, 1))))
 
 // Queries: each with facet counts over every match and highlighted titles for the page of 25.
@@ -186,10 +195,12 @@ print(String(format: "size:   %.1f MiB on disk (%.0f bytes per row)", Double(sta
     }
     times.sort()
     totals.sort()
-    print(String(format: "%-28@ p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  CPU mean %7.2f ms  (matches p50 %d, max %d%@)",
-                 name as NSString, percentile(times, 0.5), percentile(times, 0.99), times.last ?? 0, cpu * 1000 / Double(max(times.count, 1)),
-                 Int(percentile(totals.map(Double.init), 0.5)), totals.last ?? 0,
-                 (capped > 0 ? "+, \(capped) of \(times.count) capped at \(MediaIndex.countLimit)" : "") as NSString))
+    print(
+        String(
+            format: "%-28@ p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  CPU mean %7.2f ms  (matches p50 %d, max %d%@)",
+            name as NSString, percentile(times, 0.5), percentile(times, 0.99), times.last ?? 0, cpu * 1000 / Double(max(times.count, 1)),
+            Int(percentile(totals.map(Double.init), 0.5)), totals.last ?? 0,
+            (capped > 0 ? "+, \(capped) of \(times.count) capped at \(MediaIndex.countLimit)" : "") as NSString))
 }
 
 try await shape("one word") { "!local " + vocabulary.randomElement(using: &$0)! }

@@ -60,13 +60,15 @@ package struct RegexFallbackParser: Parser {
                 colon = slash - 1  // "://"
                 hostStart = slash + 2
             } else if slash >= 2, slash + 2 < n, text[slash - 1] == UInt8(ascii: "\\"), text[slash - 2] == UInt8(ascii: ":"),
-                      text[slash + 1] == UInt8(ascii: "\\"), text[slash + 2] == UInt8(ascii: "/") {
+                text[slash + 1] == UInt8(ascii: "\\"), text[slash + 2] == UInt8(ascii: "/")
+            {
                 colon = slash - 2  // the JSON-escaped ":\/\/"
                 hostStart = slash + 3
             } else if slash > 0, slash + 2 < n, text[slash + 1] == UInt8(ascii: "/"),
-                      text[slash - 1] == UInt8(ascii: "\"") || text[slash - 1] == UInt8(ascii: "'") || text[slash - 1] == UInt8(ascii: "(")
-                        || text[slash - 1] == UInt8(ascii: "="),
-                      isHostByte(text[slash + 2]) {
+                text[slash - 1] == UInt8(ascii: "\"") || text[slash - 1] == UInt8(ascii: "'") || text[slash - 1] == UInt8(ascii: "(")
+                    || text[slash - 1] == UInt8(ascii: "="),
+                isHostByte(text[slash + 2])
+            {
                 start = slash  // protocol-relative "//host"
                 hostStart = slash + 2
             }
@@ -100,7 +102,8 @@ package struct RegexFallbackParser: Parser {
             let c = text[j]
             if c <= 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") || c == UInt8(ascii: "<") || c == UInt8(ascii: ">")
                 || c == UInt8(ascii: "`") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == UInt8(ascii: "|")
-                || c == UInt8(ascii: "^") {
+                || c == UInt8(ascii: "^")
+            {
                 return j
             }
             if c == UInt8(ascii: "\\") {
@@ -118,7 +121,8 @@ package struct RegexFallbackParser: Parser {
                 return j
             }
             if c == UInt8(ascii: "&"), j + 5 < n, text[j + 1] == UInt8(ascii: "q"), text[j + 2] == UInt8(ascii: "u"),
-               text[j + 3] == UInt8(ascii: "o"), text[j + 4] == UInt8(ascii: "t"), text[j + 5] == UInt8(ascii: ";") {
+                text[j + 3] == UInt8(ascii: "o"), text[j + 4] == UInt8(ascii: "t"), text[j + 5] == UInt8(ascii: ";")
+            {
                 return j
             }
             if c == UInt8(ascii: ")") || c == UInt8(ascii: "]") { return j }
@@ -135,7 +139,8 @@ package struct RegexFallbackParser: Parser {
         // The kind comes from the extension, or (extensionless) from a video-only host.
         let hints = MediaHints(url: url)
         guard hints.isAnimatedMedia, !Decorations.isDecoration(url, width: nil, height: nil), !Decorations.isAdOrTracker(url),
-              hints.kind != .webp || KnownMediaHosts.servesAnimatedWebP(url) else { return nil }
+            hints.kind != .webp || KnownMediaHosts.servesAnimatedWebP(url)
+        else { return nil }
         return url
     }
 
@@ -145,7 +150,8 @@ package struct RegexFallbackParser: Parser {
     static func mayBeMedia(_ text: UnsafeBufferPointer<UInt8>, hostStart: Int, end: Int) -> Bool {
         var hostEnd = hostStart
         while hostEnd < end, text[hostEnd] != UInt8(ascii: "/"), text[hostEnd] != UInt8(ascii: "\\"),
-              text[hostEnd] != UInt8(ascii: "?"), text[hostEnd] != UInt8(ascii: "#"), text[hostEnd] != UInt8(ascii: ":") {
+            text[hostEnd] != UInt8(ascii: "?"), text[hostEnd] != UInt8(ascii: "#"), text[hostEnd] != UInt8(ascii: ":")
+        {
             hostEnd += 1
         }
         if matches(text, hostStart..<hostEnd, "v.redd.it") || matches(text, hostStart..<hostEnd, "video.twimg.com") { return true }

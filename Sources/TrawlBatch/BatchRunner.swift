@@ -158,7 +158,7 @@ public struct BatchRunner: Sendable {
                 }
                 group.cancelAll()
             }
-        } catch where Task.isCancelled {
+        } catch  where Task.isCancelled {
             // A claim or a commit cut short by the cancellation: the store has it or not, and
             // whatever it left `running` goes back below.
         }
@@ -180,4 +180,3 @@ public struct BatchRunner: Sendable {
             interrupted: interrupted)
     }
 }
-

@@ -94,8 +94,10 @@ public struct Environment: Sendable {
 
     /// A document served without a content type (`file:`, bad servers) that starts like HTML.
     static func looksLikeHTML(_ payload: Payload) -> Bool {
-        guard payload.info.contentType == nil || payload.info.contentType == "text/plain"
-            || payload.info.contentType == "application/octet-stream" else { return false }
+        guard
+            payload.info.contentType == nil || payload.info.contentType == "text/plain"
+                || payload.info.contentType == "application/octet-stream"
+        else { return false }
         let head = payload.body.prefix(512).drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
         guard head.first == UInt8(ascii: "<") else { return false }
         let lowered = String(decoding: head.prefix(64), as: UTF8.self).lowercased()

@@ -78,10 +78,12 @@ package final class Loader: PayloadTransport {
         }
         if Task.isCancelled { throw FetchError(.cancelled, url: request.url.absoluteString, message: "cancelled") }
         let response = head ?? ResponseHead(url: request.url, status: 0, headers: [:])
-        logger.debug("fetched", metadata: [
-            "url": "\(Redaction.url(request.url.absoluteString))", "status": "\(response.status)",
-            "bytes": "\(body.count)", "ms": "\((ContinuousClock.now - started).milliseconds)",
-        ])
+        logger.debug(
+            "fetched",
+            metadata: [
+                "url": "\(Redaction.url(request.url.absoluteString))", "status": "\(response.status)",
+                "bytes": "\(body.count)", "ms": "\((ContinuousClock.now - started).milliseconds)",
+            ])
         return Payload(
             body: body,
             info: PayloadInfo(url: response.url, requestURL: request.url, status: response.status, headers: response.headers, origin: origin))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TrawlBatch
 @testable import TrawlStore
 
@@ -9,7 +10,8 @@ import Testing
     typealias Action = BatchRunStateMachine.Action
 
     static func job(_ id: Int64, host: String = "a.example", state: JobState = .pending) -> Job {
-        Job(id: id, key: "https://\(host)/\(id)", input: "https://\(host)/\(id)", url: "https://\(host)/\(id)", host: host, state: state,
+        Job(
+            id: id, key: "https://\(host)/\(id)", input: "https://\(host)/\(id)", url: "https://\(host)/\(id)", host: host, state: state,
             attempts: 0, lastError: nil, nextAttemptAt: 0, duplicates: 0)
     }
 

@@ -19,10 +19,11 @@ struct KillTests {
         if let exited { process.terminationHandler = { _ in exited.set(true) } }
         process.environment = CommandRun.isolatedEnvironment()
         process.executableURL = binary
-        process.arguments = [
-            "batch", fixture.list.path, "--out", fixture.output.path, "--store", fixture.store,
-            "--concurrency", "8", "--per-host", "8", "--backoff", "0.01", "--quiet",
-        ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
+        process.arguments =
+            [
+                "batch", fixture.list.path, "--out", fixture.output.path, "--store", fixture.store,
+                "--concurrency", "8", "--per-host", "8", "--backoff", "0.01", "--quiet",
+            ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
         process.standardOutput = FileHandle.nullDevice
         _ = FileManager.default.createFile(atPath: fixture.folder.appendingPathComponent("stderr.txt").path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: fixture.folder.appendingPathComponent("stderr.txt"))
@@ -62,7 +63,9 @@ struct KillTests {
             kills.disarm()
             process.waitUntilExit()
             guard process.terminationReason == .uncaughtSignal else {
-                finishedEarly = "exit \(process.terminationStatus): " + ((try? String(contentsOf: fixture.folder.appendingPathComponent("stderr.txt"), encoding: .utf8)) ?? "")
+                finishedEarly =
+                    "exit \(process.terminationStatus): "
+                    + ((try? String(contentsOf: fixture.folder.appendingPathComponent("stderr.txt"), encoding: .utf8)) ?? "")
                 break
             }
             killed += 1

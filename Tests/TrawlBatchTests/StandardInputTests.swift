@@ -14,7 +14,8 @@ struct StandardInputTests {
         let process = Process()
         process.environment = CommandRun.isolatedEnvironment()
         process.executableURL = binary
-        process.arguments = ["batch", "-", "--out", fixture.output.path, "--store", fixture.store, "--quiet"]
+        process.arguments =
+            ["batch", "-", "--out", fixture.output.path, "--store", fixture.store, "--quiet"]
             + fixture.connectTo.flatMap { ["--connect-to", $0] }
         let input = Pipe()
         process.standardInput = input

@@ -8,7 +8,8 @@ struct BatchCommandTests {
     /// Every page has one clip named after its path.
     static func server() throws -> LoopbackServer {
         try LoopbackServer { request in
-            .html("""
+            .html(
+                """
                 <html><head><meta property="og:video:url" content="https://media.example.com\(request.path).mp4">
                 <meta property="og:video:type" content="video/mp4"></head><body></body></html>
                 """)
@@ -68,8 +69,9 @@ struct BatchCommandTests {
         #expect(server.requests.count - requestsAfterFirst == 1, "\(server.requests.map(\.target))")
 
         // A third run reads new URLs from standard input into the same store.
-        let third = try run.batch(["-", "--store", run.folder.appendingPathComponent("results.sqlite").path], server: server,
-                                  input: "https://d.example/4\nhttps://b.example/2\n")
+        let third = try run.batch(
+            ["-", "--store", run.folder.appendingPathComponent("results.sqlite").path], server: server,
+            input: "https://d.example/4\nhttps://b.example/2\n")
         #expect(third.status == 0, "\(third.stderr)")
         let after = try run.results()
         #expect(Set(after.keys) == ["https://a.example/1", "https://b.example/2", "https://c.example/3", "https://d.example/4"])
@@ -124,7 +126,9 @@ struct BatchCommandTests {
         let slow = try LoopbackServer { request in
             request.path.hasPrefix("/slow/")
                 ? .drip(headers: [("Content-Type", "text/html")], chunks: Array(repeating: Data("<p>".utf8), count: 10), interval: .seconds(30))
-                : .html(#"<meta property="og:video:url" content="https://media.example.com\#(request.path).mp4"><meta property="og:video:type" content="video/mp4">"#)
+                : .html(
+                    #"<meta property="og:video:url" content="https://media.example.com\#(request.path).mp4"><meta property="og:video:type" content="video/mp4">"#
+                )
         }
         defer { slow.shutdown() }
         let run = try Run()

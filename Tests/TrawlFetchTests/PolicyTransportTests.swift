@@ -18,7 +18,9 @@ struct PolicyTransportTests {
     func server(failing failures: Int, with response: TestResponse) throws -> LoopbackServer {
         let counts = Mutex<[String: Int]>([:])
         return try LoopbackServer { request in
-            let n = counts.withLock { $0[request.path, default: 0] += 1; return $0[request.path]! }
+            let n = counts.withLock {
+                $0[request.path, default: 0] += 1; return $0[request.path]!
+            }
             return n <= failures ? response : .html("<p>\(request.path)</p>")
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TrawlTesting
+
 @testable import TrawlIndex
 
 /// A process writing the index is killed (SIGKILL) mid-stream: what it queued is applied by the

@@ -39,15 +39,17 @@ struct CoalescedFinishTests {
                 // The finish gave the slots back in its own row and left the host row alone:
                 // no host row is held while a finish waits for the disk.
                 #expect(try fixture.cluster.psql("SELECT xmin::text FROM trawl_host", database: database) == hostVersion)
-                #expect(try fixture.cluster.psql("SELECT owner || ' ' || n FROM trawl_host_returned", database: database)
-                    .trimmingCharacters(in: .whitespacesAndNewlines) == "w 8")
+                #expect(
+                    try fixture.cluster.psql("SELECT owner || ' ' || n FROM trawl_host_returned", database: database)
+                        .trimmingCharacters(in: .whitespacesAndNewlines) == "w 8")
                 return kept
             }
         }
         #expect(kept == Array(repeating: true, count: 8))
         let written = try fixture.cluster.psql("SELECT COUNT(*) || ' ' || COUNT(DISTINCT xmin::text) FROM trawl_result", database: database)
         #expect(written.trimmingCharacters(in: .whitespacesAndNewlines) == "8 1", "8 results written by one transaction")
-        let hosts = try fixture.cluster.psql("SELECT h.in_flight - COALESCE((SELECT SUM(r.n) FROM trawl_host_returned r WHERE r.host = h.name), 0) FROM trawl_host h", database: database)
+        let hosts = try fixture.cluster.psql(
+            "SELECT h.in_flight - COALESCE((SELECT SUM(r.n) FROM trawl_host_returned r WHERE r.host = h.name), 0) FROM trawl_host h", database: database)
         #expect(hosts.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 

@@ -240,10 +240,11 @@ struct DatabaseFaultTests {
             let process = Process()
             process.terminationHandler = { _ in exits.update { $0 += 1 } }
             process.executableURL = binary
-            process.arguments = arguments + [
-                "--queue", fixture.url + "?application_name=\(application)", "--concurrency", "4", "--per-host", "4", "--backoff", "0.02",
-                "--lease", "6",
-            ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
+            process.arguments =
+                arguments + [
+                    "--queue", fixture.url + "?application_name=\(application)", "--concurrency", "4", "--per-host", "4", "--backoff", "0.02",
+                    "--lease", "6",
+                ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
             process.environment = CommandRun.isolatedEnvironment()
             process.standardOutput = FileHandle.nullDevice
             let log = fixture.folder.appendingPathComponent("\(application).txt")
@@ -265,8 +266,9 @@ struct DatabaseFaultTests {
         // Cut in the middle of the run, not at start-up: a process that loses its connection
         // while it brings the schema up to date fails at once (as it should: a person started it).
         func registered() -> Int {
-            Int((try? cluster.psql("SELECT COUNT(*) FROM trawl_worker", database: fixture.database))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+            Int(
+                (try? cluster.psql("SELECT COUNT(*) FROM trawl_worker", database: fixture.database))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
         }
         try await waitUntil("the batch and the workers to join the queue", interval: .milliseconds(20)) {
             registered() == names.count + 1 || exits.value > 0

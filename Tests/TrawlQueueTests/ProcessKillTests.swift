@@ -24,9 +24,10 @@ struct ProcessKillTests {
         let process = Process()
         if let exits { process.terminationHandler = { process in exits.update { _ = $0.insert(process.processIdentifier) } } }
         process.executableURL = binary
-        process.arguments = arguments + [
-            "--queue", fixture.url, "--concurrency", "6", "--per-host", "6", "--backoff", "0.01", "--lease", "1", "--quiet",
-        ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
+        process.arguments =
+            arguments + [
+                "--queue", fixture.url, "--concurrency", "6", "--per-host", "6", "--backoff", "0.01", "--lease", "1", "--quiet",
+            ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
         process.standardOutput = FileHandle.nullDevice
         let path = fixture.folder.appendingPathComponent(log).path
         if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
@@ -131,7 +132,11 @@ struct ProcessKillTests {
         let configuration = fixture.configuration()
         try await fixture.withStore { store in try await fixture.push(store, configuration: configuration) }
         let database = String(fixture.url.split(separator: "/").last!)
-        func done() -> Int { Int((try? fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job WHERE state = 'done'", database: database))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0 }
+        func done() -> Int {
+            Int(
+                (try? fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job WHERE state = 'done'", database: database))?.trimmingCharacters(
+                    in: .whitespacesAndNewlines) ?? "") ?? 0
+        }
         // Each worker is killed (kill -9) while it waits for the page; the first once the other
         // pages are done (its other slots work on while one hangs), so only this page's leases expire.
         for kill in 1...3 {

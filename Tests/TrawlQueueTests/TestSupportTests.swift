@@ -102,7 +102,9 @@ struct TestSupportTests {
         let started = Date()
         #expect(!meter.waitUntil("a.test", inFlight: 2, before: started.addingTimeInterval(0.2)))
         // Not a wait: the second request comes after the handler began waiting, what is tested.
-        let second = Thread { Thread.sleep(forTimeInterval: 0.05); meter.enter("a.test") }
+        let second = Thread {
+            Thread.sleep(forTimeInterval: 0.05); meter.enter("a.test")
+        }
         second.start()
         #expect(meter.waitUntil("a.test", inFlight: 2, before: Date().addingTimeInterval(30)))
         #expect(meter.peaks["a.test"] == 2)

@@ -88,10 +88,12 @@ struct WorkerTests {
         let slowArrived = Watched(false)
         let fixture = try QueueFixture(hosts: ["a.test"]) { request in
             // The first request for /slow hangs until the test lets it go; later ones answer at once.
-            let first = request.path == "/slow" && slowArrived.update { was in
-                defer { was = true }
-                return !was
-            }
+            let first =
+                request.path == "/slow"
+                && slowArrived.update { was in
+                    defer { was = true }
+                    return !was
+                }
             if first {
                 _ = try? release.block(for: "the test to release /slow") { $0 }
                 return .html("<html><head><meta property=\"og:image\" content=\"https://media.test/late.gif\"></head></html>")
@@ -136,7 +138,9 @@ struct WorkerTests {
         #expect(results.first?.attempts == 2)
     }
 
-    @Test("A worker renews only the leases it holds: a job the queue shows as its own but that it does not run (a finish lost in a server crash) expires and is worked again")
+    @Test(
+        "A worker renews only the leases it holds: a job the queue shows as its own but that it does not run (a finish lost in a server crash) expires and is worked again"
+    )
     func renewsOnlyHeldLeases() async throws {
         let release = Watched(false)
         let slowArrived = Watched(false)
@@ -166,7 +170,8 @@ struct WorkerTests {
             // What a server crash leaves when it loses a finish that did not wait for the disk:
             // the job is running under the worker's name, its slot counted, but the worker
             // has moved on.
-            try fixture.cluster.psql("""
+            try fixture.cluster.psql(
+                """
                 UPDATE trawl_job SET state = 'running', attempts = 1, lease_owner = 'w',
                     lease_until = extract(epoch FROM now()) + 0.6 WHERE key = 'http://a.test/ghost';
                 UPDATE trawl_host SET in_flight = 1 WHERE name = 'a.test';
@@ -204,7 +209,8 @@ struct WorkerTests {
         try await fixture.withStore { store in
             try await fixture.push(store, configuration: waiting)
             // Another worker's last job, running.
-            try fixture.cluster.psql("""
+            try fixture.cluster.psql(
+                """
                 UPDATE trawl_job SET state = 'running', attempts = 1, lease_owner = 'other',
                     lease_until = extract(epoch FROM now()) + 3600;
                 UPDATE trawl_host SET in_flight = 1;
@@ -219,7 +225,8 @@ struct WorkerTests {
             try await idle.wait(for: "the first worker to wait for the other's job") { $0 >= 1 }
             // That job ends without a notification, as a finish whose snapshot still saw
             // another's job running does.
-            try fixture.cluster.psql("""
+            try fixture.cluster.psql(
+                """
                 UPDATE trawl_job SET state = 'done', lease_owner = NULL, lease_until = NULL;
                 UPDATE trawl_host SET in_flight = 0;
                 """, database: database)

@@ -12,7 +12,9 @@ import TrawlTesting
 struct IndexedServerTests {
     @Test func whatTheServerFindsIsSearchableWithLocal() async throws {
         let site = try LoopbackServer { request in
-            .html("<html><head><title>Sleepy \(request.path.dropFirst()) otter</title><meta property=\"og:image\" content=\"https://media.test\(request.path).gif\"></head><body></body></html>")
+            .html(
+                "<html><head><title>Sleepy \(request.path.dropFirst()) otter</title><meta property=\"og:image\" content=\"https://media.test\(request.path).gif\"></head><body></body></html>"
+            )
         }
         defer { site.shutdown() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-serve-index-\(UUID().uuidString).sqlite")

@@ -14,7 +14,9 @@ struct ProbeRouteTests {
         let site = try LoopbackServer { request in
             switch request.path {
             case "/page":
-                return .html("<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>")
+                return .html(
+                    "<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>"
+                )
             case "/cat.gif":
                 return .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
             default:
@@ -50,7 +52,9 @@ struct ProbeRouteTests {
         let site = try LoopbackServer { request in
             switch request.path {
             case "/page":
-                return .html("<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>")
+                return .html(
+                    "<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>"
+                )
             case "/cat.gif":
                 return .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
             default:
@@ -81,7 +85,9 @@ struct ProbeRouteTests {
         let site = try LoopbackServer { request in
             switch request.path {
             case "/page":
-                return .html("<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>")
+                return .html(
+                    "<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>"
+                )
             case "/cat.gif":
                 return .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
             default:

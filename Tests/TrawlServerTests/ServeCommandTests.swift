@@ -1,9 +1,10 @@
 import Foundation
+import Testing
+import TrawlTesting
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import TrawlTesting
 
 /// `trawl serve` as a script meets it: the first line names the address, the API answers on
 /// it, SIGTERM stops it cleanly.

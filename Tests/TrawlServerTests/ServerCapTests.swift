@@ -4,8 +4,9 @@ import HummingbirdTesting
 import Testing
 import TrawlBatch
 import TrawlFetch
-@testable import TrawlServer
 import TrawlTesting
+
+@testable import TrawlServer
 
 /// What one client may hold of the server: batches (and their files), sessions, resolve slots,
 /// connections; and who a client is behind a proxy.
@@ -24,7 +25,8 @@ struct ServerCapTests {
         try await ServerFixture.application(server).test(.live) { client in
             func post() async throws -> String {
                 let created = try await client.execute(
-                    uri: "/v1/batches", method: .post, headers: [.contentType: "text/plain"], body: ByteBuffer(string: "http://a.test/one\nhttp://a.test/two\n"))
+                    uri: "/v1/batches", method: .post, headers: [.contentType: "text/plain"], body: ByteBuffer(string: "http://a.test/one\nhttp://a.test/two\n")
+                )
                 #expect(created.status == .accepted, "\(created.text)")
                 return try #require(try created.json()["id"] as? String)
             }

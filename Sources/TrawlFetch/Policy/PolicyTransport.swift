@@ -44,7 +44,8 @@ package struct PolicyTransport: PayloadTransport {
             }
             if let host { await gate.leave(host) }
 
-            let failure = thrown.flatMap(FetchFailure.init)
+            let failure =
+                thrown.flatMap(FetchFailure.init)
                 ?? payloads.first.flatMap { FetchFailure(status: $0.info.status, headers: $0.info.headers, url: request.url.absoluteString) }
             if let failure, failure.isTransient, attempt <= policy.retries, !Task.isCancelled {
                 let wait = policy.wait(after: failure, attempt: attempt)

@@ -30,8 +30,9 @@ case "write-index" where arguments.count == 2:
         let site = sites[page % sites.count]
         let url = "https://\(site).com/post/\(page)"
         let media = (0..<4).map { n in
-            Media(url: "https://media.\(site).com/\(page)/\(n).gif", kind: .gif, width: 480, height: 270,
-                  title: "page \(page) media \(n)", page: url, provenance: Provenance(parser: "test", origin: .document))
+            Media(
+                url: "https://media.\(site).com/\(page)/\(n).gif", kind: .gif, width: 480, height: 270,
+                title: "page \(page) media \(n)", page: url, provenance: Provenance(parser: "test", origin: .document))
         }
         writer.record(Extraction(request: Request(url), engine: "web", media: media, isComplete: true))
         if page % 500 == 499 {
