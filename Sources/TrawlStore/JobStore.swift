@@ -317,7 +317,6 @@ public final class JobStore: Sendable {
     }
 }
 
-/// How far an input list has been read into jobs.
 /// What one ``JobStore/addCounting(_:source:linesRead:complete:now:)`` added.
 public struct IntakeCounts: Sendable, Hashable {
     /// New jobs, rejections included (repeats of known keys are not new).
@@ -331,6 +330,7 @@ public struct IntakeCounts: Sendable, Hashable {
     }
 }
 
+/// How far an input list has been read into jobs.
 public struct IntakeMark: Sendable, Hashable {
     public var linesRead: Int
     public var complete: Bool
