@@ -8,7 +8,7 @@
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test check contract fuzz bench bench-start bench-batch bench-browser bench-index bench-probe docs clean serve-demo bench-serve
+.PHONY: deps build demo test check contract format format-check fuzz bench bench-build bench-start bench-batch bench-browser bench-index bench-probe docs clean serve-demo bench-serve
 
 # Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
 deps:
@@ -78,8 +78,15 @@ SECONDS ?= 60
 fuzz: deps
 	Fuzz/run.sh $(SECONDS)
 
+# The benchmarks are a package of their own (Benchmarks/Package.swift): building or testing
+# Trawl never compiles them.
 bench: deps
-	$(SWIFT) run -c release trawl-bench
+	$(SWIFT) run -c release --package-path Benchmarks trawl-bench
+
+# A debug build of every benchmark tool, as CI makes to prove they still compile.
+BENCH_PRODUCTS := trawl-bench trawl-browser-bench trawl-index-bench
+bench-build: deps
+	@for product in $(BENCH_PRODUCTS); do $(SWIFT) build --package-path Benchmarks --product $$product || exit 1; done
 
 # A whole trawl process, start to exit (--help, a replayed resolve): median wall time and peak RSS.
 bench-start: deps
@@ -96,7 +103,7 @@ bench-probe: deps
 # The local index at a million synthetic rows: insert rate, size, !local p50/p99 with facets.
 ROWS ?= 1000000
 bench-index: deps
-	$(SWIFT) run -c release trawl-index-bench --rows $(ROWS)
+	$(SWIFT) run -c release --package-path Benchmarks trawl-index-bench --rows $(ROWS)
 
 # The DocC catalogs of the libraries people embed — Trawl (Sources/Trawl/Trawl.docc), TrawlCore,
 # TrawlServer and TrawlQueue — as static sites in .build/docs/<Target> (open
@@ -125,5 +132,15 @@ serve-demo: deps
 bench-serve: deps
 	Benchmarks/serve.sh
 
+# swift-format with the repository's .swift-format, over every Swift file but the fixtures.
+SWIFT_FILES = git ls-files '*.swift' ':!:Tests/Fixtures' ':!:Package.swift' ':!:*/Package.swift'
+
+format:
+	$(SWIFT) format -i --parallel $$($(SWIFT_FILES))
+
+# Fails naming each file `make format` would change (CI runs it).
+format-check:
+	@bad=0; for f in $$($(SWIFT_FILES)); do $(SWIFT) format "$$f" | cmp -s - "$$f" || { echo "not formatted: $$f (make format)"; bad=1; }; done; exit $$bad
+
 clean:
-	rm -rf .build Fuzz/.build
+	rm -rf .build Fuzz/.build Benchmarks/.build

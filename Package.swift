@@ -24,6 +24,16 @@ let package = Package(
         .library(name: "TrawlQueueWorker", targets: ["TrawlQueueWorker"]),
         .library(name: "TrawlIndex", targets: ["TrawlIndex"]),
         .library(name: "TrawlServer", targets: ["TrawlServer"]),
+        // For the benchmarks in Benchmarks/, a package of their own that depends on this one.
+        // The throughput benchmark times the scan and the generic parsers alone, over pages in
+        // memory: no public entry point of Trawl runs the parsers without a fetch, and going
+        // through one would change what is measured. TrawlEngines stays internal (nothing there
+        // is timed on its own).
+        .library(name: "TrawlParsers", targets: ["TrawlParsers"]),
+        // Test support (the loopback server, the throwaway PostgreSQL cluster, corpus and dev-set
+        // readers), as NIO ships NIOTestUtils and Hummingbird HummingbirdTesting: the benchmarks
+        // serve and read with it.
+        .library(name: "TrawlTesting", targets: ["TrawlTesting"]),
         .executable(name: "trawl", targets: ["trawl"]),
     ],
     dependencies: [
@@ -185,29 +195,6 @@ let package = Package(
             name: "trawl-test-process",
             dependencies: ["TrawlBrowser", "TrawlCore", "TrawlIndex", "TrawlTesting"],
             path: "Tests/Support/trawl-test-process",
-            swiftSettings: swiftSettings),
-
-        // Benchmarks: run with `swift run -c release trawl-bench …` (see Benchmarks/README.md).
-        .executableTarget(
-            name: "trawl-bench",
-            dependencies: ["Trawl", "TrawlCore", "TrawlBatch", "TrawlHTML", "TrawlParsers", "TrawlRecordings", "TrawlTesting", "CLibXML2",
-                "TrawlQueue", "TrawlQueueWorker", .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Benchmarks/trawl-bench",
-            swiftSettings: swiftSettings),
-
-        // Browser figures (startup, settle time, pages/s, PSS); also the kill -9 tests' browser owner.
-        .executableTarget(
-            name: "trawl-browser-bench",
-            dependencies: ["TrawlBrowser", "TrawlCore", "TrawlTesting"],
-            path: "Benchmarks/trawl-browser-bench",
-            swiftSettings: swiftSettings),
-
-        // The local index at a million rows: insert rate, size, `!local` latency with facets.
-        .executableTarget(
-            name: "trawl-index-bench",
-            dependencies: ["TrawlIndex", "TrawlCore", "TrawlTesting"],
-            path: "Benchmarks/trawl-index-bench",
             swiftSettings: swiftSettings),
 
         .testTarget(name: "TrawlCoreTests", dependencies: ["TrawlCore"], swiftSettings: swiftSettings),

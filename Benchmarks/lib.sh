@@ -1,13 +1,15 @@
 # Set-up the benchmark scripts share; sourced (not run) from the repository's top folder:
 #   source Benchmarks/lib.sh
 #   bench_setup                        make deps, nginx from apt, release trawl and trawl-bench; sets BIN
+#                                      (trawl-bench's folder, in the benchmarks' own package)
 #   bench_venv DIR IMPORT PACKAGE…     a throwaway virtualenv under .build-bench/ (ignored by git)
 #                                      with PACKAGE… from PyPI, unless `python -c "import IMPORT"`
 #                                      already works there
 # Traffic stays on loopback: nginx serves on 127.0.0.1 only (trawl-bench starts it).
 
 # make deps (Chromium's headless shell, PostgreSQL…), nginx (apt, only if missing), then the
-# release builds of trawl and trawl-bench; BIN is where they are.
+# release builds of trawl (the top package: trawl-bench spawns .build/release/trawl) and
+# trawl-bench (the package in Benchmarks/); BIN is trawl-bench's folder.
 bench_setup() {
   make deps
   if [ ! -x /usr/sbin/nginx ]; then
@@ -16,8 +18,8 @@ bench_setup() {
     $sudo apt-get update -qq && $sudo apt-get install -y -qq nginx
   fi
   swift build -c release --product trawl
-  swift build -c release --product trawl-bench
-  BIN="$(swift build -c release --show-bin-path)"
+  swift build -c release --package-path Benchmarks --product trawl-bench
+  BIN="$(swift build -c release --package-path Benchmarks --show-bin-path)"
 }
 
 # bench_venv DIR IMPORT PACKAGE…: sets PYTHON to DIR's python.

@@ -1,7 +1,7 @@
-package import TrawlCore
+public import TrawlCore
 
 /// The parsers that work on any site, in chain order.
-package enum GenericParsers {
+public enum GenericParsers {
     /// OpenGraph, Twitter cards, JSON-LD, oEmbed, microdata, HTML5 media, the page's item in
     /// its state objects, then the fallbacks: every item of a state object, the text scan.
     package static var all: [any Parser] {
@@ -13,7 +13,7 @@ package enum GenericParsers {
     }
 
     /// A chain of ``all`` plus `siteParsers` in front.
-    package static func chain(siteParsers: [any Parser] = []) -> ParserChain {
+    public static func chain(siteParsers: [any Parser] = []) -> ParserChain {
         ParserChain(siteParsers + all)
     }
 }

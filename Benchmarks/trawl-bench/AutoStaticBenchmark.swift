@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import TrawlTesting
 
@@ -9,20 +10,12 @@ import TrawlTesting
 ///
 /// `trawl-bench browser` runs the same comparison on its mixed list's static part.
 enum AutoStaticBenchmark {
-    struct Options {
+    struct Options: ParsableArguments {
+        @Option(name: [.customLong("pages"), .customLong("static")], help: "Corpus pages in the list.")
         var pages = 2000
-        var rounds = 5
 
-        init(_ arguments: ArraySlice<String>) {
-            var rest = arguments
-            while let flag = rest.popFirst() {
-                switch flag {
-                case "--pages", "--static": pages = rest.popFirst().flatMap(Int.init) ?? pages
-                case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
-                default: Usage.unknownOption(flag)
-                }
-            }
-        }
+        @Option(help: "Rounds, each --browser never and auto (who goes first alternates).")
+        var rounds = 5
     }
 
     /// One `trawl batch` run over the static list.
@@ -41,8 +34,9 @@ enum AutoStaticBenchmark {
         let list = folder.appendingPathComponent("static.txt").path
         let urls = BatchBenchmark.corpusURLs(port: nginx.port, names: files.map(\.lastPathComponent), count: options.pages)
         try Data((urls.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: list))
-        print("\(options.pages) corpus pages served by nginx \(NginxServer.version) on 127.0.0.1:\(nginx.port); "
-            + "trawl batch --concurrency 32 --per-host 32, --browser never vs auto, alternating")
+        print(
+            "\(options.pages) corpus pages served by nginx \(NginxServer.version) on 127.0.0.1:\(nginx.port); "
+                + "trawl batch --concurrency 32 --per-host 32, --browser never vs auto, alternating")
         var runs = 0
         var never: [Run] = []
         var auto: [Run] = []
@@ -63,8 +57,10 @@ enum AutoStaticBenchmark {
     static func batch(_ list: String, mode: String, port: Int, prefix: String) throws -> Run {
         let out = prefix + "-\(mode).jsonl"
         let result = try BatchBenchmark.spawn(
-            [BatchBenchmark.trawlBinary, "batch", list, "--out", out, "--store", prefix + "-\(mode).sqlite",
-             "--concurrency", "32", "--per-host", "32", "--quiet", "--connect-to", "::127.0.0.1:\(port)", "--browser", mode])
+            [
+                BatchBenchmark.trawlBinary, "batch", list, "--out", out, "--store", prefix + "-\(mode).sqlite",
+                "--concurrency", "32", "--per-host", "32", "--quiet", "--connect-to", "::127.0.0.1:\(port)", "--browser", mode,
+            ])
         let lines = (try? String(contentsOfFile: out, encoding: .utf8))?.split(separator: "\n").count ?? 0
         guard lines > 0 else { throw BenchmarkError("trawl batch --browser \(mode) wrote no result lines (exit status \(result.status))") }
         return Run(rate: Double(lines) / result.seconds, cpuPerPage: result.cpu * 1000 / Double(lines))

@@ -1,8 +1,11 @@
-import CLibXML2
+import ArgumentParser
+import BenchmarkSupport
+import CBenchLibXML2
 import Foundation
 import Synchronization
 import TrawlHTML
 import TrawlTesting
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,36 +16,57 @@ import Glibc
 ///
 /// `trawl-bench batch-memory`: peak RSS of `trawl batch` for 10k and 100k URLs.
 enum BatchBenchmark {
-    struct Options {
+    /// `trawl-bench batch`'s options.
+    struct Options: ParsableArguments {
+        @Option(help: "URLs in the list, over the generic corpus.")
         var pages = 2000
+
+        @Option(help: "trawl batch's --concurrency and --per-host (and Scrapy's).")
         var concurrency = 32
-        var scrapyPython: String?
-        var counts = [10_000, 100_000]
+
+        @Option(help: "Paired rounds (libxml2's limit, then trawl batch).")
         var rounds = 5
+
+        @Option(
+            name: .customLong("scrapy"),
+            help: ArgumentHelp("A Python with Scrapy, to run it on the same list (Benchmarks/batch.sh makes one).", valueName: "python"))
+        var scrapyPython: String?
+
         /// `nginx` (a real server, as users meet: the default) or `loopback` (the in-process one).
-        /// `serve` keeps the in-process one unless told `--server nginx`.
+        @Option(help: "The server: nginx (a real one, as users meet) or loopback (the in-process one).")
         var server = "nginx"
 
-        init(_ arguments: ArraySlice<String>) {
-            var rest = arguments
-            while let flag = rest.popFirst() {
-                switch flag {
-                case "--pages": pages = rest.popFirst().flatMap(Int.init) ?? pages
-                case "--concurrency": concurrency = rest.popFirst().flatMap(Int.init) ?? concurrency
-                case "--scrapy": scrapyPython = rest.popFirst()
-                case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
-                case "--server": server = rest.popFirst() ?? server
-                case "--counts": counts = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? counts
-                default: Usage.unknownOption(flag)
-                }
-            }
-        }
+        func validate() throws { try BatchBenchmark.validate(server: server) }
     }
 
-    /// The `trawl` executable built beside this one (`swift build -c release` builds both).
+    /// `trawl-bench batch-memory`'s options.
+    struct MemoryOptions: ParsableArguments {
+        @Option(help: ArgumentHelp("List lengths, one trawl batch each.", valueName: "n,n,…"))
+        var counts = CommaList([10_000, 100_000])
+
+        @Option(help: "trawl batch's --concurrency and --per-host.")
+        var concurrency = 32
+    }
+
+    /// `trawl-bench serve`'s options: the in-process server unless told `--server nginx`.
+    struct ServeOptions: ParsableArguments {
+        @Option(help: "URLs in the list.")
+        var pages = 2000
+
+        @Option(help: "The server: loopback (the in-process one) or nginx (so the profiled machine runs no Swift but trawl's).")
+        var server = "loopback"
+
+        func validate() throws { try BatchBenchmark.validate(server: server) }
+    }
+
+    static func validate(server: String) throws {
+        guard ["nginx", "loopback"].contains(server) else { throw ValidationError("--server is nginx or loopback, not '\(server)'") }
+    }
+
+    /// The release `trawl` of the package at the repository's top (`swift build -c release
+    /// --product trawl` there, as Benchmarks/lib.sh does): the benchmarks' package does not build it.
     static var trawlBinary: String {
-        let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        return here.appendingPathComponent("trawl").path
+        Corpus.repositoryRoot.appendingPathComponent(".build/release/trawl").path
     }
 
     /// Runs a command to its end: exit status, wall seconds, and the child's peak RSS in bytes.
@@ -54,6 +78,10 @@ enum BatchBenchmark {
         if quiet {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        guard FileManager.default.isExecutableFile(atPath: arguments[0]) else {
+            let hint = arguments[0] == trawlBinary ? " (swift build -c release --product trawl in the repository's top folder builds it)" : ""
+            throw BenchmarkError("\(arguments[0]) is not an executable file\(hint)")
         }
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -124,7 +152,9 @@ enum BatchBenchmark {
             (port, corpus, names, stopServer) = (nginx.port, try files.map { try Data(contentsOf: $0) }, files.map(\.lastPathComponent), { nginx.stop() })
         }
         defer { stopServer() }
-        print("server: \(options.server == "loopback" ? "the in-process loopback server" : "nginx \(NginxServer.version), keep-alive, sendfile") on 127.0.0.1:\(port)")
+        print(
+            "server: \(options.server == "loopback" ? "the in-process loopback server" : "nginx \(NginxServer.version), keep-alive, sendfile") on 127.0.0.1:\(port)"
+        )
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-batch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -134,7 +164,9 @@ enum BatchBenchmark {
         let pages = (0..<options.pages).map { corpus[$0 % corpus.count] }
         let bytes = pages.reduce(0) { $0 + $1.count }
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        print("list: \(options.pages) URLs over the generic corpus (\(corpus.count) pages), \(String(format: "%.0f", Double(bytes) / 1e6)) MB, concurrency \(options.concurrency), \(cores) cores")
+        print(
+            "list: \(options.pages) URLs over the generic corpus (\(corpus.count) pages), \(String(format: "%.0f", Double(bytes) / 1e6)) MB, concurrency \(options.concurrency), \(cores) cores"
+        )
 
         LibXML2Warmup.run(corpus[0])
         // This machine's speed drifts from minute to minute (by a third, seen here), so each
@@ -162,20 +194,29 @@ enum BatchBenchmark {
             }
             let rate = Double(options.pages) / result.seconds
             rounds.append(Round(limit: limit, rate: rate, cpu: result.cpu, rss: result.peakRSS))
-            print(String(format: "  round %d: libxml2 limit %.0f pages/s (%.0f MB/s), trawl batch %.0f pages/s (%.2f s, CPU %.2f ms per page, peak RSS %.0f MiB): %.2f",
-                         round + 1, limit, limit * Double(bytes) / Double(pages.count) / 1e6, rate, result.seconds,
-                         result.cpu * 1000 / Double(options.pages), Double(result.peakRSS) / 1048576, rate / limit))
+            print(
+                String(
+                    format:
+                        "  round %d: libxml2 limit %.0f pages/s (%.0f MB/s), trawl batch %.0f pages/s (%.2f s, CPU %.2f ms per page, peak RSS %.0f MiB): %.2f",
+                    round + 1, limit, limit * Double(bytes) / Double(pages.count) / 1e6, rate, result.seconds,
+                    result.cpu * 1000 / Double(options.pages), Double(result.peakRSS) / 1048576, rate / limit))
         }
         guard !rounds.isEmpty else { return }
         let ratios = rounds.map { $0.rate / $0.limit }.sorted()
         let median = rounds.sorted { $0.rate / $0.limit < $1.rate / $1.limit }[rounds.count / 2]
         let trawlRate = rounds.map(\.rate).max() ?? 0
-        print(String(format: "libxml2 empty-SAX parse of the same bytes on %d cores: %.0f pages/s in the median round (the limit is %.2f ms of CPU per page)",
-                     cores, median.limit, Double(cores) * 1000 / median.limit))
-        print(String(format: "trawl batch: %.0f pages/s in the median round, best %.0f; CPU %.2f ms per page; peak RSS %.0f MiB",
-                     median.rate, trawlRate, median.cpu * 1000 / Double(options.pages), Double(rounds.map(\.rss).max() ?? 0) / 1048576))
-        print(String(format: "ratio to the libxml2 limit: %.2f, the median of %d paired rounds (%.2f–%.2f) (target >= 0.8)",
-                     median.rate / median.limit, rounds.count, ratios.first ?? 0, ratios.last ?? 0))
+        print(
+            String(
+                format: "libxml2 empty-SAX parse of the same bytes on %d cores: %.0f pages/s in the median round (the limit is %.2f ms of CPU per page)",
+                cores, median.limit, Double(cores) * 1000 / median.limit))
+        print(
+            String(
+                format: "trawl batch: %.0f pages/s in the median round, best %.0f; CPU %.2f ms per page; peak RSS %.0f MiB",
+                median.rate, trawlRate, median.cpu * 1000 / Double(options.pages), Double(rounds.map(\.rss).max() ?? 0) / 1048576))
+        print(
+            String(
+                format: "ratio to the libxml2 limit: %.2f, the median of %d paired rounds (%.2f–%.2f) (target >= 0.8)",
+                median.rate / median.limit, rounds.count, ratios.first ?? 0, ratios.last ?? 0))
 
         guard let python = options.scrapyPython else {
             print("scrapy: skipped (Benchmarks/batch.sh installs it and passes --scrapy)")
@@ -207,7 +248,7 @@ enum BatchBenchmark {
     /// `LIST`, until stdin closes; for profiling `trawl batch` by itself.
     /// `--server nginx` serves the corpus with nginx instead of the in-process server, so the
     /// profiled machine runs no Swift but trawl's.
-    static func serve(_ options: Options, list: String) throws {
+    static func serve(_ options: ServeOptions, list: String) throws {
         let port: Int
         let names: [String]
         let stop: () -> Void
@@ -227,15 +268,16 @@ enum BatchBenchmark {
     }
 
     /// Peak RSS of `trawl batch` over lists of each size, against a server of one small page.
-    static func memory(_ options: Options) throws {
-        let page = Data("<html><head><title>t</title><meta property=\"og:image\" content=\"https://media.test/a.gif\"></head><body><p>hello</p></body></html>".utf8)
+    static func memory(_ options: MemoryOptions) throws {
+        let page = Data(
+            "<html><head><title>t</title><meta property=\"og:image\" content=\"https://media.test/a.gif\"></head><body><p>hello</p></body></html>".utf8)
         let server = try LoopbackServer { _ in .ok(headers: [("Content-Type", "text/html")], body: page) }
         defer { server.shutdown() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-batchmem-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var peaks: [Int] = []
-        for count in options.counts {
+        for count in options.counts.values {
             let list = folder.appendingPathComponent("urls-\(count).txt")
             let handle = FileManager.default.createFile(atPath: list.path, contents: nil) ? try FileHandle(forWritingTo: list) : nil
             var chunk = ""
@@ -255,7 +297,10 @@ enum BatchBenchmark {
                 "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http",
             ])
             peaks.append(result.peakRSS)
-            print(String(format: "%7d URLs: peak RSS %.1f MiB, %.1f s (%.0f URLs/s), exit %d", count, Double(result.peakRSS) / 1048576, result.seconds, Double(count) / result.seconds, result.status))
+            print(
+                String(
+                    format: "%7d URLs: peak RSS %.1f MiB, %.1f s (%.0f URLs/s), exit %d", count, Double(result.peakRSS) / 1048576, result.seconds,
+                    Double(count) / result.seconds, result.status))
         }
         if let low = peaks.min(), let high = peaks.max(), low > 0 {
             print(String(format: "largest / smallest: %.2f (target: within 10%%, all <= 64 MiB)", Double(high) / Double(low)))

@@ -1,3 +1,5 @@
+import ArgumentParser
+import BenchmarkSupport
 import Foundation
 import TrawlTesting
 
@@ -11,40 +13,48 @@ import TrawlTesting
 /// `--concurrency N --per-host N`, the browser's page cap stays 8), `trawl resolve URL` (browser
 /// `auto`, the default) for the first page. `Benchmarks/browser.sh` installs everything and runs it.
 enum BrowserComparison {
-    struct Options {
+    struct Options: ParsableArguments {
+        @Option(help: "A Python with playwright and crawlee (Benchmarks/browser.sh makes one).")
+        var python: String
+
+        @Option(help: "Rounds, trawl and its peer alternating.")
         var rounds = 3
-        /// Pages per run at concurrency 1, 4 and 8.
-        var pages = [1: 20, 4: 48, 8: 80]
+
+        @Option(name: .customLong("pages"), help: ArgumentHelp("Pages per run at concurrency 1, 4 and 8.", valueName: "c1,c4,c8"))
+        var pageCounts = CommaList([20, 48, 80])
+
+        @Option(name: .customLong("static"), help: "Corpus pages in the mixed list.")
         var staticPages = 2000
+
+        @Option(name: .customLong("js"), help: "JavaScript pages in the mixed list.")
         var javaScriptPages = 50
-        var python: String?
+
+        @Option(help: "Rounds of Crawlee on the mixed list.")
         var crawleeRounds = 1
+
+        @Flag(inversion: .prefixedNo, help: "The mixed list: trawl batch --browser auto vs Crawlee's adaptive crawler.")
         var mixed = true
-        /// Concurrencies measured (of 1, 4, 8).
-        var concurrencies = [1, 4, 8]
-        var kinds = JavaScriptSite.Kind.allCases
+
+        @Option(name: .customLong("concurrency"), help: ArgumentHelp("Concurrencies measured (of 1, 4, 8).", valueName: "n,n,…"))
+        var concurrencyList = CommaList([1, 4, 8])
+
+        @Option(
+            name: .customLong("kinds"), help: ArgumentHelp("JavaScript page kinds: js (the script fetches at once), jt (after a timer).", valueName: "kind,…"))
+        var kindList = CommaList(JavaScriptSite.Kind.allCases)
+
+        @Flag(name: .customLong("first"), inversion: .prefixedNo, help: "Process start to the first page's media.")
         var firstPage = true
 
-        init(_ arguments: ArraySlice<String>) {
-            var rest = arguments
-            while let flag = rest.popFirst() {
-                switch flag {
-                case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
-                case "--pages":
-                    let counts = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? []
-                    for (concurrency, count) in zip([1, 4, 8], counts) { pages[concurrency] = count }
-                case "--static": staticPages = rest.popFirst().flatMap(Int.init) ?? staticPages
-                case "--js": javaScriptPages = rest.popFirst().flatMap(Int.init) ?? javaScriptPages
-                case "--python": python = rest.popFirst()
-                case "--crawlee-rounds": crawleeRounds = rest.popFirst().flatMap(Int.init) ?? crawleeRounds
-                case "--no-mixed": mixed = false
-                case "--no-first": firstPage = false
-                case "--concurrency": concurrencies = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? concurrencies
-                case "--kinds": kinds = rest.popFirst()?.split(separator: ",").compactMap { JavaScriptSite.Kind(rawValue: String($0)) } ?? kinds
-                default: Usage.unknownOption(flag)
-                }
-            }
+        /// Pages per run at concurrency 1, 4 and 8.
+        var pages: [Int: Int] {
+            var pages = [1: 20, 4: 48, 8: 80]
+            for (concurrency, count) in zip([1, 4, 8], pageCounts.values) { pages[concurrency] = count }
+            return pages
         }
+
+        /// Concurrencies measured (of 1, 4, 8).
+        var concurrencies: [Int] { concurrencyList.values }
+        var kinds: [JavaScriptSite.Kind] { kindList.values }
     }
 
     static let chromium = "/usr/lib/chromium/chromium-headless-shell"
@@ -67,15 +77,14 @@ enum BrowserComparison {
     }
 
     static func run(_ options: Options) throws {
-        guard let python = options.python else {
-            throw BenchmarkError("--python PYTHON is required: a Python with playwright and crawlee (Benchmarks/browser.sh makes one)")
-        }
+        let python = options.python
         let root = Corpus.repositoryRoot.appendingPathComponent("Benchmarks")
         let playwrightScript = root.appendingPathComponent("playwright/render.py").path
         let crawleeScript = root.appendingPathComponent("crawlee/adaptive.py").path
         let corpusFiles = try Corpus.genericPages()
         let nginx = try NginxServer(
-            pages: corpusFiles, files: [JavaScriptSite.fileName: JavaScriptSite.page, JavaScriptSite.timerFileName: JavaScriptSite.timerPage], locations: JavaScriptSite.locations)
+            pages: corpusFiles, files: [JavaScriptSite.fileName: JavaScriptSite.page, JavaScriptSite.timerFileName: JavaScriptSite.timerPage],
+            locations: JavaScriptSite.locations)
         defer { nginx.stop() }
         let port = nginx.port
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-browser-\(UUID().uuidString)")
@@ -88,9 +97,13 @@ enum BrowserComparison {
             return folder.appendingPathComponent("\(runCount)-\(name)").path
         }
 
-        say("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadAverage()) at the start (other builds were running: compare trawl and its peer within a round, not across runs)")
+        say(
+            "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadAverage()) at the start (other builds were running: compare trawl and its peer within a round, not across runs)"
+        )
         say("chromium: \(commandOutput([chromium, "--version"])) (\(chromium)), driven by both; nginx \(NginxServer.version) on 127.0.0.1:\(port)")
-        say("peers: \(commandOutput([python, "-c", "import importlib.metadata as m; print('Playwright', m.version('playwright'), '/ Crawlee', m.version('crawlee'), '(PyPI)')"]))")
+        say(
+            "peers: \(commandOutput([python, "-c", "import importlib.metadata as m; print('Playwright', m.version('playwright'), '/ Crawlee', m.version('crawlee'), '(PyPI)')"]))"
+        )
         say("pages: /js/N, a page whose script fetches /api/N.json and builds an <img> and a <video> from it; right = both media found")
         say("trawl: the release trawl (batch --browser always --concurrency N --per-host N; resolve URL for the first page)")
         say("playwright: Benchmarks/playwright/render.py (context per page, images/fonts/media/CSS blocked, XHR JSON + DOM after networkidle)")
@@ -114,7 +127,12 @@ enum BrowserComparison {
                     mark: "/media/", stderrPath: log
                 ).firstMark
             }
-            let (t, p) = try round % 2 == 0 ? (trawl(), playwright()) : { let p = try playwright(); return (try trawl(), p) }()
+            let (t, p) =
+                try round % 2 == 0
+                ? (trawl(), playwright())
+                : {
+                    let p = try playwright(); return (try trawl(), p)
+                }()
             if let t { firstTrawl.append(t) }
             if let p { firstPlaywright.append(p) }
             say("round \(round + 1): start → first media: trawl resolve \(ms(t)), playwright \(ms(p))")
@@ -124,7 +142,9 @@ enum BrowserComparison {
 
         // 2. Pages/s at concurrency 1, 4, 8, and peak PSS of each tool's process tree.
         for kind in options.kinds {
-            say("page kind /\(kind.rawValue)/N (\(kind == .plain ? "fetch at once" : "fetch after a 150 ms timer, another 300 ms timer pending once the media are in"))")
+            say(
+                "page kind /\(kind.rawValue)/N (\(kind == .plain ? "fetch at once" : "fetch after a 150 ms timer, another 300 ms timer pending once the media are in"))"
+            )
             try pagesPerSecond(options, kind: kind, port: port, python: python, playwrightScript: playwrightScript, file: file, log: log)
             say("")
         }
@@ -150,9 +170,11 @@ enum BrowserComparison {
                 let trawl = { () throws -> String in
                     let out = file("trawl-c\(concurrency).jsonl")
                     let run = try WatchedRun.run(
-                        [BatchBenchmark.trawlBinary, "batch", list, "--out", out, "--store", file("store.sqlite"),
-                         "--concurrency", "\(concurrency)", "--per-host", "\(concurrency)", "--quiet",
-                         "--connect-to", "::127.0.0.1:\(port)", "--browser", "always"],
+                        [
+                            BatchBenchmark.trawlBinary, "batch", list, "--out", out, "--store", file("store.sqlite"),
+                            "--concurrency", "\(concurrency)", "--per-host", "\(concurrency)", "--quiet",
+                            "--connect-to", "::127.0.0.1:\(port)", "--browser", "always",
+                        ],
                         linesFile: out, stderrPath: log)
                     let right = rightPages(trawlResults(out), port: port)
                     trawlFigures[concurrency, default: Figures()].add(run, right: right, of: count)
@@ -167,24 +189,32 @@ enum BrowserComparison {
                     return describe("playwright", run, count: count, right: right)
                 }
                 // Alternate who goes first, so neither always runs on the warmer (or busier) machine.
-                let lines = try (round + concurrency) % 2 == 0 ? [trawl(), playwright()] : { let p = try playwright(); return [try trawl(), p] }()
+                let lines =
+                    try (round + concurrency) % 2 == 0
+                    ? [trawl(), playwright()]
+                    : {
+                        let p = try playwright(); return [try trawl(), p]
+                    }()
                 say("round \(round + 1), concurrency \(concurrency): " + lines.sorted().joined(separator: "; "))
             }
         }
         for concurrency in options.concurrencies {
             let t = trawlFigures[concurrency] ?? Figures()
             let p = playwrightFigures[concurrency] ?? Figures()
-            say("concurrency \(concurrency): trawl \(summary(t.whole, rate)) pages/s (steady \(summary(t.steady, rate))), right \(t.right)/\(t.total); "
-                + "playwright \(summary(p.whole, rate)) (steady \(summary(p.steady, rate))), right \(p.right)/\(p.total); "
-                + "trawl / playwright \(String(format: "%.2f", median(t.whole) / max(median(p.whole), 1e-9)))x whole runs, "
-                + "\(String(format: "%.2f", median(t.steady) / max(median(p.steady), 1e-9)))x steady")
+            say(
+                "concurrency \(concurrency): trawl \(summary(t.whole, rate)) pages/s (steady \(summary(t.steady, rate))), right \(t.right)/\(t.total); "
+                    + "playwright \(summary(p.whole, rate)) (steady \(summary(p.steady, rate))), right \(p.right)/\(p.total); "
+                    + "trawl / playwright \(String(format: "%.2f", median(t.whole) / max(median(p.whole), 1e-9)))x whole runs, "
+                    + "\(String(format: "%.2f", median(t.steady) / max(median(p.steady), 1e-9)))x steady")
         }
         let trawlPSS = trawlFigures[8]?.pss ?? []
         let playwrightPSS = playwrightFigures[8]?.pss ?? []
-        say("peak PSS of the process tree at concurrency 8: trawl \(summary(trawlPSS.map(Double.init), mib)), playwright \(summary(playwrightPSS.map(Double.init), mib)) "
-            + "(goal: >= 2x playwright's pages/s at 8 with less memory)")
-        say("  whole = pages / wall time of the process, its start included; steady = result lines per second from the first to the last "
-            + "(trawl's are read from its --out file, which it appends at least every 0.25 s)")
+        say(
+            "peak PSS of the process tree at concurrency 8: trawl \(summary(trawlPSS.map(Double.init), mib)), playwright \(summary(playwrightPSS.map(Double.init), mib)) "
+                + "(goal: >= 2x playwright's pages/s at 8 with less memory)")
+        say(
+            "  whole = pages / wall time of the process, its start included; steady = result lines per second from the first to the last "
+                + "(trawl's are read from its --out file, which it appends at least every 0.25 s)")
     }
 
     /// The mixed list: corpus pages with the JavaScript pages spread evenly among them.
@@ -208,13 +238,17 @@ enum BrowserComparison {
         try write(mixedURLs, to: mixedList)
         try write(staticURLs, to: staticList)
         say("mixed list: \(options.staticPages) corpus pages (nginx, /p/N/NAME) + \(javaScript) JavaScript pages spread among them, all on 127.0.0.1:\(port)")
-        say("trawl: batch --browser auto --concurrency 32 --per-host 32; crawlee: AdaptivePlaywrightCrawler.with_parsel_static_parser, concurrency 16 (Benchmarks/crawlee/adaptive.py)")
+        say(
+            "trawl: batch --browser auto --concurrency 32 --per-host 32; crawlee: AdaptivePlaywrightCrawler.with_parsel_static_parser, concurrency 16 (Benchmarks/crawlee/adaptive.py)"
+        )
 
         func trawlBatch(_ list: String, mode: String, count: Int) throws -> (run: WatchedRun, right: Int, results: [String: Set<String>]) {
             let out = file("mixed-\(mode).jsonl")
             let run = try WatchedRun.run(
-                [BatchBenchmark.trawlBinary, "batch", list, "--out", out, "--store", file("store.sqlite"),
-                 "--concurrency", "32", "--per-host", "32", "--quiet", "--connect-to", "::127.0.0.1:\(port)", "--browser", mode],
+                [
+                    BatchBenchmark.trawlBinary, "batch", list, "--out", out, "--store", file("store.sqlite"),
+                    "--concurrency", "32", "--per-host", "32", "--quiet", "--connect-to", "::127.0.0.1:\(port)", "--browser", mode,
+                ],
                 stderrPath: log)
             let results = trawlResults(out)
             return (run, rightPages(results, port: port), results)
@@ -230,8 +264,9 @@ enum BrowserComparison {
             let rate = Double(mixedRun.results.count) / mixedRun.run.seconds
             autoMixed.append(rate)
             autoMixedRight.append(mixedRun.right)
-            var line = String(format: "round %d: trawl auto mixed %.0f pages/s (%.2f s, %d lines, JS right %d/%d, peak PSS %@)",
-                              round + 1, rate, mixedRun.run.seconds, mixedRun.results.count, mixedRun.right, javaScript, mib(Double(mixedRun.run.peakPSS)))
+            var line = String(
+                format: "round %d: trawl auto mixed %.0f pages/s (%.2f s, %d lines, JS right %d/%d, peak PSS %@)",
+                round + 1, rate, mixedRun.run.seconds, mixedRun.results.count, mixedRun.right, javaScript, mib(Double(mixedRun.run.peakPSS)))
             // The static part alone, both ways, back to back in alternating order.
             let modes = round % 2 == 0 ? ["never", "auto"] : ["auto", "never"]
             for mode in modes {
@@ -248,14 +283,19 @@ enum BrowserComparison {
                 let rate = Double(results.count) / run.seconds
                 crawleeRates.append(rate)
                 crawleeRight.append(right)
-                line += String(format: "; crawlee %.1f pages/s (%.1f s, %d pages answered, JS right %d/%d, peak PSS %@)",
-                               rate, run.seconds, results.count, right, javaScript, mib(Double(run.peakPSS)))
+                line += String(
+                    format: "; crawlee %.1f pages/s (%.1f s, %d pages answered, JS right %d/%d, peak PSS %@)",
+                    rate, run.seconds, results.count, right, javaScript, mib(Double(run.peakPSS)))
             }
             say(line)
         }
-        say("trawl --browser auto, mixed list: \(summary(autoMixed, rate)) pages/s; JavaScript pages right: \(autoMixedRight.map { "\($0)/\(javaScript)" }.joined(separator: ", ")) (goal: every one, every run)")
+        say(
+            "trawl --browser auto, mixed list: \(summary(autoMixed, rate)) pages/s; JavaScript pages right: \(autoMixedRight.map { "\($0)/\(javaScript)" }.joined(separator: ", ")) (goal: every one, every run)"
+        )
         if !crawleeRates.isEmpty {
-            say("crawlee adaptive, mixed list: \(summary(crawleeRates, rate)) pages/s; JavaScript pages right: \(crawleeRight.map { "\($0)/\(javaScript)" }.joined(separator: ", "))")
+            say(
+                "crawlee adaptive, mixed list: \(summary(crawleeRates, rate)) pages/s; JavaScript pages right: \(crawleeRight.map { "\($0)/\(javaScript)" }.joined(separator: ", "))"
+            )
             say(String(format: "trawl / crawlee: %.1fx (goal >= 20x)", median(autoMixed) / max(median(crawleeRates), 1e-9)))
         }
         say("static part alone: --browser never \(summary(neverStatic.map(\.rate), rate)), --browser auto \(summary(autoStatic.map(\.rate), rate)) pages/s")
@@ -280,7 +320,8 @@ enum BrowserComparison {
         var results: [String: Set<String>] = [:]
         for line in stdout.split(separator: "\n") {
             guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-                  let page = object["page"] as? String else { continue }
+                let page = object["page"] as? String
+            else { continue }
             results[page] = Set(object["media"] as? [String] ?? [])
         }
         return results
@@ -307,9 +348,10 @@ enum BrowserComparison {
     }
 
     private static func describe(_ tool: String, _ run: WatchedRun, count: Int, right: Int) -> String {
-        String(format: "%@ %.2f pages/s (steady %@, %.2f s, right %d/%d, peak PSS %@%@)",
-               tool, Double(count) / run.seconds, run.steadyRate.map { String(format: "%.2f", $0) } ?? "-", run.seconds, right, count,
-               mib(Double(run.peakPSS)), run.status == 0 ? "" : ", exit \(run.status)")
+        String(
+            format: "%@ %.2f pages/s (steady %@, %.2f s, right %d/%d, peak PSS %@%@)",
+            tool, Double(count) / run.seconds, run.steadyRate.map { String(format: "%.2f", $0) } ?? "-", run.seconds, right, count,
+            mib(Double(run.peakPSS)), run.status == 0 ? "" : ", exit \(run.status)")
     }
 
     static func median(_ values: [Double]) -> Double {
@@ -341,3 +383,5 @@ enum BrowserComparison {
         ((try? WatchedRun.run(arguments))?.stdout ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
+
+extension JavaScriptSite.Kind: ExpressibleByArgument {}

@@ -40,7 +40,9 @@ enum JavaScriptSite {
     static let timerPage = Data(
         String(decoding: page, as: UTF8.self)
             .replacingOccurrences(of: "fetch('/api/' + n + '.json')", with: "new Promise(r => setTimeout(r, 150)).then(() => fetch('/api/' + n + '.json'))")
-            .replacingOccurrences(of: "  app.appendChild(video);\n", with: "  app.appendChild(video);\n  setTimeout(() => { app.dataset.shown = '1'; }, 300);\n")
+            .replacingOccurrences(
+                of: "  app.appendChild(video);\n", with: "  app.appendChild(video);\n  setTimeout(() => { app.dataset.shown = '1'; }, 300);\n"
+            )
             .utf8)
 
     static let fileName = "js-page.html"

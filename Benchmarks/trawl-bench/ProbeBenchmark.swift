@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import TrawlTesting
 
@@ -13,25 +14,19 @@ import TrawlTesting
 /// Reports, per page: the wall time and CPU `--probe` adds at the concurrency asked for
 /// (`--concurrency 1`: the added latency of one page at a time), and the probes made.
 enum ProbeBenchmark {
-    struct Options {
+    struct Options: ParsableArguments {
+        @Option(help: "URLs in each list.")
         var pages = 1000
-        var concurrency = 32
-        var rounds = 3
-        /// Media per gallery page.
-        var media = 6
 
-        init(_ arguments: ArraySlice<String>) {
-            var rest = arguments
-            while let flag = rest.popFirst() {
-                switch flag {
-                case "--pages": pages = rest.popFirst().flatMap(Int.init) ?? pages
-                case "--concurrency": concurrency = rest.popFirst().flatMap(Int.init) ?? concurrency
-                case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
-                case "--media": media = rest.popFirst().flatMap(Int.init) ?? media
-                default: Usage.unknownOption(flag)
-                }
-            }
-        }
+        @Option(help: "trawl batch's --concurrency and --per-host.")
+        var concurrency = 32
+
+        @Option(help: "Rounds, each trawl batch without --probe and then with it.")
+        var rounds = 3
+
+        /// Media per gallery page.
+        @Option(help: "Media per gallery page.")
+        var media = 6
     }
 
     /// One file per extension: real headers, then filler to a media file's usual size.
@@ -77,8 +72,10 @@ enum ProbeBenchmark {
         defer { try? FileManager.default.removeItem(at: folder) }
         let lists: [(String, [String])] = [
             ("generic corpus (\(files.count) pages)", BatchBenchmark.corpusURLs(port: nginx.port, names: files.map(\.lastPathComponent), count: options.pages)),
-            ("gallery pages (\(options.media) media each, 3 media hosts)",
-             (0..<options.pages).map { "http://127.0.0.1:\(nginx.port)/p/\($0)/gallery-\($0 % galleries).html" }),
+            (
+                "gallery pages (\(options.media) media each, 3 media hosts)",
+                (0..<options.pages).map { "http://127.0.0.1:\(nginx.port)/p/\($0)/gallery-\($0 % galleries).html" }
+            ),
         ]
         for (name, urls) in lists {
             print("list: \(options.pages) URLs over the \(name), concurrency \(options.concurrency)")
@@ -98,11 +95,12 @@ enum ProbeBenchmark {
                 try? FileManager.default.removeItem(at: out)
                 try? FileManager.default.removeItem(at: store)
             }
-            let result = try BatchBenchmark.spawn([
-                BatchBenchmark.trawlBinary, "batch", list.path, "--out", out.path, "--store", store.path,
-                "--concurrency", "\(options.concurrency)", "--per-host", "\(options.concurrency)", "--quiet",
-                "--connect-to", "::127.0.0.1:\(port)", "--plain-http", "--browser", "never",
-            ] + (probe ? ["--probe", "--keep-dead"] : []))
+            let result = try BatchBenchmark.spawn(
+                [
+                    BatchBenchmark.trawlBinary, "batch", list.path, "--out", out.path, "--store", store.path,
+                    "--concurrency", "\(options.concurrency)", "--per-host", "\(options.concurrency)", "--quiet",
+                    "--connect-to", "::127.0.0.1:\(port)", "--plain-http", "--browser", "never",
+                ] + (probe ? ["--probe", "--keep-dead"] : []))
             let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
             let lines = text.split(separator: "\n")
             guard lines.count == urls.count else {
@@ -129,9 +127,11 @@ enum ProbeBenchmark {
             guard let a = try batch("plain-\(round)", probe: false), let b = try batch("probe-\(round)", probe: true) else { continue }
             plain.append(a)
             probed.append(b)
-            print(String(format: "  round %d: %.2f s plain, %.2f s with --probe (%d media, %d probes, %d dead); CPU %.2f → %.2f ms per page",
-                         round + 1, a.seconds, b.seconds, b.media, b.probes, b.dead,
-                         a.cpu * 1000 / Double(options.pages), b.cpu * 1000 / Double(options.pages)))
+            print(
+                String(
+                    format: "  round %d: %.2f s plain, %.2f s with --probe (%d media, %d probes, %d dead); CPU %.2f → %.2f ms per page",
+                    round + 1, a.seconds, b.seconds, b.media, b.probes, b.dead,
+                    a.cpu * 1000 / Double(options.pages), b.cpu * 1000 / Double(options.pages)))
         }
         guard !plain.isEmpty else { return }
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
@@ -140,7 +140,10 @@ enum ProbeBenchmark {
         let cpu = median(zip(plain, probed).map { ($1.cpu - $0.cpu) * 1000 / pages })
         let probes = Double(probed[0].probes) / pages
         print(String(format: "pages: %.0f/s plain, %.0f/s with --probe (medians)", pages / median(plain.map(\.seconds)), pages / median(probed.map(\.seconds))))
-        print(String(format: "--probe adds %.2f ms of wall time and %.2f ms of CPU per page at concurrency %d (%.1f probes per page, at most 64 KiB each; medians of %d rounds)",
-                     wall, cpu, options.concurrency, probes, plain.count))
+        print(
+            String(
+                format:
+                    "--probe adds %.2f ms of wall time and %.2f ms of CPU per page at concurrency %d (%.1f probes per page, at most 64 KiB each; medians of %d rounds)",
+                wall, cpu, options.concurrency, probes, plain.count))
     }
 }

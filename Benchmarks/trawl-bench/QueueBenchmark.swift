@@ -1,3 +1,5 @@
+import ArgumentParser
+import BenchmarkSupport
 import Foundation
 import Logging
 import Synchronization
@@ -6,6 +8,7 @@ import TrawlCore
 import TrawlQueue
 import TrawlQueueWorker
 import TrawlTesting
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,37 +22,41 @@ import Glibc
 /// one `trawl batch` on SQLite and by two queue workers (`trawl batch --queue` and one
 /// `trawl worker`), alternately in the same run: pages per second and their ratio.
 enum QueueBenchmark {
-    struct Options {
+    /// The options of both queue benchmarks: `Benchmarks/queue.sh` passes its arguments to each,
+    /// and each reads its own.
+    struct Options: ParsableArguments {
+        @Option(help: "queue-overhead: URLs pushed.")
         var urls = 1_000_000
-        var workers = [1, 4, 16]
+
+        @Option(name: .customLong("workers"), help: ArgumentHelp("queue-overhead: in-process worker counts, one run each.", valueName: "n,n,…"))
+        var workerCounts = CommaList([1, 4, 16])
+
+        @Option(help: "queue-overhead: hosts the URLs are spread over.")
         var hosts = 1000
+
+        @Option(help: "Jobs in flight per worker and the per-host cap (queue: the SQLite batch's; each queue worker takes half).")
         var concurrency = 32
+
+        @Option(help: "queue: corpus URLs in the list.")
         var pages = 2000
+
+        @Option(help: "queue: rounds, SQLite then the queue.")
         var rounds = 3
+
+        @Flag(help: "queue-overhead: each worker count also with half the slots' jobs claimed ahead, for a before/after in the same run.")
+        var compare = false
+
+        /// Print the busiest statements (`pg_stat_statements`): after each round of `queue`, after each
+        /// worker count of `queue-overhead`.
+        @Flag(help: "Print the server's busiest statements (pg_stat_statements) after each round or worker count.")
+        var statements = false
+
+        var workers: [Int] { workerCounts.values }
+
         /// Runs of `queue-overhead` per worker count: `true` also holds half the slots' jobs
         /// claimed ahead (the default before finishes took over their slots), for a
         /// before/after in the same run (`--compare`).
-        var baselines = [false]
-        /// Print the busiest statements (`pg_stat_statements`): after each round of `queue`, after each
-        /// worker count of `queue-overhead`.
-        var statements = false
-
-        init(_ arguments: ArraySlice<String>) {
-            var rest = arguments
-            while let flag = rest.popFirst() {
-                switch flag {
-                case "--urls": urls = rest.popFirst().flatMap(Int.init) ?? urls
-                case "--workers": workers = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? workers
-                case "--hosts": hosts = rest.popFirst().flatMap(Int.init) ?? hosts
-                case "--concurrency": concurrency = rest.popFirst().flatMap(Int.init) ?? concurrency
-                case "--pages": pages = rest.popFirst().flatMap(Int.init) ?? pages
-                case "--rounds": rounds = rest.popFirst().flatMap(Int.init) ?? rounds
-                case "--compare": baselines = [true, false]
-                case "--statements": statements = true
-                default: Usage.unknownOption(flag)
-                }
-            }
-        }
+        var baselines: [Bool] { compare ? [true, false] : [false] }
     }
 
     /// Answers every request at once with a small page carrying one GIF: no network, no wait.
@@ -68,7 +75,9 @@ enum QueueBenchmark {
         let cluster = try PostgresCluster(
             durable: true, settings: options.statements ? ["shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "all"] : [:])
         defer { cluster.stop() }
-        print("PostgreSQL: a throwaway cluster on 127.0.0.1:\(cluster.port), durable defaults (fsync on, synchronous_commit on); \(ProcessInfo.processInfo.activeProcessorCount) cores, shared with other work")
+        print(
+            "PostgreSQL: a throwaway cluster on 127.0.0.1:\(cluster.port), durable defaults (fsync on, synchronous_commit on); \(ProcessInfo.processInfo.activeProcessorCount) cores, shared with other work"
+        )
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-queue-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -91,7 +100,8 @@ enum QueueBenchmark {
                     _ = try cluster.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", database: location.database)
                 }
                 let clock = ContinuousClock()
-                let (push, work, finished, cpu) = try await QueueStore.withStore(location, logger: Logger(label: "bench"), connections: workers * 2 + 2) { store in
+                let (push, work, finished, cpu) = try await QueueStore.withStore(location, logger: Logger(label: "bench"), connections: workers * 2 + 2) {
+                    store in
                     let pushStart = clock.now
                     let intake = try await Intake(path: list.path, store: store, configuration: batch)
                     while try await !intake.next().finished {}
@@ -117,7 +127,9 @@ enum QueueBenchmark {
                     // Server statistics reach the shared counters within a second of a backend's work.
                     try await Task.sleep(for: .milliseconds(1200))
                     let writes = try serverWrites(cluster, database: location.database)
-                    return (push, work, finished, (cpu.0, cpu.1, writes.wal - before.2.wal, writes.walBytes - before.2.walBytes, writes.commits - before.2.commits))
+                    return (
+                        push, work, finished, (cpu.0, cpu.1, writes.wal - before.2.wal, writes.walBytes - before.2.walBytes, writes.commits - before.2.commits)
+                    )
                 }
                 let pushRate = Double(options.urls) / seconds(push)
                 if workers == 0 {
@@ -125,16 +137,21 @@ enum QueueBenchmark {
                 } else {
                     let workRate = Double(finished) / seconds(work)
                     let jobs = Double(max(1, finished))
-                    print((baseline ? "  claiming half ahead:" : "") + String(format: "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s; CPU per 1000 jobs: workers %.2f s, PostgreSQL %.2f s; per job: %.1f WAL records, %.0f WAL bytes, %.3f commits; this process's peak RSS so far %.0f MB",
-                                 workers, options.urls, seconds(push), pushRate, finished, seconds(work), workRate,
-                                 cpu.0 * 1000 / jobs, cpu.1 * 1000 / jobs, Double(cpu.2) / jobs, Double(cpu.3) / jobs, Double(cpu.4) / jobs,
-                                 peakResidentMegabytes()))
+                    print(
+                        (baseline ? "  claiming half ahead:" : "")
+                            + String(
+                                format:
+                                    "  %2d workers: pushed %d URLs in %.1f s (%.0f/s); %d jobs claimed and completed in %.1f s: %.0f jobs/s; CPU per 1000 jobs: workers %.2f s, PostgreSQL %.2f s; per job: %.1f WAL records, %.0f WAL bytes, %.3f commits; this process's peak RSS so far %.0f MB",
+                                workers, options.urls, seconds(push), pushRate, finished, seconds(work), workRate,
+                                cpu.0 * 1000 / jobs, cpu.1 * 1000 / jobs, Double(cpu.2) / jobs, Double(cpu.3) / jobs, Double(cpu.4) / jobs,
+                                peakResidentMegabytes()))
                 }
                 if options.statements {
                     // Where the server's time goes over the work: per statement, its calls, rows,
                     // milliseconds in all and WAL records, per 1000 jobs.
                     let per = 1000 / Double(max(1, finished))
-                    let top = try cluster.psql("""
+                    let top = try cluster.psql(
+                        """
                         SELECT calls, rows, round((total_exec_time * \(per))::numeric, 1), round(wal_records * \(per)),
                             left(regexp_replace(query, '\\s+', ' ', 'g'), 70)
                         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '\(location.database)')
@@ -162,7 +179,8 @@ enum QueueBenchmark {
         let list = folder.appendingPathComponent("urls.txt")
         try Data((BatchBenchmark.corpusURLs(port: nginx.port, names: names, count: options.pages).joined(separator: "\n") + "\n").utf8).write(to: list)
         let half = max(1, options.concurrency / 2)
-        print("nginx \(NginxServer.version) on 127.0.0.1:\(nginx.port), \(options.pages) corpus URLs; PostgreSQL on 127.0.0.1:\(cluster.port) (durable defaults)")
+        print(
+            "nginx \(NginxServer.version) on 127.0.0.1:\(nginx.port), \(options.pages) corpus URLs; PostgreSQL on 127.0.0.1:\(cluster.port) (durable defaults)")
         print("SQLite: one trawl batch, concurrency \(options.concurrency); queue: trawl batch --queue and one trawl worker, \(half) each")
         let common = ["--per-host", "\(options.concurrency)", "--quiet", "--connect-to", "::127.0.0.1:\(nginx.port)", "--plain-http", "--browser", "never"]
         var ratios: [Double] = []
@@ -173,10 +191,11 @@ enum QueueBenchmark {
         for round in 0..<options.rounds {
             let out = folder.appendingPathComponent("sqlite-\(round).jsonl")
             let sqliteBusy = MachineBusy()
-            let sqlite = try BatchBenchmark.spawn([
-                BatchBenchmark.trawlBinary, "batch", list.path, "--out", out.path, "--store", folder.appendingPathComponent("s-\(round).sqlite").path,
-                "--concurrency", "\(options.concurrency)",
-            ] + common)
+            let sqlite = try BatchBenchmark.spawn(
+                [
+                    BatchBenchmark.trawlBinary, "batch", list.path, "--out", out.path, "--store", folder.appendingPathComponent("s-\(round).sqlite").path,
+                    "--concurrency", "\(options.concurrency)",
+                ] + common)
             let sqliteLines = (try? String(contentsOf: out, encoding: .utf8))?.split(separator: "\n").count ?? 0
 
             let database = "e2e_\(round)_\(UInt32.random(in: 0...UInt32.max))"
@@ -190,9 +209,10 @@ enum QueueBenchmark {
             let serverBefore = serverCPUSeconds(cluster)
             let queueBusy = MachineBusy()
             let started = ContinuousClock.now
-            let batchPID = try spawnDetached([
-                BatchBenchmark.trawlBinary, "batch", list.path, "--out", queueOut.path, "--queue", url, "--concurrency", "\(half)",
-            ] + common)
+            let batchPID = try spawnDetached(
+                [
+                    BatchBenchmark.trawlBinary, "batch", list.path, "--out", queueOut.path, "--queue", url, "--concurrency", "\(half)",
+                ] + common)
             // The worker joins once the list is in the queue, as a second machine would: with
             // --exit-when-empty, a worker that finds no list and no job leaves at once, and the
             // batch would then work alone.
@@ -216,12 +236,15 @@ enum QueueBenchmark {
             let workerCPU = BatchBenchmark.cpuSeconds(workerUsage)
             let queueLines = (try? String(contentsOf: queueOut, encoding: .utf8))?.split(separator: "\n").count ?? 0
             guard sqliteLines == options.pages, queueLines == options.pages, batch.status <= 1, sqlite.status <= 1 else {
-                print("  round \(round + 1): lines sqlite \(sqliteLines), queue \(queueLines) of \(options.pages) (exit \(sqlite.status), \(batch.status)); not counted")
+                print(
+                    "  round \(round + 1): lines sqlite \(sqliteLines), queue \(queueLines) of \(options.pages) (exit \(sqlite.status), \(batch.status)); not counted"
+                )
                 continue
             }
             if options.statements {
                 // Calls, rows and total time of the statements that took the most, and the transactions.
-                let top = try cluster.psql("""
+                let top = try cluster.psql(
+                    """
                     SELECT calls, rows, round(total_exec_time::numeric, 1), left(regexp_replace(query, '\\s+', ' ', 'g'), 90)
                     FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12
                     """, database: database)
@@ -237,21 +260,30 @@ enum QueueBenchmark {
             sqliteCPU.append(sqlite.cpu)
             queueCPU.append((batch.cpu, workerCPU, serverCPU))
             let perPage = 1000 / Double(options.pages)
-            print(String(format: "  round %d: SQLite trawl batch %.0f pages/s (%.2f s); two queue workers %.0f pages/s (%.2f s): %.2f",
-                         round + 1, sqliteRate, sqlite.seconds, queueRate, queueSeconds, queueRate / sqliteRate))
-            print(String(format: "           CPU per page: SQLite run trawl %.2f ms, cores busy %.0f%%; queue run trawl batch %.2f + trawl worker %.2f + PostgreSQL %.2f = %.2f ms, cores busy %.0f%%",
-                         sqlite.cpu * perPage, sqliteShare * 100, batch.cpu * perPage, workerCPU * perPage, serverCPU * perPage,
-                         (batch.cpu + workerCPU + serverCPU) * perPage, queueShare * 100))
+            print(
+                String(
+                    format: "  round %d: SQLite trawl batch %.0f pages/s (%.2f s); two queue workers %.0f pages/s (%.2f s): %.2f",
+                    round + 1, sqliteRate, sqlite.seconds, queueRate, queueSeconds, queueRate / sqliteRate))
+            print(
+                String(
+                    format:
+                        "           CPU per page: SQLite run trawl %.2f ms, cores busy %.0f%%; queue run trawl batch %.2f + trawl worker %.2f + PostgreSQL %.2f = %.2f ms, cores busy %.0f%%",
+                    sqlite.cpu * perPage, sqliteShare * 100, batch.cpu * perPage, workerCPU * perPage, serverCPU * perPage,
+                    (batch.cpu + workerCPU + serverCPU) * perPage, queueShare * 100))
         }
         guard !ratios.isEmpty else { return }
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        print(String(format: "median: SQLite %.0f pages/s, two queue workers %.0f pages/s; ratio %.2f (range %.2f–%.2f over %d rounds) (goal >= 0.9)",
-                     median(sqliteRates), median(queueRates), median(ratios), ratios.min()!, ratios.max()!, ratios.count))
+        print(
+            String(
+                format: "median: SQLite %.0f pages/s, two queue workers %.0f pages/s; ratio %.2f (range %.2f–%.2f over %d rounds) (goal >= 0.9)",
+                median(sqliteRates), median(queueRates), median(ratios), ratios.min()!, ratios.max()!, ratios.count))
         let perPage = 1000 / Double(options.pages)
         let queueTotals = queueCPU.map { $0.batch + $0.worker + $0.server }
-        print(String(format: "median CPU per page: SQLite run %.2f ms; queue run %.2f ms, of which PostgreSQL %.2f ms (the queue's extra CPU per page: %.2f ms)",
-                     median(sqliteCPU) * perPage, median(queueTotals) * perPage, median(queueCPU.map(\.server)) * perPage,
-                     (median(queueTotals) - median(sqliteCPU)) * perPage))
+        print(
+            String(
+                format: "median CPU per page: SQLite run %.2f ms; queue run %.2f ms, of which PostgreSQL %.2f ms (the queue's extra CPU per page: %.2f ms)",
+                median(sqliteCPU) * perPage, median(queueTotals) * perPage, median(queueCPU.map(\.server)) * perPage,
+                (median(queueTotals) - median(sqliteCPU)) * perPage))
     }
 
     /// The share of the machine's cores busy (anything but idle, I/O wait and niced work) from its creation
@@ -268,7 +300,8 @@ enum QueueBenchmark {
 
         private static func ticks() -> (busy: Double, idle: Double) {
             guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return (0, 0) }
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") })
+            else { return (0, 0) }
             // user nice system idle iowait irq softirq steal …; niced work (a fuzzer beside the
             // benchmark) yields to the run, so it counts as room the run left unused.
             let values = line.split(separator: " ").dropFirst().compactMap { Double($0) }
@@ -305,7 +338,9 @@ enum QueueBenchmark {
     /// postmaster has reaped (backends of connections that closed), from /proc.
     static func serverCPUSeconds(_ cluster: PostgresCluster) -> Double {
         let pidFile = cluster.folder.appendingPathComponent("data/postmaster.pid")
-        guard let text = try? String(contentsOf: pidFile, encoding: .utf8), let postmaster = text.split(separator: "\n").first.flatMap({ Int($0) }) else { return 0 }
+        guard let text = try? String(contentsOf: pidFile, encoding: .utf8), let postmaster = text.split(separator: "\n").first.flatMap({ Int($0) }) else {
+            return 0
+        }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         var total = 0.0
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TrawlTesting
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,50 +1,67 @@
+import ArgumentParser
+import BenchmarkSupport
 import Foundation
 import Synchronization
-import TrawlBrowser
+import Trawl
 import TrawlCore
 import TrawlTesting
 
-/// Figures for the browser loader on small JavaScript pages served on loopback: time to the
-/// browser's first reply, time to a settled DOM, pages/s at concurrency 1/4/8, and the peak PSS of
-/// the browser's process tree, and the browser's CPU per page by process type.
-/// `swift run -c release trawl-browser-bench [--quiet MS] [--pages N] [--no-pss] [--concurrency 1,4,8]
-/// [--variant NAME='--chromium-switch …']…` (each variant runs the same pages in the same run,
-/// after the default, with those switches added).
+/// `trawl-browser-bench`: figures for the browser loader on small JavaScript pages served on
+/// loopback: time to the browser's first reply, time to a settled DOM, pages/s at concurrency
+/// 1/4/8, the peak PSS of the browser's process tree, and the browser's CPU per page by process
+/// type. Each `--variant` runs the same pages in the same run, after the default, with its
+/// Chromium switches added.
 /// Trawl's CPU includes the in-process loopback server that serves the pages (and, unless
 /// `--no-pss`, the PSS sampler's reads of /proc).
+struct BrowserBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trawl-browser-bench",
+        abstract: "The browser loader alone (BrowserPool): launch, settle time, pages/s, peak PSS, CPU per page by Chromium process type.",
+        discussion: "Run from the repository's top folder: swift run -c release --package-path Benchmarks trawl-browser-bench (see Benchmarks/README.md).")
+
+    @Option(help: "The network-quiet window a page settles after, in milliseconds.")
+    var quiet = 400
+
+    @Option(help: "Pages per run.")
+    var pages = 40
+
+    // Reading smaps_rollup costs CPU here too: without it, trawl's own CPU is its own.
+    @Flag(name: .customLong("pss"), inversion: .prefixedNo, help: "Sample the browser's PSS (the reads of /proc count in trawl's CPU).")
+    var samplesPSS = true
+
+    @Option(help: ArgumentHelp("Concurrencies measured.", valueName: "n,n,…"))
+    var concurrency = CommaList([1, 4, 8])
+
+    /// `--variant NAME='--switch-a --switch-b'`: the same pages with these Chromium switches
+    /// added, interleaved with the default in one run (repeatable).
+    @Option(
+        name: .customLong("variant"),
+        help: ArgumentHelp(
+            "The same pages with these Chromium switches added, interleaved with the default in one run (repeatable).",
+            valueName: "name='--switch …'"))
+    var variantSpecs: [String] = []
+
+    func run() async throws { try await BrowserBenchmark.run(self) }
+}
+
 enum BrowserBenchmark {
-    static func run(_ arguments: [String]) async throws {
-        var quiet = 400
-        var pagesPerRun = 40
-        var samplesPSS = true
+    static func run(_ options: BrowserBench) async throws {
+        let quiet = options.quiet
+        let pagesPerRun = options.pages
+        let samplesPSS = options.samplesPSS
         var variants: [(name: String, arguments: [String])] = [("default", [])]
-        var concurrencies = [1, 4, 8]
-        var index = 0
-        while index < arguments.count {
-            switch arguments[index] {
-            case "--quiet": quiet = Int(arguments[index + 1]) ?? quiet; index += 2
-            case "--pages": pagesPerRun = Int(arguments[index + 1]) ?? pagesPerRun; index += 2
-            case "--concurrency":
-                concurrencies = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
-                index += 2
-            // `--variant NAME='--switch-a --switch-b'`: the same pages with these Chromium
-            // switches added, interleaved with the default in one run (repeatable).
-            case "--variant":
-                let spec = arguments[index + 1]
-                let name = String(spec.prefix { $0 != "=" })
-                let switches = spec.dropFirst(name.count + 1).split(separator: " ").map(String.init)
-                variants.append((name, switches))
-                index += 2
-            // Reading smaps_rollup costs CPU here too: without it, trawl's own CPU is its own.
-            case "--no-pss": samplesPSS = false; index += 1
-            default: index += 1
-            }
+        for spec in options.variantSpecs {
+            let name = String(spec.prefix { $0 != "=" })
+            let switches = spec.dropFirst(name.count + 1).split(separator: " ").map(String.init)
+            variants.append((name, switches))
         }
+        let concurrencies = options.concurrency.values
         let server = try LoopbackServer(keepsAlive: true) { request in
             if request.path.hasPrefix("/api/") {
                 return .json(#"{"items":[{"gif":"https://media.test\#(request.path).gif"}]}"#)
             }
-            return .html("""
+            return .html(
+                """
                 <!doctype html><html><head><title>JS page</title></head><body><div id="root"></div><script>
                 fetch('/api' + location.pathname).then(r => r.json()).then(d => {
                   document.getElementById('root').innerHTML = d.items.map(i => '<img src="' + i.gif + '">').join('');
@@ -57,68 +74,70 @@ enum BrowserBenchmark {
 
         let clock = ContinuousClock()
         for concurrency in concurrencies {
-          for variant in variants {
-            var configuration = BrowserConfiguration(
-                quietWindow: .milliseconds(quiet), maxPages: concurrency, connectTo: ["::127.0.0.1:\(server.port)"])
-            configuration.extraArguments = variant.arguments
-            let pool = BrowserPool(configuration: configuration)
-            let start = clock.now
-            let firstPayload = FirstArrival()
-            let first = try await pool.render(FetchRequest(url: URL(string: "http://js.test/first")!)) { _ in firstPayload.mark() }
-            let firstPage = clock.now - start
-            let firstMedia = (firstPayload.instant ?? clock.now) - start
-            precondition(String(decoding: first.html, as: UTF8.self).contains(".gif"), "the first page has no media")
-            let startup = await pool.lastStartupTime ?? .zero
-            let pid = await pool.browserProcessID ?? 0
-            let sampler = PSSSampler(root: pid)
-            let sampling = Task { samplesPSS ? await sampler.run() : 0 }
-            let byType = ProcessTypeCPU(root: pid)
-            let typeSampling = Task { await byType.run() }
+            for variant in variants {
+                var configuration = BrowserConfiguration(
+                    quietWindow: .milliseconds(quiet), maxPages: concurrency, connectTo: ["::127.0.0.1:\(server.port)"])
+                configuration.extraArguments = variant.arguments
+                let pool = BrowserPool(configuration: configuration)
+                let start = clock.now
+                let firstPayload = FirstArrival()
+                let first = try await pool.render(FetchRequest(url: URL(string: "http://js.test/first")!)) { _ in firstPayload.mark() }
+                let firstPage = clock.now - start
+                let firstMedia = (firstPayload.instant ?? clock.now) - start
+                precondition(String(decoding: first.html, as: UTF8.self).contains(".gif"), "the first page has no media")
+                let startup = await pool.lastStartupTime ?? .zero
+                let pid = await pool.browserProcessID ?? 0
+                let sampler = PSSSampler(root: pid)
+                let sampling = Task { samplesPSS ? await sampler.run() : 0 }
+                let byType = ProcessTypeCPU(root: pid)
+                let typeSampling = Task { await byType.run() }
 
-            var settleTimes: [Duration] = []
-            if concurrency == 1 {
-                for n in 0..<5 {
-                    let t = clock.now
-                    _ = try await pool.render(FetchRequest(url: URL(string: "http://js.test/warm\(n)")!))
-                    settleTimes.append(clock.now - t)
-                }
-            }
-            let browserCPUStart = sampler.cpuSeconds()
-            let ownCPUStart = PSSSampler(root: getpid()).ownCPUSeconds()
-            let runStart = clock.now
-            let withMedia = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for n in 0..<pagesPerRun {
-                    group.addTask {
-                        let page = try await pool.render(FetchRequest(url: URL(string: "http://js.test/c\(concurrency)-\(n)")!))
-                        return page.responses.count == 1 && String(decoding: page.html, as: UTF8.self).contains(".gif")
+                var settleTimes: [Duration] = []
+                if concurrency == 1 {
+                    for n in 0..<5 {
+                        let t = clock.now
+                        _ = try await pool.render(FetchRequest(url: URL(string: "http://js.test/warm\(n)")!))
+                        settleTimes.append(clock.now - t)
                     }
                 }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                let browserCPUStart = sampler.cpuSeconds()
+                let ownCPUStart = PSSSampler(root: getpid()).ownCPUSeconds()
+                let runStart = clock.now
+                let withMedia = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for n in 0..<pagesPerRun {
+                        group.addTask {
+                            let page = try await pool.render(FetchRequest(url: URL(string: "http://js.test/c\(concurrency)-\(n)")!))
+                            return page.responses.count == 1 && String(decoding: page.html, as: UTF8.self).contains(".gif")
+                        }
+                    }
+                    return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                }
+                let elapsed = clock.now - runStart
+                let browserCPU = (sampler.cpuSeconds() - browserCPUStart) / Double(pagesPerRun)
+                let ownCPU = (PSSSampler(root: getpid()).ownCPUSeconds() - ownCPUStart) / Double(pagesPerRun)
+                sampling.cancel()
+                typeSampling.cancel()
+                let peak = await sampling.value
+                let types = await typeSampling.value
+                await pool.shutdown()
+                let rate = Double(pagesPerRun) / seconds(elapsed)
+                var line = "[\(variant.name)] concurrency \(concurrency): \(String(format: "%.2f", rate)) pages/s (\(withMedia)/\(pagesPerRun) with media)"
+                line += ", CPU/page: browser \(String(format: "%.0f", browserCPU * 1000)) ms + trawl \(String(format: "%.0f", ownCPU * 1000)) ms"
+                // Renderers come and go with their pages: theirs is the tree's total less the
+                // processes that live through the run (what exited is counted by its parent).
+                let longLived = types.byType.values.reduce(0, +)
+                let split = types.byType.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.0f", $0.value / Double(pagesPerRun) * 1000))" }
+                line +=
+                    " (renderers \(String(format: "%.0f", (browserCPU - longLived / Double(pagesPerRun)) * 1000)), " + split.joined(separator: ", ")
+                    + "; \(types.renderers) renderer processes seen)"
+                if samplesPSS { line += ", peak browser PSS \(peak / 1024) MB" }
+                line += ", launch→first reply \(ms(startup)), launch→first XHR payload with media \(ms(firstMedia)), launch→first settled DOM \(ms(firstPage))"
+                if !settleTimes.isEmpty {
+                    let sorted = settleTimes.sorted()
+                    line += ", warm page → settled DOM median \(ms(sorted[sorted.count / 2]))"
+                }
+                print(line)
             }
-            let elapsed = clock.now - runStart
-            let browserCPU = (sampler.cpuSeconds() - browserCPUStart) / Double(pagesPerRun)
-            let ownCPU = (PSSSampler(root: getpid()).ownCPUSeconds() - ownCPUStart) / Double(pagesPerRun)
-            sampling.cancel()
-            typeSampling.cancel()
-            let peak = await sampling.value
-            let types = await typeSampling.value
-            await pool.shutdown()
-            let rate = Double(pagesPerRun) / seconds(elapsed)
-            var line = "[\(variant.name)] concurrency \(concurrency): \(String(format: "%.2f", rate)) pages/s (\(withMedia)/\(pagesPerRun) with media)"
-            line += ", CPU/page: browser \(String(format: "%.0f", browserCPU * 1000)) ms + trawl \(String(format: "%.0f", ownCPU * 1000)) ms"
-            // Renderers come and go with their pages: theirs is the tree's total less the
-            // processes that live through the run (what exited is counted by its parent).
-            let longLived = types.byType.values.reduce(0, +)
-            let split = types.byType.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.0f", $0.value / Double(pagesPerRun) * 1000))" }
-            line += " (renderers \(String(format: "%.0f", (browserCPU - longLived / Double(pagesPerRun)) * 1000)), " + split.joined(separator: ", ") + "; \(types.renderers) renderer processes seen)"
-            if samplesPSS { line += ", peak browser PSS \(peak / 1024) MB" }
-            line += ", launch→first reply \(ms(startup)), launch→first XHR payload with media \(ms(firstMedia)), launch→first settled DOM \(ms(firstPage))"
-            if !settleTimes.isEmpty {
-                let sorted = settleTimes.sorted()
-                line += ", warm page → settled DOM median \(ms(sorted[sorted.count / 2]))"
-            }
-            print(line)
-          }
         }
     }
 

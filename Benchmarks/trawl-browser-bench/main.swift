@@ -1,7 +1,4 @@
-import Foundation
-import TrawlBrowser
-import TrawlCore
-import TrawlTesting
+import BenchmarkSupport
 
 // The measurement Benchmarks/RESULTS.md reports.
-try await BrowserBenchmark.run(Array(CommandLine.arguments.dropFirst()))
+await BenchmarkCommandLine.main(BrowserBench.self)

@@ -3,47 +3,56 @@
 // them (each group prepared, then one transaction), and times `!local` queries with facet counts
 // and highlights.
 //
-//   swift run -c release trawl-index-bench [--rows 1000000] [--queries 300] [--path FILE] [--keep]
-//                                          [--exact] [--repeat PERCENT]
+//   swift run -c release --package-path Benchmarks trawl-index-bench [--rows 1000000] [--queries 300]
+//                                    [--path FILE] [--keep] [--exact] [--repeat PERCENT]   (--help)
 //
 // Prints the insert rate, the file size and p50/p99 per query shape. `--exact` counts, facets and
 // ranks every match (no `countLimit`), to compare with the capped count from the same binary. `--repeat 30` makes 30% of the media ones found before, on
 // a page of their own (often another site's): a search then collapses a media's entries into
 // one result and counts it once (by default every media is on one page). Figures depend on the
 // machine and on what else it runs: rerun it, do not quote a number without saying where.
+import ArgumentParser
+import BenchmarkSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import TrawlCore
 import TrawlIndex
 import TrawlTesting
 
-struct Arguments {
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `trawl-index-bench`'s command line.
+struct IndexBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trawl-index-bench",
+        abstract: "The local index at scale: insert rate, size on disk, and `!local` latency with facets and highlights per query shape.",
+        discussion: "Run from the repository's top folder: swift run -c release --package-path Benchmarks trawl-index-bench (make bench-index).")
+
+    @Option(help: "Rows (media) to index.")
     var rows = 1_000_000
+
+    @Option(help: "Queries timed per shape (after ten that warm the page cache).")
     var queries = 300
+
+    @Option(help: "The index file (default: one in a new temporary folder).")
     var path: String?
+
+    @Flag(help: "Keep the index after the run.")
     var keep = false
-    var pageSize = 4
-    var group = 500
+
+    @Flag(help: "Count, facet and rank every match (no count limit).")
     var exact = false
+
+    @Option(name: .customLong("repeat"), help: ArgumentHelp("Percent of the media that are ones found before, on a page of their own.", valueName: "percent"))
     var repeatPercent = 0
 
-    init(_ list: [String]) {
-        var list = list[...]
-        while let flag = list.popFirst() {
-            switch flag {
-            case "--rows": rows = Int(list.popFirst() ?? "") ?? rows
-            case "--queries": queries = Int(list.popFirst() ?? "") ?? queries
-            case "--path": path = list.popFirst()
-            case "--keep": keep = true
-            case "--exact": exact = true
-            case "--repeat": repeatPercent = min(max(Int(list.popFirst() ?? "") ?? 0, 0), 100)
-            default:
-                FileHandle.standardError.write(Data("usage: trawl-index-bench [--rows N] [--queries N] [--path FILE] [--keep] [--exact] [--repeat PERCENT]\n".utf8))
-                exit(2)
-            }
-        }
+    /// Media per page and pages per transaction, as a writer's flush groups them.
+    var pageSize: Int { 4 }
+    var group: Int { 500 }
+
+    func validate() throws {
+        guard (0...100).contains(repeatPercent) else { throw ValidationError("--repeat is a percentage, 0 to 100") }
     }
 }
 
@@ -85,7 +94,7 @@ func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
 }
 
-let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
+let arguments = BenchmarkCommandLine.parse(IndexBench.self)
 var generator = SplitMix64(seed: 19)
 let vocabulary = WordList(count: 5000, generator: &generator).words
 // One common word in a tenth of all titles: the worst case a real index meets ("cat").
@@ -96,7 +105,9 @@ let path = arguments.path ?? FileManager.default.temporaryDirectory.appendingPat
 
 let index = try MediaIndex(path: path)
 let clock = ContinuousClock()
-print("trawl-index-bench: \(arguments.rows) rows, \(arguments.pageSize) per page, vocabulary \(vocabulary.count) words (uniform, 4–8 per title; '\(common)' in 10% of titles), groups of \(arguments.group) pages")
+print(
+    "trawl-index-bench: \(arguments.rows) rows, \(arguments.pageSize) per page, vocabulary \(vocabulary.count) words (uniform, 4–8 per title; '\(common)' in 10% of titles), groups of \(arguments.group) pages"
+)
 print("index: \(path)")
 if arguments.repeatPercent > 0 { print("repeats: \(arguments.repeatPercent)% of the media are ones found before, on another page") }
 print(arguments.exact ? "queries: every match counted and ranked (--exact)" : "queries: the \(MediaIndex.countLimit) newest matches counted and ranked")
@@ -127,10 +138,11 @@ for pageNumber in 0..<pages {
         var words = (0..<Int.random(in: 4...8, using: &generator)).map { _ in vocabulary.randomElement(using: &generator)! }
         if Int.random(in: 0..<10, using: &generator) == 0 { words.insert(common, at: Int.random(in: 0...words.count, using: &generator)) }
         let side = [120, 200, 320, 480, 640, 1080].randomElement(using: &generator)!
-        media.append(Media(
-            url: "https://media.\(site).com/\(pageNumber)/\(n).gif", kind: kinds.randomElement(using: &generator)!,
-            width: side, height: side * 9 / 16, title: words.joined(separator: " "), page: pageURL,
-            provenance: Provenance(parser: "bench", origin: .document)))
+        media.append(
+            Media(
+                url: "https://media.\(site).com/\(pageNumber)/\(n).gif", kind: kinds.randomElement(using: &generator)!,
+                width: side, height: side * 9 / 16, title: words.joined(separator: " "), page: pageURL,
+                provenance: Provenance(parser: "bench", origin: .document)))
         if arguments.repeatPercent > 0 { made.append(media[media.count - 1]) }
     }
     rows += media.count
@@ -151,9 +163,14 @@ let insertSeconds = milliseconds(clock.now - start) / 1000
 let insertCPU = cpuSeconds() - startCPU
 try await index.checkpoint()
 let stats = try await index.stats()
-print(String(format: "insert: %d rows in %.1f s wall = %.0f rows/s (%@)", stats.media, insertSeconds, Double(stats.media) / insertSeconds,
-             "straight into the index, one transaction per group" as NSString))
-print(String(format: "        CPU: %.1f s in all, %.1f s in the index's transactions = %.0f rows per CPU second (the rest: generating the rows)", insertCPU, flushCPU, Double(stats.media) / max(flushCPU, 0.001)))
+print(
+    String(
+        format: "insert: %d rows in %.1f s wall = %.0f rows/s (%@)", stats.media, insertSeconds, Double(stats.media) / insertSeconds,
+        "straight into the index, one transaction per group" as NSString))
+print(
+    String(
+        format: "        CPU: %.1f s in all, %.1f s in the index's transactions = %.0f rows per CPU second (the rest: generating the rows)", insertCPU,
+        flushCPU, Double(stats.media) / max(flushCPU, 0.001)))
 print(String(format: "size:   %.1f MiB on disk (%.0f bytes per row)", Double(stats.bytes) / 1_048_576, Double(stats.bytes) / Double(max(stats.media, 1))))
 
 // Queries: each with facet counts over every match and highlighted titles for the page of 25.
@@ -178,10 +195,12 @@ print(String(format: "size:   %.1f MiB on disk (%.0f bytes per row)", Double(sta
     }
     times.sort()
     totals.sort()
-    print(String(format: "%-28@ p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  CPU mean %7.2f ms  (matches p50 %d, max %d%@)",
-                 name as NSString, percentile(times, 0.5), percentile(times, 0.99), times.last ?? 0, cpu * 1000 / Double(max(times.count, 1)),
-                 Int(percentile(totals.map(Double.init), 0.5)), totals.last ?? 0,
-                 (capped > 0 ? "+, \(capped) of \(times.count) capped at \(MediaIndex.countLimit)" : "") as NSString))
+    print(
+        String(
+            format: "%-28@ p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  CPU mean %7.2f ms  (matches p50 %d, max %d%@)",
+            name as NSString, percentile(times, 0.5), percentile(times, 0.99), times.last ?? 0, cpu * 1000 / Double(max(times.count, 1)),
+            Int(percentile(totals.map(Double.init), 0.5)), totals.last ?? 0,
+            (capped > 0 ? "+, \(capped) of \(times.count) capped at \(MediaIndex.countLimit)" : "") as NSString))
 }
 
 try await shape("one word") { "!local " + vocabulary.randomElement(using: &$0)! }

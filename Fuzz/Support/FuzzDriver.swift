@@ -5,7 +5,8 @@ public typealias FuzzCallback = @convention(c) (UnsafePointer<UInt8>?, Int) -> C
 private func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,
     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: FuzzCallback) -> CInt
+    _ callback: FuzzCallback
+) -> CInt
 
 /// Runs libFuzzer's driver (its command line: corpus folders, `-max_total_time=N`, …).
 ///

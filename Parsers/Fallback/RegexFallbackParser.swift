@@ -25,7 +25,8 @@ package struct RegexFallbackParser: Parser {
         // scan would add are the ones the structure says belong elsewhere (a user's profile
         // images, a quoted post, a comment's text).
         if payload.info.isJSON, (try? JSONValue(parsing: payload.body)) != nil { return ResultSet() }
-        let found = payload.overflow.map { Self.urls(in: $0.candidates, limit: limit) }
+        let found =
+            payload.overflow.map { Self.urls(in: $0.candidates, limit: limit) }
             ?? payload.body.withUnsafeBytes { Self.scan($0.bindMemory(to: UInt8.self), limit: limit) }
         let media = found.map { url -> Media in
             var media = MediaHints(url: url).media(parser: name, payload: payload)
@@ -77,7 +78,8 @@ package struct RegexFallbackParser: Parser {
         // The kind comes from the extension, or (extensionless) from a video-only host.
         let hints = MediaHints(url: url)
         guard hints.isAnimatedMedia, !Decorations.isDecoration(url, width: nil, height: nil), !Decorations.isAdOrTracker(url),
-              hints.kind != .webp || KnownMediaHosts.servesAnimatedWebP(url) else { return nil }
+            hints.kind != .webp || KnownMediaHosts.servesAnimatedWebP(url)
+        else { return nil }
         return url
     }
 }

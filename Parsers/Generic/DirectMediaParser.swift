@@ -13,7 +13,8 @@ package struct DirectMediaParser: Parser {
     }
 
     package func parse(_ payload: Payload) throws -> ResultSet {
-        let hints = MediaHints(url: payload.info.url.absoluteString, mimeType: payload.info.contentType, byteSize: payload.body.isEmpty ? nil : payload.body.count)
+        let hints = MediaHints(
+            url: payload.info.url.absoluteString, mimeType: payload.info.contentType, byteSize: payload.body.isEmpty ? nil : payload.body.count)
         guard hints.isAnimatedMedia else { return ResultSet() }
         var media = hints.media(parser: name, payload: payload)
         (media.width, media.height) = Self.gifSize(payload.body) ?? (nil, nil)

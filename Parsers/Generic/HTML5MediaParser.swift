@@ -83,16 +83,18 @@ package struct HTML5MediaParser: Parser {
                 var seenReferences = Set<String>()
                 let candidates: [(hints: MediaHints, isSrc: Bool)] = references.compactMap { item in
                     guard seenReferences.insert(item.reference).inserted, Self.mayNameAnimatedImage(item.reference),
-                          !(item.isSrc && placeholders.contains(item.reference)),
-                          let url = document.resolve(item.reference),
-                          // A placeholder named as one (`blank.gif`, `lazy_placeholder.gif`).
-                          !(item.isSrc && element.original != nil && Decorations.isDecoration(url, width: nil, height: nil)) else { return nil }
+                        !(item.isSrc && placeholders.contains(item.reference)),
+                        let url = document.resolve(item.reference),
+                        // A placeholder named as one (`blank.gif`, `lazy_placeholder.gif`).
+                        !(item.isSrc && element.original != nil && Decorations.isDecoration(url, width: nil, height: nil))
+                    else { return nil }
                     let hints = MediaHints(url: url, width: item.width, height: nil)
                     return hints.isAnimatedMedia && Self.imageKinds.contains(hints.kind ?? .unknown) ? (hints, item.isSrc) : nil
                 }
                 guard let first = candidates.first, !Decorations.isDecoration(first.hints.url, width: element.width, height: element.height),
-                      !Decorations.isAdOrTracker(first.hints.url),
-                      first.hints.kind != .webp || KnownMediaHosts.servesAnimatedWebP(first.hints.url) else { continue }
+                    !Decorations.isAdOrTracker(first.hints.url),
+                    first.hints.kind != .webp || KnownMediaHosts.servesAnimatedWebP(first.hints.url)
+                else { continue }
                 var primary = first.hints
                 // The <img>'s declared size is its src's; a full file has only what it declares.
                 if first.isSrc { (primary.width, primary.height) = (element.width, element.height) }
@@ -103,8 +105,9 @@ package struct HTML5MediaParser: Parser {
                 if !first.isSrc, let width = first.hints.width, width > (element.width ?? 0) { media.evidence = [Evidence.linkedFullFile] }
                 // Other sizes of the same image, each with the size it declares (never the <img>'s).
                 media.renditions = candidates.dropFirst().filter { $0.hints.url != primary.url }.map {
-                    Rendition(url: $0.hints.url, kind: $0.hints.kind ?? .unknown, width: $0.isSrc ? element.width : $0.hints.width,
-                              height: $0.isSrc ? element.height : nil)
+                    Rendition(
+                        url: $0.hints.url, kind: $0.hints.kind ?? .unknown, width: $0.isSrc ? element.width : $0.hints.width,
+                        height: $0.isSrc ? element.height : nil)
                 }
                 insert(media, element)
             case .embed:

@@ -69,7 +69,8 @@ extension KnownMediaHosts {
     /// `200w_s.gif`, `480w_s.jpg`): a still GIF, not the animation.
     static func isNamedStill(_ url: String) -> Bool {
         guard url.containsASCII("_s.", ignoringCase: true), let host = host(of: url)?.lowercased(),
-              host == "giphy.com" || host.hasSuffix(".giphy.com") else { return false }
+            host == "giphy.com" || host.hasSuffix(".giphy.com")
+        else { return false }
         let path = url.prefix { $0 != "?" && $0 != "#" }
         guard let name = path.split(separator: "/").last?.lowercased() else { return false }
         return name.hasSuffix("_s.gif") || name.hasSuffix("_s.webp") || name.hasSuffix("_s.jpg")
@@ -99,7 +100,10 @@ enum Decorations {
         if let height, height < 40 { return true }
         let path = url.lowercased().split(separator: "?").first ?? ""
         let name = path.split(separator: "/").last ?? ""
-        let decorative = ["spacer", "blank", "pixel", "clear", "cleardot", "loading", "loader", "spinner", "transparent", "1x1", "trans", "ajax-loader", "px", "beacon", "track", "tracking"]
+        let decorative = [
+            "spacer", "blank", "pixel", "clear", "cleardot", "loading", "loader", "spinner", "transparent", "1x1", "trans", "ajax-loader", "px", "beacon",
+            "track", "tracking",
+        ]
         if decorative.contains(where: { name.hasPrefix($0 + ".") || name == "\($0).gif" }) { return true }
         // Words of the file's stem that only interface images carry (`ajax-spinner-32.gif`,
         // `icons_sprite.gif`, `tracking_pixel.gif`).
@@ -109,7 +113,9 @@ enum Decorations {
         let words = stem.split { $0 == "-" || $0 == "_" || $0 == "." || $0 == "@" }
         if words.contains(where: { word in
             interfaceWords.contains(String(word)) || interfacePrefixes.contains { word.hasPrefix($0) }
-        }) { return true }
+        }) {
+            return true
+        }
         // Folders that hold ads, tracking and interface art.
         let folders = path.split(separator: "/").dropLast()
         return folders.contains { interfaceFolders.contains(String($0)) }
@@ -135,7 +141,9 @@ enum Decorations {
         let labels = host.split(separator: ".").dropLast()  // not the top-level domain
         if let first = labels.first, trackerFirstLabels.contains(String(first)) { return true }
         // Ad servers and trackers name themselves (`adsnative.com`, `vs.dmtracker.com`).
-        return labels.contains { $0.hasPrefix("adserv") || $0.hasPrefix("adsnative") || String($0).containsASCII("tracker") || String($0).containsASCII("tracking") }
+        return labels.contains {
+            $0.hasPrefix("adserv") || $0.hasPrefix("adsnative") || String($0).containsASCII("tracker") || String($0).containsASCII("tracking")
+        }
     }
 
     static let trackerFirstLabels: Set<String> = [
@@ -147,7 +155,8 @@ enum Decorations {
         "doubleclick.net", "googlesyndication.com", "googleadservices.com", "google-analytics.com", "googletagmanager.com",
         "adnxs.com", "amazon-adsystem.com", "criteo.com", "criteo.net", "taboola.com", "outbrain.com", "scorecardresearch.com",
         "quantserve.com", "moatads.com", "pubmatic.com", "rubiconproject.com", "openx.net", "adsrvr.org", "mathtag.com",
-        "bluekai.com", "krxd.net", "demdex.net", "yieldmo.com", "adform.net", "bidswitch.net", "rlcdn.com", "agkn.com", "adsymptotic.com", "everesttech.net", "casalemedia.com", "sharethrough.com",
+        "bluekai.com", "krxd.net", "demdex.net", "yieldmo.com", "adform.net", "bidswitch.net", "rlcdn.com", "agkn.com", "adsymptotic.com", "everesttech.net",
+        "casalemedia.com", "sharethrough.com",
         "teads.tv", "smartadserver.com", "advertising.com", "adtech.de", "revcontent.com", "mgid.com", "zemanta.com", "bat.bing.com",
         "facebook.net", "hotjar.com", "chartbeat.net", "newrelic.com", "nr-data.net", "ads-twitter.com", "revsci.net",
     ]

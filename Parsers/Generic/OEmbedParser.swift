@@ -30,7 +30,9 @@ package struct OEmbedParser: Parser {
                 url: url, width: sized ? json["width"]?.int : json["thumbnail_width"]?.int,
                 height: sized ? json["height"]?.int : json["thumbnail_height"]?.int)
             guard hints.isAnimatedMedia else { continue }
-            var media = hints.media(parser: name, payload: payload, title: title, still: thumbnail == url ? nil : thumbnail.flatMap { MediaKind(urlString: $0) == .still ? $0 : nil })
+            var media = hints.media(
+                parser: name, payload: payload, title: title,
+                still: thumbnail == url ? nil : thumbnail.flatMap { MediaKind(urlString: $0) == .still ? $0 : nil })
             media.page = json["web_page"]?.string ?? media.page
             collection.insert(media)
         }

@@ -96,9 +96,13 @@ enum StateItems {
             guard token.count >= 4, token.count <= 80 else { return }
             var digit = false, upper = false, lower = false
             for c in token {
-                if c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") { digit = true }
-                else if c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") { upper = true }
-                else if c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z") { lower = true }
+                if c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") {
+                    digit = true
+                } else if c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") {
+                    upper = true
+                } else if c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z") {
+                    lower = true
+                }
             }
             if digit || (upper && lower && token.count >= 5) { tokens.insert(String(Substring(token))) }
         }
@@ -195,7 +199,8 @@ enum StateItems {
             }
         case .array(let array):
             let objects = array.filter { $0.object != nil }
-            let isFormatList = formatListKeys.contains((name ?? "").lowercased())
+            let isFormatList =
+                formatListKeys.contains((name ?? "").lowercased())
                 || objects.contains { $0["type"] != nil || $0["mimeType"] != nil || $0["content_type"] != nil || $0["bitrate"] != nil }
             for element in array {
                 if element.object != nil, !isFormatList {
@@ -217,7 +222,8 @@ enum StateItems {
 
     private static func add(_ string: String, name: String?, holder: [String: JSONValue]?, to files: inout SiteMedia, base: String) {
         guard string.count < 4096, string.hasPrefix("http://") || string.hasPrefix("https://") || string.hasPrefix("//") || string.hasPrefix("/"),
-              !string.utf8.contains(0x20), let url = URLResolver.resolve(string, base: base) else { return }
+            !string.utf8.contains(0x20), let url = URLResolver.resolve(string, base: base)
+        else { return }
         let lowered = name?.lowercased() ?? ""
         let width = dimension(holder?["width"] ?? holder?["w"]), height = dimension(holder?["height"] ?? holder?["h"])
         var hints = MediaHints(url: url, width: width, height: height)
@@ -242,7 +248,8 @@ enum StateItems {
         }
         // One pass over the holder's keys, compared without copies: this runs for every
         // extensionless URL of a state object, most of them links.
-        for (key, value) in holder ?? [:] where typeFields.contains(where: { key.utf8.elementsEqual($0.utf8) { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 } }) {
+        for (key, value) in holder ?? [:]
+        where typeFields.contains(where: { key.utf8.elementsEqual($0.utf8) { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 } }) {
             if let value = value.string?.lowercased(), value.hasPrefix("video/") || value == "image/gif" { return value }
         }
         if let format = holder?["format"]?.string?.lowercased() {
@@ -262,7 +269,9 @@ enum StateItems {
     static let typeFields = ["mime_type", "mimetype", "content_type", "contenttype", "encodingformat"]
 
     /// Keys under which players keep the address of the video they play.
-    static let playerAddressKeys = ["playaddr", "play_addr", "downloadaddr", "download_addr", "playurl", "play_url", "videourl", "video_url", "playback_url", "playbackurl"]
+    static let playerAddressKeys = [
+        "playaddr", "play_addr", "downloadaddr", "download_addr", "playurl", "play_url", "videourl", "video_url", "playback_url", "playbackurl",
+    ]
 
     static func dimension(_ value: JSONValue?) -> Int? {
         if let number = value?.number, number > 0 { return number }

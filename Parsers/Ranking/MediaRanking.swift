@@ -118,7 +118,8 @@ package enum MediaRanking {
     /// or sits in page furniture or another post.
     static func isBesideThePagesMedia(_ media: Media, verdict: Explanation, keptFolders: Set<String>) -> Bool {
         guard verdict.rule == Rule.noEvidence, media.width == nil, media.height == nil,
-              let folder = folder(of: media.url), keptFolders.contains(folder) else { return false }
+            let folder = folder(of: media.url), keptFolders.contains(folder)
+        else { return false }
         return media.evidence?.contains(Evidence.otherPost) != true
     }
 
@@ -144,7 +145,8 @@ package enum MediaRanking {
         for part in name.split(whereSeparator: { $0 == "-" || $0 == "_" || $0 == "." }) {
             let sides = part.lowercased().split(separator: "x")
             guard sides.count == 2, sides.allSatisfy({ (2...5).contains($0.count) }),
-                  let width = Int(sides[0]), let height = Int(sides[1]) else { continue }
+                let width = Int(sides[0]), let height = Int(sides[1])
+            else { continue }
             return (width, height)
         }
         return nil
@@ -199,9 +201,11 @@ extension MediaRanking {
     /// generic parsers found; a site parser's primary rule stands.
     static func preferringTheOriginal(_ media: Media, siteParsers: Set<String>) -> Media {
         guard !siteParsers.contains(media.provenance.parser), imageKinds.contains(media.kind),
-              media.renditions.contains(where: { $0.kind == media.kind }) else { return media }
+            media.renditions.contains(where: { $0.kind == media.kind })
+        else { return media }
         struct File { var url: String, width: Int?, height: Int?, byteSize: Int? }
-        let files = [File(url: media.url, width: media.width, height: media.height, byteSize: media.byteSize)]
+        let files =
+            [File(url: media.url, width: media.width, height: media.height, byteSize: media.byteSize)]
             + media.renditions.filter { $0.kind == media.kind }.map { File(url: $0.url, width: $0.width, height: $0.height, byteSize: $0.byteSize) }
         func rank(_ file: File) -> (Int, Int) {
             let marks = ResizeMarks(file.url)
@@ -246,7 +250,8 @@ struct ResizeMarks {
             // Blogger-style size folders: `s640`, `s72-c`, `w1200-h630-p-k-nu`.
             let pieces = segment.split(separator: "-")
             guard let first = pieces.first, first.count >= 2, let letter = first.first, "swh".contains(letter),
-                  let number = Int(first.dropFirst()) else { continue }
+                let number = Int(first.dropFirst())
+            else { continue }
             isResized = true
             width = width ?? number
             if pieces.dropFirst().contains(where: { $0 == "c" || $0 == "p" }) { isCropped = true }

@@ -25,7 +25,8 @@ package struct BlueskySite: Site {
     static func post(_ url: URL) -> (actor: String, rkey: String)? {
         let parts = url.path.split(separator: "/").map(String.init)
         guard parts.count >= 4, parts[0] == "profile", parts[2] == "post", !parts[1].isEmpty,
-              parts[3].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+            parts[3].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+        else { return nil }
         return (parts[1], parts[3])
     }
 
@@ -94,8 +95,9 @@ package struct BlueskyPostParser: Parser {
         case "app.bsky.embed.video#view":
             let ratio = embed["aspectRatio"]
             files.caption = embed["alt"]?.string
-            files.add(embed["playlist"]?.string, name: "hls", mimeType: "application/x-mpegurl",
-                      width: ratio?["width"]?.number, height: ratio?["height"]?.number)
+            files.add(
+                embed["playlist"]?.string, name: "hls", mimeType: "application/x-mpegurl",
+                width: ratio?["width"]?.number, height: ratio?["height"]?.number)
             files.addStill(embed["thumbnail"]?.string, width: ratio?["width"]?.number, height: ratio?["height"]?.number)
         case "app.bsky.embed.images#view":
             // Images are re-encoded stills (`@jpeg`): a file counts only if it is animated.
@@ -129,7 +131,8 @@ package struct BlueskyPostParser: Parser {
     /// size Bluesky's picker puts in `hh`/`ww`.
     static func gifLink(_ uri: String) -> (width: Int?, height: Int?)? {
         guard let components = URLComponents(string: uri), let host = components.host?.lowercased(),
-              host.hasSuffix("tenor.com") || host.hasSuffix("giphy.com"), components.path.lowercased().hasSuffix(".gif") else { return nil }
+            host.hasSuffix("tenor.com") || host.hasSuffix("giphy.com"), components.path.lowercased().hasSuffix(".gif")
+        else { return nil }
         let items = components.queryItems ?? []
         func value(_ name: String) -> Int? { items.first { $0.name == name }?.value.flatMap { Int($0) } }
         return (value("ww"), value("hh"))

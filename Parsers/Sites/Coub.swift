@@ -19,7 +19,8 @@ package struct CoubSite: Site {
     package func rewrite(_ url: URL) -> [URL] {
         let parts = url.path.split(separator: "/").map(String.init)
         guard parts.count == 2, parts[0] == "view" || parts[0] == "embed",
-              parts[1].allSatisfy({ $0.isLetter || $0.isNumber }) else { return [] }
+            parts[1].allSatisfy({ $0.isLetter || $0.isNumber })
+        else { return [] }
         return [URL(string: "https://coub.com/api/v2/coubs/\(parts[1])")!]
     }
 }
@@ -53,8 +54,9 @@ package struct CoubAPIParser: Parser {
         for (index, size) in names.enumerated() {
             guard let file = video?[size] else { continue }
             // Only the largest is the size `dimensions.big` gives.
-            files.add(file["url"]?.string, name: "video-only-\(size)", mimeType: "video/mp4",
-                      width: index == 0 ? width : nil, height: index == 0 ? height : nil, byteSize: file["size"]?.number)
+            files.add(
+                file["url"]?.string, name: "video-only-\(size)", mimeType: "video/mp4",
+                width: index == 0 ? width : nil, height: index == 0 ? height : nil, byteSize: file["size"]?.number)
         }
         if let share = versions["share"]?["default"]?.string {
             files.add(share, name: "share-with-sound", mimeType: "video/mp4")
@@ -63,7 +65,8 @@ package struct CoubAPIParser: Parser {
         var set = ResultSet(media: [files.media(parser: name, payload: payload)].compactMap { $0 })
         set.isDefinitive = true
         if !set.media.isEmpty {
-            set.diagnostics.append(Diagnostic(.info, "Coub's loop files carry no sound; its audio track (file_versions.html5.audio) plays beside them", source: name))
+            set.diagnostics.append(
+                Diagnostic(.info, "Coub's loop files carry no sound; its audio track (file_versions.html5.audio) plays beside them", source: name))
         }
         return set
     }

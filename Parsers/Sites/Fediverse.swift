@@ -45,7 +45,8 @@ package struct FediverseSite: Site {
 
     static func post(_ url: URL) -> Post? {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host?.lowercased(),
-              !notInstances.contains(where: { host == $0 || host.hasSuffix("." + $0) }) else { return nil }
+            !notInstances.contains(where: { host == $0 || host.hasSuffix("." + $0) })
+        else { return nil }
         let parts = url.path.split(separator: "/").map(String.init)
         func isNumeric(_ id: String) -> Bool { (1...20).contains(id.count) && id.allSatisfy(\.isASCIIDigit) }
         // GoToSocial's ids are ULIDs: 26 upper-case Crockford base-32 characters.
@@ -168,10 +169,11 @@ package struct MastodonStatusParser: Parser {
             let height = original?["height"]?.number ?? attachment["meta"]?["height"]?.number
             // `gifv` and `video` are MP4s (Mastodon turns an uploaded GIF into a gifv); an
             // `image` counts only when it is an animated file (Pleroma keeps GIFs as they are).
-            let type: String? = switch attachment["type"]?.string {
-            case "gifv", "video": "video/mp4"
-            default: nil
-            }
+            let type: String? =
+                switch attachment["type"]?.string {
+                case "gifv", "video": "video/mp4"
+                default: nil
+                }
             for (key, fileName) in [("url", "original"), ("remote_url", "remote")] {
                 // `remote_url`: a remote status's file as its own instance serves it.
                 guard let url = attachment[key]?.string else { continue }

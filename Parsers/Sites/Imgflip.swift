@@ -54,7 +54,8 @@ package struct ImgflipPageParser: Parser {
             // The page's player plays the mp4 of the same ID.
             for element in document.mediaElements where element.tag == .video || element.tag == .source {
                 guard let source = element.src.flatMap(document.resolve), MediaKind(urlString: source) == .mp4,
-                      URL(string: source)?.host?.lowercased() == "i.imgflip.com" else { continue }
+                    URL(string: source)?.host?.lowercased() == "i.imgflip.com"
+                else { continue }
                 files.add(source, name: "mp4", mimeType: "video/mp4", width: width, height: height)
             }
         } else {

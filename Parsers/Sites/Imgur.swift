@@ -53,13 +53,15 @@ package struct ImgurPageParser: Parser {
         }
         // Sibling formats of the same id on i.imgur.com.
         if let mp4 = files.files.first(where: { $0.hints.kind == .mp4 })?.hints.url, mp4.contains("i.imgur.com/"),
-           !files.files.contains(where: { $0.hints.kind == .gif }) {
+            !files.files.contains(where: { $0.hints.kind == .gif })
+        {
             files.add(String(mp4.dropLast(4)) + ".gif", name: "gif", mimeType: "image/gif")
         }
         var set = ResultSet(media: [files.media(parser: name, payload: payload)].compactMap { $0 })
         // A post page naming its image, with no video anywhere, is a still post: nothing to
         // guess. A <video> the metadata does not mention means the page changed: not definitive.
-        set.isDefinitive = set.media.isEmpty && !document.mediaElements.contains { $0.tag == .video }
+        set.isDefinitive =
+            set.media.isEmpty && !document.mediaElements.contains { $0.tag == .video }
             && (document.firstMeta("og:image") != nil || document.firstMeta("twitter:image") != nil)
         return set
     }

@@ -33,9 +33,11 @@ struct LoginWalledPage {
             set.isDefinitive = true
             return set
         }
-        let still = document?.firstMeta("og:image").flatMap { document?.resolve($0) }
+        let still =
+            document?.firstMeta("og:image").flatMap { document?.resolve($0) }
             ?? stillKeys.lazy.compactMap { Self.strings(for: $0, in: text).first }.first
-        let saysVideo = knownVideo || document?.firstMeta("og:type")?.hasPrefix("video") == true
+        let saysVideo =
+            knownVideo || document?.firstMeta("og:type")?.hasPrefix("video") == true
             || videoFlags.contains { Self.flag($0, in: text) }
         guard let still else {
             var set = ResultSet(diagnostics: [NotPublicError.note(parser: parser, reason: "the page names no media, only a login form")])

@@ -69,8 +69,10 @@ package struct PinterestPinParser: Parser {
         json.walk { value in
             guard pin == nil else { return }
             let valueID = value["id"]?.string ?? value["entityId"]?.string
-            guard valueID == id, value["images"] != nil || value["videos"] != nil || value["imageSpec_orig"] != nil
-                || value["embed"] != nil || value["story_pin_data"] != nil else { return }
+            guard valueID == id,
+                value["images"] != nil || value["videos"] != nil || value["imageSpec_orig"] != nil
+                    || value["embed"] != nil || value["story_pin_data"] != nil
+            else { return }
             pin = value
         }
         // The page's other blobs (its interface, its related pins) do not hold the pin.

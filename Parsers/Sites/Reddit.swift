@@ -52,7 +52,8 @@ package struct RedditJSONParser: Parser {
         // media, in the listing's order. A post's own JSON is [post listing, comment listing]:
         // its comments are other people's, never the post's media.
         if json.array == nil, json["kind"]?.string == "Listing", let children = json["data"]?["children"]?.array,
-           children.count != 1 || children.first?["kind"]?.string != "t3" || !Self.isPostURL(payload.info.url) {
+            children.count != 1 || children.first?["kind"]?.string != "t3" || !Self.isPostURL(payload.info.url)
+        {
             var collection = MediaCollection()
             for child in children where child["kind"]?.string == "t3" {
                 guard let post = child["data"] else { continue }
@@ -98,8 +99,12 @@ package struct RedditJSONParser: Parser {
                 files.add(source?["mp4"]?.string.map(Unescape.htmlEntities), name: "mp4", mimeType: "video/mp4", width: width, height: height)
                 // A RedditVideo item names only its HLS and DASH playlists: those are returned
                 // (a DASH_<height>.mp4 built from its id and size would be a guess).
-                files.add(item["hlsUrl"]?.string.map(Unescape.htmlEntities), name: "hls", mimeType: "application/x-mpegurl", width: item["x"]?.number, height: item["y"]?.number)
-                files.add(item["dashUrl"]?.string.map(Unescape.htmlEntities), name: "dash", mimeType: "application/dash+xml", width: item["x"]?.number, height: item["y"]?.number)
+                files.add(
+                    item["hlsUrl"]?.string.map(Unescape.htmlEntities), name: "hls", mimeType: "application/x-mpegurl", width: item["x"]?.number,
+                    height: item["y"]?.number)
+                files.add(
+                    item["dashUrl"]?.string.map(Unescape.htmlEntities), name: "dash", mimeType: "application/dash+xml", width: item["x"]?.number,
+                    height: item["y"]?.number)
                 if let media = files.media(parser: parser, payload: payload) { results.append(media) }
             }
         }
@@ -108,8 +113,9 @@ package struct RedditJSONParser: Parser {
         for video in [post["secure_media"]?["reddit_video"], post["media"]?["reddit_video"], post["preview"]?["reddit_video_preview"]] {
             guard let video else { continue }
             files.durationSeconds = files.durationSeconds ?? video["duration"]?.double
-            files.add(video["fallback_url"]?.string, name: "fallback", mimeType: "video/mp4",
-                      width: video["width"]?.number, height: video["height"]?.number)
+            files.add(
+                video["fallback_url"]?.string, name: "fallback", mimeType: "video/mp4",
+                width: video["width"]?.number, height: video["height"]?.number)
             files.add(video["hls_url"]?.string.map(Unescape.htmlEntities), name: "hls", mimeType: "application/x-mpegurl")
             files.add(video["dash_url"]?.string.map(Unescape.htmlEntities), name: "dash", mimeType: "application/dash+xml")
         }
@@ -118,13 +124,15 @@ package struct RedditJSONParser: Parser {
             files.addStill(source?["url"]?.string.map(Unescape.htmlEntities), width: source?["width"]?.number, height: source?["height"]?.number)
             for (variant, type) in [("gif", "image/gif"), ("mp4", "video/mp4")] {
                 let best = image["variants"]?[variant]?["source"]
-                files.add(best?["url"]?.string.map(Unescape.htmlEntities), name: variant, mimeType: type,
-                          width: best?["width"]?.number, height: best?["height"]?.number)
+                files.add(
+                    best?["url"]?.string.map(Unescape.htmlEntities), name: variant, mimeType: type,
+                    width: best?["width"]?.number, height: best?["height"]?.number)
             }
         }
         // The post's link, when it is a file (`v.redd.it/ID` alone is a player, not a file).
         if let link = (post["url_overridden_by_dest"] ?? post["url"])?.string.map(Unescape.htmlEntities),
-           !(URL(string: link)?.host == "v.redd.it" && URL(string: link)?.pathComponents.count ?? 0 <= 2) {
+            !(URL(string: link)?.host == "v.redd.it" && URL(string: link)?.pathComponents.count ?? 0 <= 2)
+        {
             // The post's link is the uploaded file itself: previews are resizes of it.
             files.add(ImgurPageParser.playable(link), name: "original")
             if link.lowercased().hasSuffix(".gifv") {
@@ -164,12 +172,15 @@ package struct RedditDASHParser: Parser {
         let folder = payload.info.url.deletingLastPathComponent()
         for representation in Self.elements("Representation", in: text) {
             let attributes = Self.attributes(of: representation)
-            guard attributes["mimeType"]?.hasPrefix("video") == true || attributes["id"]?.lowercased().hasPrefix("video") == true
+            guard
+                attributes["mimeType"]?.hasPrefix("video") == true || attributes["id"]?.lowercased().hasPrefix("video") == true
                     || (attributes["mimeType"] == nil && attributes["width"] != nil),
-                  let base = Self.text(of: "BaseURL", in: representation) else { continue }
+                let base = Self.text(of: "BaseURL", in: representation)
+            else { continue }
             let url = base.hasPrefix("http") ? base : folder.appendingPathComponent(base).absoluteString
-            files.add(url, name: attributes["id"], mimeType: "video/mp4", width: attributes["width"].flatMap { Int($0) },
-                      height: attributes["height"].flatMap { Int($0) }, bitrate: attributes["bandwidth"].flatMap { Int($0) })
+            files.add(
+                url, name: attributes["id"], mimeType: "video/mp4", width: attributes["width"].flatMap { Int($0) },
+                height: attributes["height"].flatMap { Int($0) }, bitrate: attributes["bandwidth"].flatMap { Int($0) })
         }
         files.add(payload.info.url.absoluteString, name: "dash", mimeType: "application/dash+xml")
         if let mpd = Self.elements("MPD", in: text).first {
@@ -237,7 +248,9 @@ package struct RedditDASHParser: Parser {
 
     /// The text of the first `<name>…</name>` inside an element.
     static func text(of name: String, in element: Substring) -> String? {
-        guard let open = element.range(of: "<\(name)>"), let close = element.range(of: "</\(name)>", range: open.upperBound..<element.endIndex) else { return nil }
+        guard let open = element.range(of: "<\(name)>"), let close = element.range(of: "</\(name)>", range: open.upperBound..<element.endIndex) else {
+            return nil
+        }
         let value = element[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
         return value.isEmpty ? nil : Unescape.htmlEntities(value)
     }

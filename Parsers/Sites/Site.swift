@@ -87,7 +87,8 @@ package struct SiteToken: Sendable, Hashable {
     /// has no such string.
     package func read(_ payload: Payload) -> String? {
         guard payload.info.isSuccess, let json = try? JSONValue(parsing: payload.body),
-              let token = json[field]?.string, !token.isEmpty else { return nil }
+            let token = json[field]?.string, !token.isEmpty
+        else { return nil }
         return token
     }
 
@@ -115,11 +116,12 @@ package struct SiteKeys: Sendable, Hashable {
 
 /// The registry of sites, sorted by name.
 package enum Sites {
-    package static let all: [any Site] = ([
-        BlueskySite(), CoubSite(), FacebookSite(), FediverseSite(), GiphySite(), ImgflipSite(), ImgurSite(), InstagramSite(),
-        KnowYourMemeSite(), PinterestSite(), RedditSite(), RedgifsSite(), StreamableSite(), TenorSite(), ThreadsSite(), TikTokSite(),
-        TumblrSite(), XSite(),
-    ] as [any Site])
+    package static let all: [any Site] =
+        ([
+            BlueskySite(), CoubSite(), FacebookSite(), FediverseSite(), GiphySite(), ImgflipSite(), ImgurSite(), InstagramSite(),
+            KnowYourMemeSite(), PinterestSite(), RedditSite(), RedgifsSite(), StreamableSite(), TenorSite(), ThreadsSite(), TikTokSite(),
+            TumblrSite(), XSite(),
+        ] as [any Site])
         .sorted { $0.name < $1.name }
 
     /// The site a URL belongs to, if any.

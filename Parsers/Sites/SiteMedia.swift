@@ -26,7 +26,9 @@ struct SiteMedia {
     /// still's `duration: 0`).
     var durationSeconds: Double?
 
-    mutating func add(_ url: String?, name: String? = nil, mimeType: String? = nil, width: Int? = nil, height: Int? = nil, byteSize: Int? = nil, bitrate: Int? = nil) {
+    mutating func add(
+        _ url: String?, name: String? = nil, mimeType: String? = nil, width: Int? = nil, height: Int? = nil, byteSize: Int? = nil, bitrate: Int? = nil
+    ) {
         guard let url, !url.isEmpty else { return }
         let hints = MediaHints(url: CanonicalURL.normalize(url), mimeType: mimeType, width: width, height: height, byteSize: byteSize)
         if hints.isAnimatedMedia {
@@ -70,7 +72,9 @@ struct SiteMedia {
         }
         guard let primary = order.lazy.compactMap(best).first ?? unique.first else { return nil }
         // A still that is one of the files (Pleroma's `preview_url` of a GIF is the GIF) is no still.
-        let still = stills.filter { indexByKey[CanonicalURL.key($0.url)] == nil }.max { ($0.width ?? 0) * ($0.height ?? 0) < ($1.width ?? 0) * ($1.height ?? 0) }
+        let still = stills.filter { indexByKey[CanonicalURL.key($0.url)] == nil }.max {
+            ($0.width ?? 0) * ($0.height ?? 0) < ($1.width ?? 0) * ($1.height ?? 0)
+        }
         var media = primary.hints.media(parser: parser, payload: payload, title: title.flatMap { $0.isEmpty ? nil : $0 }, still: still?.url)
         // Renditions by what they are: kind in the primary rule's order, then largest first.
         media.caption = caption.flatMap { $0.isEmpty ? nil : $0 }

@@ -40,7 +40,8 @@ package struct StreamableParser: Parser {
             let video = try payload.json(parser: name, what: "the video object")
             Self.read(video, into: &files)
         } else if let cut = JSONCut.object(after: "videoObject =", in: Array(payload.body)),
-                  let video = try? JSONValue(parsing: Data(cut)) {
+            let video = try? JSONValue(parsing: Data(cut))
+        {
             Self.read(video, into: &files)
         }
         if let document = payload.document {
@@ -61,13 +62,15 @@ package struct StreamableParser: Parser {
         files.title = title.isEmpty ? video["reddit_title"]?.string : title
         for name in ["mp4", "mp4-mobile"] {
             guard let file = video["files"]?[name] else { continue }
-            files.add(file["url"]?.string.map(absolute), name: name, mimeType: "video/mp4", width: file["width"]?.number, height: file["height"]?.number,
-                      byteSize: file["size"]?.number, bitrate: file["bitrate"]?.number)
+            files.add(
+                file["url"]?.string.map(absolute), name: name, mimeType: "video/mp4", width: file["width"]?.number, height: file["height"]?.number,
+                byteSize: file["size"]?.number, bitrate: file["bitrate"]?.number)
         }
         files.addStill(video["thumbnail_url"]?.string.map(absolute))
         // The page's object states it at the top; the API only per file (the same clip, each
         // encode a few microseconds apart).
-        files.durationSeconds = video["duration"]?.double ?? video["files"]?["mp4"]?["duration"]?.double
+        files.durationSeconds =
+            video["duration"]?.double ?? video["files"]?["mp4"]?["duration"]?.double
             ?? video["files"]?["mp4-mobile"]?["duration"]?.double
     }
 

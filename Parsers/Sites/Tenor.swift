@@ -159,7 +159,9 @@ package struct TenorAPIParser: Parser {
                 continue
             }
             // v1 video URLs have no extension (`/videos/HASH/mp4`): the format name says the type.
-            let type = name.contains("mp4") ? "video/mp4" : name.contains("webm") ? "video/webm" : name.contains("webp") ? "image/webp" : name.contains("gif") ? "image/gif" : nil
+            let type =
+                name.contains("mp4")
+                ? "video/mp4" : name.contains("webm") ? "video/webm" : name.contains("webp") ? "image/webp" : name.contains("gif") ? "image/gif" : nil
             files.add(format["url"]?.string, name: name, mimeType: type, width: width, height: height, byteSize: format["size"]?.number)
             if let preview = format["preview"]?.string, name == "gif" { files.addStill(preview, width: width, height: height) }
         }

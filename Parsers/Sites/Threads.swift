@@ -56,9 +56,10 @@ package struct ThreadsPostParser: Parser {
             files.title = title
             files.caption = item["accessibility_caption"]?.string
             for version in item["video_versions"]?.array ?? [] {
-                files.add(version["url"]?.string, name: version["type"]?.number.map { "type-\($0)" }, mimeType: "video/mp4",
-                          width: version["width"]?.number ?? item["original_width"]?.number,
-                          height: version["height"]?.number ?? item["original_height"]?.number)
+                files.add(
+                    version["url"]?.string, name: version["type"]?.number.map { "type-\($0)" }, mimeType: "video/mp4",
+                    width: version["width"]?.number ?? item["original_width"]?.number,
+                    height: version["height"]?.number ?? item["original_height"]?.number)
             }
             // Photos are stills; they are the video's still when there is one.
             for candidate in item["image_versions2"]?["candidates"]?.array ?? [] {

@@ -46,7 +46,8 @@ package struct TikTokItemParser: Parser {
         let wanted = TikTokSite.videoID(payload.info.url) ?? TikTokSite.videoID(payload.info.requestURL)
         var items: [JSONValue] = []
         if let item = json["__DEFAULT_SCOPE__"]?["webapp.video-detail"]?["itemInfo"]?["itemStruct"]
-            ?? json["props"]?["pageProps"]?["itemInfo"]?["itemStruct"] {
+            ?? json["props"]?["pageProps"]?["itemInfo"]?["itemStruct"]
+        {
             items = [item]
         } else if let module = json["ItemModule"]?.object {
             items = wanted.flatMap { module[$0] }.map { [$0] } ?? (module.count == 1 ? Array(module.values) : [])
@@ -71,9 +72,10 @@ package struct TikTokItemParser: Parser {
         files.add(video["playAddr"]?.string, name: "play", mimeType: "video/mp4", width: width, height: height, bitrate: video["bitrate"]?.number)
         for encoding in video["bitrateInfo"]?.array ?? [] {
             let address = encoding["PlayAddr"]
-            files.add(address?["UrlList"]?.array?.last?.string, name: encoding["GearName"]?.string, mimeType: "video/mp4",
-                      width: address?["Width"]?.number ?? width, height: address?["Height"]?.number ?? height,
-                      byteSize: address?["DataSize"]?.number, bitrate: encoding["Bitrate"]?.number)
+            files.add(
+                address?["UrlList"]?.array?.last?.string, name: encoding["GearName"]?.string, mimeType: "video/mp4",
+                width: address?["Width"]?.number ?? width, height: address?["Height"]?.number ?? height,
+                byteSize: address?["DataSize"]?.number, bitrate: encoding["Bitrate"]?.number)
         }
         // The watermarked copy is a rendition: the plain clip is what was posted.
         files.add(video["downloadAddr"]?.string, name: "download", mimeType: "video/mp4", width: width, height: height, bitrate: 0)

@@ -28,7 +28,8 @@ package struct TumblrPostParser: Parser {
         var posts: [JSONValue] = []
         json.walk { value in
             guard let id = value["id_string"]?.string ?? value["idString"]?.string ?? value["id"]?.string,
-                  value["content"]?.array != nil || value["photos"]?.array != nil || value["video_url"] != nil else { return }
+                value["content"]?.array != nil || value["photos"]?.array != nil || value["video_url"] != nil
+            else { return }
             if wanted == nil || wanted == id { posts.append(value) }
         }
         var set = ResultSet(media: posts.flatMap { Self.media(of: $0, parser: name, payload: payload) })
@@ -69,8 +70,9 @@ package struct TumblrPostParser: Parser {
                 }
             case "video":
                 let item = block["media"]
-                files.add((item?["url"] ?? block["url"])?.string, mimeType: item?["type"]?.string ?? "video/mp4",
-                          width: item?["width"]?.number, height: item?["height"]?.number)
+                files.add(
+                    (item?["url"] ?? block["url"])?.string, mimeType: item?["type"]?.string ?? "video/mp4",
+                    width: item?["width"]?.number, height: item?["height"]?.number)
                 files.addStill(block["poster"]?[0]?["url"]?.string)
             default:
                 continue

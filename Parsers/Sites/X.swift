@@ -97,7 +97,8 @@ package struct XTweetParser: Parser {
         // Nothing found is an answer when the tweet lists its media (all photos) or mentions
         // none at all; media under a key we do not know means the shape changed.
         let keys = json.object?.keys.map { $0.lowercased() } ?? []
-        set.isDefinitive = !media.isEmpty || json["mediaDetails"] != nil || json["video"] != nil
+        set.isDefinitive =
+            !media.isEmpty || json["mediaDetails"] != nil || json["video"] != nil
             || !keys.contains { $0.contains("media") || $0.contains("video") }
         return set
     }
@@ -145,8 +146,9 @@ package struct XTweetParser: Parser {
             let width = size?["width"]?.number ?? size?["w"]?.number
             let height = size?["height"]?.number ?? size?["h"]?.number
             for variant in variants where variant["content_type"]?.string == "video/mp4" {
-                files.add(variant["url"]?.string, name: variant["bitrate"]?.number.map { "\($0)bps" }, mimeType: "video/mp4",
-                          width: width, height: height, bitrate: variant["bitrate"]?.number ?? 0)
+                files.add(
+                    variant["url"]?.string, name: variant["bitrate"]?.number.map { "\($0)bps" }, mimeType: "video/mp4",
+                    width: width, height: height, bitrate: variant["bitrate"]?.number ?? 0)
             }
             files.addStill(item["media_url_https"]?.string, width: width, height: height)
             // Videos state their length; an animated GIF's `video_info` has none.

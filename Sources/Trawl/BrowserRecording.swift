@@ -28,7 +28,8 @@ extension RequestInterceptor {
             let info = PayloadInfo(
                 url: fetchRequest.url, requestURL: fetchRequest.url, status: response.status, headers: headers,
                 origin: origin(of: request))
-            var entry = HAREntry(payload: Payload(body: response.body, info: info), request: fetchRequest, started: request.started, duration: response.duration)
+            var entry = HAREntry(
+                payload: Payload(body: response.body, info: info), request: fetchRequest, started: request.started, duration: response.duration)
             if response.bodyOmitted { entry.response.content.comment = "body not kept (over the size cap or gone)" }
             await recorder.record(entry)
         })

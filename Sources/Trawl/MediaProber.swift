@@ -147,7 +147,8 @@ public struct MediaProber: MediaChecker {
         if contentType?.lowercased().contains("svg") == true { return true }
         let head = bytes.prefix(1024)
         let svg = Array("<svg".utf8)
-        return head.count >= svg.count && (0...(head.count - svg.count)).contains { head[head.startIndex + $0..<head.startIndex + $0 + svg.count].elementsEqual(svg) }
+        return head.count >= svg.count
+            && (0...(head.count - svg.count)).contains { head[head.startIndex + $0..<head.startIndex + $0 + svg.count].elementsEqual(svg) }
     }
 
     /// The file's whole size: `Content-Range: bytes 0-65535/1843210`, else `Content-Length` of

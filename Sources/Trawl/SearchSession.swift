@@ -152,7 +152,7 @@ public actor SearchSession {
             do {
                 try await clock.sleep(for: debounce)
             } catch {
-                return // a newer keystroke
+                return  // a newer keystroke
             }
             await self.start(query, sequence: sequence)
         }

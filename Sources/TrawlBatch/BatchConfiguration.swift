@@ -1,8 +1,8 @@
 import Foundation
+public import Trawl
+import TrawlBrowser
 public import TrawlCore
 public import TrawlFetch
-import TrawlBrowser
-public import Trawl
 
 /// How a batch run behaves. The defaults are polite to strangers' hosts and quick on one's own.
 ///

@@ -85,7 +85,6 @@ public struct BatchRunner: Sendable {
         try await outputFile?.catchUp()
 
         let committer = FinishCommitter(store: store)
-        let claimGroup = max(1, configuration.concurrency / 8)
         var scheduler = Scheduler(configuration: configuration)
         for work in try await store.hostsWithWork(now: started) { scheduler.learn(work) }
         let initial = try await store.progress()
@@ -96,136 +95,70 @@ public struct BatchRunner: Sendable {
         snapshot.waiting = initial[.retryLater]
         snapshot.mediaFound = initial.mediaFound
         snapshot.pagesRendered = initial.pagesRendered
-
-        snapshot.totalKnown = pendingIntakes.isEmpty
-        var intakeError: String?
-        var lastFlush = started
+        var machine = BatchRunStateMachine(
+            scheduler: scheduler, claimGroup: max(1, configuration.concurrency / 8), lists: pendingIntakes.count, hasOutput: outputFile != nil,
+            snapshot: snapshot, now: started)
 
         do {
             try await withThrowingTaskGroup(of: Event.self) { group in
-                var intakeRunning = false
-                func startIntake() {
-                    guard !intakeRunning, let intake = pendingIntakes.first else { return }
-                    intakeRunning = true
-                    group.addTask {
-                        do { return .intake(try await intake.next()) } catch { return .intakeFailed("\(error)") }
-                    }
-                }
-                startIntake()
-                var timerAt: Double?
-                // Finished results not yet in the output file, and whether a flush is planned:
-                // the last results before a quiet spell (long transfers in flight) must not wait
-                // for the next event to show.
-                var unflushed = false
-                var flushPlanned = false
-                var flushNow = false
-
-                while true {
-                    if Task.isCancelled { break }
-                    let now = clock.now
-                    scheduler.wake(now: now)
-                    // Claims go in groups of an eighth of the slots when the run is busy: a claim
-                    // is a transaction, and one per finished page was a cost of its own.
-                    let wants = scheduler.freeSlots >= claimGroup || scheduler.inFlight == 0 ? scheduler.wants(now: now) : []
-                    if !wants.isEmpty {
-                        let claim = try await store.claim(wants, now: now)
-                        scheduler.claimed(claim, now: now)
-                        for job in claim.jobs {
-                            if job.state == .retryLater { snapshot.waiting = max(0, snapshot.waiting - 1) }
-                            group.addTask {
-                                let report = await attempt.run(job)
-                                // A cancelled attempt's outcome says nothing about the page.
-                                if Task.isCancelled { return .abandoned }
-                                try await committer.commit(.init(jobID: job.id, host: job.host, outcome: report.outcome, now: clock.now))
-                                return .finished(job, report)
-                            }
+                run: while !Task.isCancelled {
+                    switch machine.next(now: clock.now) {
+                    case .readIntake:
+                        let intake = pendingIntakes[0]
+                        group.addTask {
+                            do { return .intake(try await intake.next()) } catch { return .intakeFailed("\(error)") }
                         }
-                    }
-                    snapshot.inFlight = scheduler.inFlight
-
-                    if scheduler.isIdle && !intakeRunning && pendingIntakes.isEmpty {
-                        // Nothing in flight or planned: make sure the store agrees before stopping.
-                        let left = try await store.hostsWithWork(now: clock.now)
-                        if left.isEmpty { break }
-                        for work in left { scheduler.learn(work) }
-                        continue
-                    }
-                    if let wake = scheduler.nextWake, timerAt.map({ wake < $0 }) ?? true {
-                        timerAt = wake
+                    case .claim(let wants):
+                        let now = clock.now
+                        machine.claimed(try await store.claim(wants.map { ($0.host, $0.limit) }, now: now), now: now)
+                    case .start(let job):
+                        group.addTask {
+                            let report = await attempt.run(job)
+                            // A cancelled attempt's outcome says nothing about the page.
+                            if Task.isCancelled { return .abandoned }
+                            try await committer.commit(.init(jobID: job.id, host: job.host, outcome: report.outcome, now: clock.now))
+                            return .finished(job, report)
+                        }
+                    case .lookForWork:
+                        machine.looked(try await store.hostsWithWork(now: clock.now))
+                    case .setTimer(let wake):
                         group.addTask {
                             try? await clock.sleep(until: wake + 0.001)
                             return .timer
                         }
-                    }
-
-                    guard let event = try await group.next() else { break }
-                    switch event {
-                    case .finished(let job, let report):
-                        scheduler.finished(job, report: report, now: clock.now)
-                        snapshot.finishedThisRun += report.outcome.isFinal ? 1 : 0
-                        unflushed = unflushed || report.outcome.isFinal
-                        switch report.outcome {
-                        case .done(let result):
-                            snapshot.done += 1
-                            snapshot.mediaFound += result.mediaCount
-                            snapshot.pagesRendered += result.rendered ? 1 : 0
-                        case .failed(let result):
-                            snapshot.failed += 1
-                            snapshot.pagesRendered += result.rendered ? 1 : 0
-                        case .retryLater:
-                            snapshot.waiting += 1
-                        }
-                    case .intake(let chunk):
-                        intakeRunning = false
-                        snapshot.total += chunk.added
-                        // Rejected lines are finished the moment they are read: they count as failed.
-                        snapshot.failed += chunk.rejected
-                        snapshot.finishedThisRun += chunk.rejected
-                        unflushed = unflushed || chunk.rejected > 0
-                        for host in chunk.hosts { scheduler.hasNewWork(host) }
-                        if chunk.finished { pendingIntakes.removeFirst() }
-                        snapshot.totalKnown = pendingIntakes.isEmpty
-                        startIntake()
-                    case .intakeFailed(let message):
-                        // Jobs already read go on; the rest of this list is reported and skipped.
-                        intakeRunning = false
-                        intakeError = message
-                        pendingIntakes.removeFirst()
-                        snapshot.totalKnown = pendingIntakes.isEmpty
-                        startIntake()
-                    case .timer:
-                        timerAt = nil
-                    case .flushDue:
-                        flushPlanned = false
-                        flushNow = true
-                    case .abandoned:
-                        continue
-                    }
-
-                    let after = clock.now
-                    // Also when nothing is in flight: the loop may now wait long (for a list being
-                    // written to standard input, or a host's delay), and what is done should show.
-                    if flushNow || after - lastFlush >= 0.25 || (scheduler.inFlight == 0 && outputFile != nil) {
+                    case .flush:
                         try await outputFile?.catchUp()
-                        lastFlush = after
-                        unflushed = false
-                        flushNow = false
-                    }
-                    if unflushed, !flushPlanned, outputFile != nil {
+                        machine.flushed(at: clock.now)
+                    case .planFlush:
                         // Wall time, not the run's clock: this is about writing, not politeness.
-                        flushPlanned = true
                         group.addTask {
                             try? await Task.sleep(for: .milliseconds(250))
                             return .flushDue
                         }
+                    case .wait:
+                        var shown = machine.snapshot
+                        shown.elapsed = clock.now - started
+                        progress?.update(shown)
+                        guard let event = try await group.next() else { break run }
+                        switch event {
+                        case .finished(let job, let report): machine.finished(job, report: report, now: clock.now)
+                        case .abandoned: machine.abandoned()
+                        case .intake(let chunk):
+                            if chunk.finished { pendingIntakes.removeFirst() }
+                            machine.intakeRead(chunk)
+                        case .intakeFailed(let message):
+                            pendingIntakes.removeFirst()
+                            machine.intakeFailed(message)
+                        case .timer: machine.timerFired()
+                        case .flushDue: machine.flushDue()
+                        }
+                    case .exit:
+                        break run
                     }
-                    snapshot.elapsed = after - started
-                    snapshot.inFlight = scheduler.inFlight
-                    progress?.update(snapshot)
                 }
                 group.cancelAll()
             }
-        } catch where Task.isCancelled {
+        } catch  where Task.isCancelled {
             // A claim or a commit cut short by the cancellation: the store has it or not, and
             // whatever it left `running` goes back below.
         }
@@ -236,20 +169,14 @@ public struct BatchRunner: Sendable {
             if back > 0 { logger.info("interrupted: put back \(Counted(back, "job")) that \(back == 1 ? "was" : "were") in flight") }
         }
         try await outputFile?.catchUp()
-        snapshot.elapsed = clock.now - started
-        snapshot.inFlight = 0
-        progress?.finish(snapshot)
+        var final = machine.snapshot
+        final.elapsed = clock.now - started
+        final.inFlight = 0
+        progress?.finish(final)
         // A list cut short by the interruption is not unreadable: the next run reads on.
-        if let intakeError, !interrupted { throw BatchError(.unreadableInput, intakeError) }
+        if let intakeError = machine.intakeError, !interrupted { throw BatchError(.unreadableInput, intakeError) }
         return Report(
-            summary: try await store.summary(topHosts: 10), elapsed: snapshot.elapsed, finishedThisRun: snapshot.finishedThisRun, recovered: recovered,
+            summary: try await store.summary(topHosts: 10), elapsed: final.elapsed, finishedThisRun: final.finishedThisRun, recovered: recovered,
             interrupted: interrupted)
-    }
-}
-
-extension JobOutcome {
-    var isFinal: Bool {
-        if case .retryLater = self { return false }
-        return true
     }
 }

@@ -98,9 +98,10 @@ public actor Intake {
                     input: input, url: nil, status: "failed", error: .init(code: code, message: "line \(number): \(reason)"), attempts: 0)
                 // Keyed by what the line says: the same bad line in a later run, or in another
                 // list, is the same job and is reported once.
-                jobs.append(NewJob(
-                    key: "rejected:\(input)", input: input, url: nil, host: nil,
-                    rejection: JobResult(line: result.encoded(), errorCode: code)))
+                jobs.append(
+                    NewJob(
+                        key: "rejected:\(input)", input: input, url: nil, host: nil,
+                        rejection: JobResult(line: result.encoded(), errorCode: code)))
             }
         }
         lineNumber += read

@@ -1,8 +1,9 @@
 import Foundation
+public import TrawlStore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-public import TrawlStore
 
 /// The JSON-lines output, kept exactly in step with the store.
 ///

@@ -67,7 +67,8 @@ public struct BrowserConfiguration: Sendable, Hashable {
     /// (``BrowserIsolation/page``, the default: nothing is shared).
     public var isolation: BrowserIsolation = .page
     /// More Chromium switches, after Trawl's own (a later switch of the same name wins): for
-    /// measuring a switch's effect before making it a default (`trawl-browser-bench --variant`).
+    /// measuring a switch's effect before making it a default (`trawl-browser-bench --variant`,
+    /// in the benchmarks' package, `Benchmarks/`).
     public var extraArguments: [String] = []
 
     /// The Debian location of the headless shell (`apt-get install chromium-headless-shell`).
@@ -145,39 +146,40 @@ public struct BrowserConfiguration: Sendable, Hashable {
 
     /// The command line for one launch (after the executable).
     func arguments(profileDirectory: String) throws -> [String] {
-        var arguments = [
-            "--headless",
-            "--remote-debugging-pipe",
-            "--no-sandbox",
-            "--user-data-dir=\(profileDirectory)",
-            // Lean: nothing runs that no page asked for.
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-default-apps",
-            "--disable-extensions",
-            "--disable-sync",
-            "--disable-breakpad",
-            "--disable-domain-reliability",
-            "--metrics-recording-only",
-            "--mute-audio",
-            "--password-store=basic",
-            "--disable-dev-shm-usage",
-            "--disable-gpu",
-            "--disable-features=Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions,AutofillServerCommunication",
-            // Pages in the background (every tab here) run at full speed: timers are not throttled.
-            "--disable-background-timer-throttling",
-            "--disable-backgrounding-occluded-windows",
-            "--disable-renderer-backgrounding",
-            "--disable-ipc-flooding-protection",
-            "--disable-hang-monitor",
-            "--disable-popup-blocking",
-            // A page left for the next one (or for about:blank) is gone, not kept frozen in the
-            // back-forward cache with its renderer, and a same-site navigation keeps its renderer.
-            "--disable-back-forward-cache",
-            "--no-pings",
-        ] + extraArguments + ["about:blank"]
+        var arguments =
+            [
+                "--headless",
+                "--remote-debugging-pipe",
+                "--no-sandbox",
+                "--user-data-dir=\(profileDirectory)",
+                // Lean: nothing runs that no page asked for.
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-default-apps",
+                "--disable-extensions",
+                "--disable-sync",
+                "--disable-breakpad",
+                "--disable-domain-reliability",
+                "--metrics-recording-only",
+                "--mute-audio",
+                "--password-store=basic",
+                "--disable-dev-shm-usage",
+                "--disable-gpu",
+                "--disable-features=Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions,AutofillServerCommunication",
+                // Pages in the background (every tab here) run at full speed: timers are not throttled.
+                "--disable-background-timer-throttling",
+                "--disable-backgrounding-occluded-windows",
+                "--disable-renderer-backgrounding",
+                "--disable-ipc-flooding-protection",
+                "--disable-hang-monitor",
+                "--disable-popup-blocking",
+                // A page left for the next one (or for about:blank) is gone, not kept frozen in the
+                // back-forward cache with its renderer, and a same-site navigation keeps its renderer.
+                "--disable-back-forward-cache",
+                "--no-pings",
+            ] + extraArguments + ["about:blank"]
         if isolatesSites { arguments.insert("--site-per-process", at: 4) }
         if offline {
             arguments.insert("--host-resolver-rules=MAP * ~NOTFOUND", at: 4)

@@ -1,5 +1,5 @@
 import Foundation
-package import TrawlCore
+public import TrawlCore
 
 /// One headless browser serving many pages, at most ``BrowserConfiguration/maxPages`` open at
 /// once and the rest queued. With ``BrowserIsolation/page`` each page gets a tab and a browser
@@ -18,10 +18,10 @@ package import TrawlCore
 /// print(page.finalURL, page.responses.count, page.html.count)
 /// await pool.shutdown()
 /// ```
-package actor BrowserPool {
-    package nonisolated let configuration: BrowserConfiguration
+public actor BrowserPool {
+    public nonisolated let configuration: BrowserConfiguration
     /// Consulted in order for every request a page makes that is not a blocked resource type.
-    package nonisolated let interceptors: [RequestInterceptor]
+    public nonisolated let interceptors: [RequestInterceptor]
     /// What each tab's `Fetch` domain pauses, from the interceptors and the blocked types.
     private nonisolated let paused: PausedRequests
     private var browser: Browser?
@@ -34,23 +34,23 @@ package actor BrowserPool {
     private var waiters: [(id: UUID, continuation: CheckedContinuation<Void, any Error>)] = []
     private var isShutDown = false
     /// Browsers started so far (the first, and one per restart).
-    package private(set) var launches = 0
+    public private(set) var launches = 0
     /// Pages served by a tab that had served an earlier page of their host (``BrowserIsolation/host``).
-    package private(set) var reusedTabs = 0
+    public private(set) var reusedTabs = 0
     /// The last launch's time from spawn to the browser's first reply.
-    package private(set) var lastStartupTime: Duration?
+    public private(set) var lastStartupTime: Duration?
 
     /// - Parameters:
     ///   - interceptors: asked in order about each request pages make (answer from a recording,
     ///     refuse an address, record the response); with none, every request goes to the network.
-    package init(configuration: BrowserConfiguration = BrowserConfiguration(), interceptors: [RequestInterceptor] = []) {
+    public init(configuration: BrowserConfiguration = BrowserConfiguration(), interceptors: [RequestInterceptor] = []) {
         self.configuration = configuration
         self.interceptors = interceptors
         paused = PausedRequests(interceptors: interceptors, configuration: configuration)
     }
 
     /// The running browser's process id (also its process group), if one runs.
-    package var browserProcessID: Int32? { browser.map { $0.process.pid } }
+    public var browserProcessID: Int32? { browser.map { $0.process.pid } }
 
     /// Commands sent to the running browser still waiting for their reply (none once pages are done).
     var pendingCommandCount: Int {
@@ -58,13 +58,13 @@ package actor BrowserPool {
     }
 
     /// Pages open right now (rendering, or closing their tab).
-    package var openPageCount: Int { openPages }
+    public var openPageCount: Int { openPages }
 
     /// Starts the browser now, if none runs, instead of with the first page: for a caller that
     /// knows a page will need it (a host remembered as script-driven) and can overlap the ~0.1–0.3 s
     /// start with other work. Returns the time from spawn to the browser's first reply.
     @discardableResult
-    package func start() async throws -> Duration {
+    public func start() async throws -> Duration {
         let browser = try await liveBrowser()
         return browser.startupTime
     }
@@ -76,7 +76,7 @@ package actor BrowserPool {
     /// - Throws: ``BrowserError`` (`crashed` and `timedOut` are worth retrying), the error of an
     ///   interceptor that refused the page's document (``InterceptionDecision/refuse(_:error:)``),
     ///   or `CancellationError` — the page's tab closes either way.
-    package nonisolated func render(
+    public nonisolated func render(
         _ request: FetchRequest, onResponse: @escaping @Sendable (Payload) -> Void = { _ in }
     ) async throws -> RenderedPage {
         try await acquireSlot()
@@ -136,7 +136,7 @@ package actor BrowserPool {
     }
 
     /// Kills the browser; pages in flight fail, queued pages fail with ``BrowserError/Code/closed``.
-    package func shutdown() {
+    public func shutdown() {
         isShutDown = true
         for waiter in waiters { waiter.continuation.resume(throwing: BrowserError.closed) }
         waiters.removeAll()

@@ -54,7 +54,8 @@ extension PageLoad {
         var seen: Set<String> = []
         return documents.compactMap { document in
             guard let url = URL(string: document.href), url.scheme == "http" || url.scheme == "https",
-                  seen.insert(document.href + "\u{0}" + document.html).inserted else { return nil }
+                seen.insert(document.href + "\u{0}" + document.html).inserted
+            else { return nil }
             return Payload(
                 body: Data(document.html.utf8),
                 info: PayloadInfo(
@@ -71,7 +72,8 @@ extension PageLoad {
         var frames: [String] = []
         func collect(_ node: JSONValue, isRoot: Bool) {
             if let id = node[path: "frame", "id"]?.string, !isRoot || includingRoot,
-               let href = node[path: "frame", "url"]?.string, href.hasPrefix("http") || href == "about:srcdoc" {
+                let href = node[path: "frame", "url"]?.string, href.hasPrefix("http") || href == "about:srcdoc"
+            {
                 frames.append(id)
             }
             for child in node["childFrames"]?.array ?? [] { collect(child, isRoot: false) }
@@ -80,14 +82,16 @@ extension PageLoad {
         var documents: [(href: String, html: String)] = []
         for frame in frames.prefix(32) {
             let timeout = min(remaining(), .seconds(2))
-            guard let world = try? await connection.send(
-                "Page.createIsolatedWorld", ["frameId": .string(frame), "worldName": .string("trawl-frame")], sessionId: session, timeout: timeout),
+            guard
+                let world = try? await connection.send(
+                    "Page.createIsolatedWorld", ["frameId": .string(frame), "worldName": .string("trawl-frame")], sessionId: session, timeout: timeout),
                 let context = world["executionContextId"],
                 let reply = try? await connection.send(
                     "Runtime.evaluate",
                     ["expression": .string(DOMSnapshot.frameExpression), "contextId": context, "returnByValue": .bool(true)],
                     sessionId: session, timeout: timeout),
-                let href = reply[path: "result", "value", 0]?.string, let html = reply[path: "result", "value", 1]?.string else { continue }
+                let href = reply[path: "result", "value", 0]?.string, let html = reply[path: "result", "value", 1]?.string
+            else { continue }
             documents.append((href, html))
         }
         return documents

@@ -19,14 +19,15 @@ extension PageLoad {
         let signals = signals
         // The page's own document (not an iframe's, not one in another frame's session).
         let loadsPage = session == nil && request.isDocument && params["frameId"]?.string == mainFrameId
-        interceptions.add(Task {
-            let decision = await interceptors.decide(request)
-            // Reported before the request fails, so the refusal is what the page ends with rather
-            // than the navigation error that follows it.
-            if loadsPage, case .refuse(_, let error) = decision { signals.yield(.refused(error)) }
-            let (method, params) = Self.command(for: decision, requestId: id)
-            _ = try? await connection.send(method, params, sessionId: sessionId, timeout: timeout)
-        })
+        interceptions.add(
+            Task {
+                let decision = await interceptors.decide(request)
+                // Reported before the request fails, so the refusal is what the page ends with rather
+                // than the navigation error that follows it.
+                if loadsPage, case .refuse(_, let error) = decision { signals.yield(.refused(error)) }
+                let (method, params) = Self.command(for: decision, requestId: id)
+                _ = try? await connection.send(method, params, sessionId: sessionId, timeout: timeout)
+            })
     }
 
     /// Reads a paused response (its body up to the size cap), shows it to the observing
@@ -36,7 +37,8 @@ extension PageLoad {
         let started = pausedAt.removeValue(forKey: id) ?? Date()
         let sessionId = session ?? self.sessionId
         guard params["responseErrorReason"] == nil, let status = params["responseStatusCode"]?.int,
-              let request = Self.interceptedRequest(params, started: started) else {
+            let request = Self.interceptedRequest(params, started: started)
+        else {
             post("Fetch.continueRequest", ["requestId": .string(id)], session: session)
             return
         }
@@ -55,7 +57,8 @@ extension PageLoad {
                     omitted = true
                 } else if let reply = try? await connection.send(
                     "Fetch.getResponseBody", ["requestId": .string(id)], sessionId: sessionId, timeout: timeout),
-                    let text = reply["body"]?.string {
+                    let text = reply["body"]?.string
+                {
                     body = reply["base64Encoded"]?.bool == true ? (Data(base64Encoded: text) ?? Data()) : Data(text.utf8)
                     if body.count > maxBody {
                         body = Data()
@@ -91,10 +94,11 @@ extension PageLoad {
 
     /// `[{name, value}]`, as `Fetch` gives response headers.
     static func headerList(_ value: JSONValue?) -> HTTPHeaders {
-        HTTPHeaders((value?.array ?? []).compactMap { item in
-            guard let name = item["name"]?.string else { return nil }
-            return HTTPHeaders.Field(name: name, value: item["value"]?.string ?? "")
-        })
+        HTTPHeaders(
+            (value?.array ?? []).compactMap { item in
+                guard let name = item["name"]?.string else { return nil }
+                return HTTPHeaders.Field(name: name, value: item["value"]?.string ?? "")
+            })
     }
 
     /// The `Fetch` command that carries out `decision`.
@@ -106,10 +110,13 @@ extension PageLoad {
             return ("Fetch.failRequest", ["requestId": .string(requestId), "errorReason": .string(reason.rawValue)])
         case .fulfill(let response):
             let headers: [JSONValue] = response.headers.map { .object(["name": .string($0.name), "value": .string($0.value)]) }
-            return ("Fetch.fulfillRequest", [
-                "requestId": .string(requestId), "responseCode": .number(Double(response.status)),
-                "responseHeaders": .array(headers), "body": .string(response.body.base64EncodedString()),
-            ])
+            return (
+                "Fetch.fulfillRequest",
+                [
+                    "requestId": .string(requestId), "responseCode": .number(Double(response.status)),
+                    "responseHeaders": .array(headers), "body": .string(response.body.base64EncodedString()),
+                ]
+            )
         }
     }
 }

@@ -205,7 +205,8 @@ struct PageLoad {
             settle.navigationAnswered()
         case .reply(.responseBody(let requestId), let result):
             guard let info = candidates.removeValue(forKey: requestId), case .success(let reply) = result,
-                  let text = reply["body"]?.string else {
+                let text = reply["body"]?.string
+            else {
                 settle.bodyArrived(namesMedia: false)
                 return
             }
@@ -279,7 +280,8 @@ struct PageLoad {
             // late ones do not); an iframe's are the page's whichever its loader.
             let current = child != nil || params["frameId"]?.string != mainFrameId || loaderId == nil || params["loaderId"]?.string == loaderId
             guard type == "XHR" || type == "Fetch", current,
-                  let responseURL = response["url"]?.string.flatMap(URL.init(string:)) else { return }
+                let responseURL = response["url"]?.string.flatMap(URL.init(string:))
+            else { return }
             if let child { requestSessions[id] = child }
             let info = PayloadInfo(
                 url: responseURL, requestURL: firstURLs[id].flatMap(URL.init(string:)) ?? responseURL,
@@ -340,8 +342,9 @@ struct PageLoad {
     /// Records the origin of an `http(s)` URL (the others keep no storage a later page could read).
     private mutating func noteOrigin(_ url: String) {
         guard origins.count <= PreparedTab.maxClearedOrigins, let components = URLComponents(string: url),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = components.host, !host.isEmpty else { return }
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty
+        else { return }
         let port = components.port.map { ":\($0)" } ?? ""
         let name = host.contains(":") && !host.hasPrefix("[") ? "[\(host.lowercased())]" : host.lowercased()
         origins.insert("\(scheme)://\(name)\(port)")

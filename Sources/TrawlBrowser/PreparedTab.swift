@@ -148,7 +148,9 @@ struct PreparedTab: Sendable {
 
     /// `Network.enable` with buffers big enough for the bodies a page keeps.
     static func networkParameters(_ configuration: BrowserConfiguration) -> [String: JSONValue] {
-        ["maxResourceBufferSize": .number(Double(max(configuration.maxBodyBytes, 1 << 20))),
-         "maxTotalBufferSize": .number(Double(max(configuration.maxBodyBytes * 4, 64 << 20)))]
+        [
+            "maxResourceBufferSize": .number(Double(max(configuration.maxBodyBytes, 1 << 20))),
+            "maxTotalBufferSize": .number(Double(max(configuration.maxBodyBytes * 4, 64 << 20))),
+        ]
     }
 }

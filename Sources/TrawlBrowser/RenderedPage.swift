@@ -1,36 +1,36 @@
-package import Foundation
-package import TrawlCore
+public import Foundation
+public import TrawlCore
 
 /// What a browser made of one page.
-package struct RenderedPage: Sendable {
+public struct RenderedPage: Sendable {
     /// The URL asked for.
-    package var requestURL: URL
+    public var requestURL: URL
     /// Where the page ended up, after HTTP and script redirects.
-    package var finalURL: URL
+    public var finalURL: URL
     /// The main document's HTTP status (200 when unknown).
-    package var status: Int
+    public var status: Int
     /// The main document's response headers.
-    package var headers: HTTPHeaders
+    public var headers: HTTPHeaders
     /// The document's HTML (with its doctype) once the page settled, open shadow roots written
     /// inline in their hosts (see `DOMSnapshot`).
-    package var html: Data
+    public var html: Data
     /// Every XHR/fetch response with a JSON or HTML body, in the order their bodies arrived.
-    package var responses: [Payload]
+    public var responses: [Payload]
     /// URLs of requests not carried out (images, fonts, media, style sheets by default).
-    package var blockedRequests: [String]
+    public var blockedRequests: [String]
     /// Scrolls that brought new content.
-    package var scrolls: Int
+    public var scrolls: Int
     /// `false` when the page budget ran out before the network went quiet.
-    package var settled: Bool
+    public var settled: Bool
     /// Settled before the whole quiet window: the page's scripts had nothing pending
     /// (``BrowserConfiguration/idleProbeAfter``).
-    package var settledEarly = false
+    public var settledEarly = false
     /// The DOM of each iframe (same-origin ones read through the page, other sites' from their
     /// own renderer), origin ``PayloadOrigin/domSnapshot``, `url` the frame's.
-    package var frames: [Payload] = []
+    public var frames: [Payload] = []
 
     /// The DOM snapshot as a payload: origin ``PayloadOrigin/domSnapshot``, `url` the final URL.
-    package var snapshot: Payload {
+    public var snapshot: Payload {
         Payload(
             body: html,
             info: PayloadInfo(

@@ -80,18 +80,20 @@ extension RequestInterceptor {
     /// The page's request headers as libcurl is to send them: its own `Accept-Encoding` (it
     /// decodes what it asks for) and no connection headers.
     static func forwarded(_ headers: HTTPHeaders) -> HTTPHeaders {
-        HTTPHeaders(headers.filter { field in
-            let name = field.name.lowercased()
-            return !connectionHeaders.contains(name) && name != "accept-encoding"
-        })
+        HTTPHeaders(
+            headers.filter { field in
+                let name = field.name.lowercased()
+                return !connectionHeaders.contains(name) && name != "accept-encoding"
+            })
     }
 
     /// The response's headers as the browser is to receive them: the body is decoded and the
     /// browser counts its length itself.
     static func delivered(_ headers: HTTPHeaders) -> HTTPHeaders {
-        HTTPHeaders(headers.filter { field in
-            let name = field.name.lowercased()
-            return !connectionHeaders.contains(name) && name != "content-encoding"
-        })
+        HTTPHeaders(
+            headers.filter { field in
+                let name = field.name.lowercased()
+                return !connectionHeaders.contains(name) && name != "content-encoding"
+            })
     }
 }

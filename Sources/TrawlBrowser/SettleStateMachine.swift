@@ -168,7 +168,8 @@ struct SettleStateMachine {
     /// Quiet and loaded, nothing in flight, nothing attached whose scripts go uncounted.
     private func isQuietEnoughToProbe(now: ContinuousClock.Instant) -> Bool {
         guard mayProbe, let after = idleProbeAfter, navigated, loadFired, bodiesPending == 0,
-              inFlight.isEmpty, attachedChildren == 0 else { return false }
+            inFlight.isEmpty, attachedChildren == 0
+        else { return false }
         return now - lastActivity >= after
     }
 

@@ -96,9 +96,10 @@ public struct Environment: Sendable {
     public func renderedPayloads(for request: FetchRequest, from context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         guard let renderer else { return AsyncThrowingStream { $0.finish() } }
         let payloads = renderer.render(request, context: context)
-        return scanned(AsyncThrowingStream(running: { continuation in
-            for try await payload in payloads { continuation.yield(.whole(payload)) }
-        }))
+        return scanned(
+            AsyncThrowingStream(running: { continuation in
+                for try await payload in payloads { continuation.yield(.whole(payload)) }
+            }))
     }
 
     /// `responses`, with each HTML one followed by the JSON embedded in it.
@@ -165,7 +166,9 @@ public struct Environment: Sendable {
     }
 
     /// `payload`, scanned first when it is HTML.
-    private static func yieldScanned(_ payload: Payload, scanner: (any DocumentScanner)?, into continuation: AsyncThrowingStream<Payload, any Error>.Continuation) throws {
+    private static func yieldScanned(
+        _ payload: Payload, scanner: (any DocumentScanner)?, into continuation: AsyncThrowingStream<Payload, any Error>.Continuation
+    ) throws {
         guard let scanner, payload.info.isHTML || looksLikeHTML(payload) else {
             continuation.yield(payload)
             return
@@ -186,8 +189,10 @@ public struct Environment: Sendable {
 
     /// A document served without a content type (`file:`, bad servers) that starts like HTML.
     static func looksLikeHTML(_ payload: Payload) -> Bool {
-        guard payload.info.contentType == nil || payload.info.contentType == "text/plain"
-            || payload.info.contentType == "application/octet-stream" else { return false }
+        guard
+            payload.info.contentType == nil || payload.info.contentType == "text/plain"
+                || payload.info.contentType == "application/octet-stream"
+        else { return false }
         let head = payload.body.prefix(512).drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
         guard head.first == UInt8(ascii: "<") else { return false }
         let lowered = String(decoding: head.prefix(64), as: UTF8.self).lowercased()

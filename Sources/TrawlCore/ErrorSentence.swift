@@ -32,14 +32,16 @@ public enum ErrorSentence {
     }
 
     private static func fileSentence(_ error: NSError, subject: String?) -> String {
-        let path = (error.userInfo[NSFilePathErrorKey] as? String)
+        let path =
+            (error.userInfo[NSFilePathErrorKey] as? String)
             ?? (error.userInfo[NSURLErrorKey] as? URL)?.path
             ?? subject ?? "the file"
         return "'\(path)': \(fileReason(error))"
     }
 
     private static func fileReason(_ error: NSError) -> String {
-        let posix = (error.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil }
+        let posix =
+            (error.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil }
             ?? (error.domain == NSPOSIXErrorDomain ? Int32(error.code) : nil)
         let reason: String
         switch CocoaError.Code(rawValue: error.code) {

@@ -60,7 +60,8 @@ extension Media {
             evidence = (evidence ?? []) + more.filter { !(evidence ?? []).contains($0) }
         }
         var known = Set(allURLs.map(CanonicalURL.key))
-        let candidates = [Rendition(url: other.url, kind: other.kind, width: other.width, height: other.height, byteSize: other.byteSize)]
+        let candidates =
+            [Rendition(url: other.url, kind: other.kind, width: other.width, height: other.height, byteSize: other.byteSize)]
             + other.renditions
         for rendition in candidates where known.insert(CanonicalURL.key(rendition.url)).inserted {
             renditions.append(rendition)

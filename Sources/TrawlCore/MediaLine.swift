@@ -1,4 +1,3 @@
-
 /// One media as `trawl resolve --json` prints it, and as `trawl batch` writes it in `media`.
 public struct MediaLine: Codable, Sendable, Hashable {
     public var input: String

@@ -153,13 +153,15 @@ package struct MediaURLScan {
                 colon = slash - 1  // "://"
                 hostStart = slash + 2
             } else if slash >= 2, slash + 2 < n, text[slash - 1] == UInt8(ascii: "\\"), text[slash - 2] == UInt8(ascii: ":"),
-                      text[slash + 1] == UInt8(ascii: "\\"), text[slash + 2] == UInt8(ascii: "/") {
+                text[slash + 1] == UInt8(ascii: "\\"), text[slash + 2] == UInt8(ascii: "/")
+            {
                 colon = slash - 2  // the JSON-escaped ":\/\/"
                 hostStart = slash + 3
             } else if slash > 0, slash + 2 < n, text[slash + 1] == UInt8(ascii: "/"),
-                      text[slash - 1] == UInt8(ascii: "\"") || text[slash - 1] == UInt8(ascii: "'") || text[slash - 1] == UInt8(ascii: "(")
-                        || text[slash - 1] == UInt8(ascii: "="),
-                      isHostByte(text[slash + 2]) {
+                text[slash - 1] == UInt8(ascii: "\"") || text[slash - 1] == UInt8(ascii: "'") || text[slash - 1] == UInt8(ascii: "(")
+                    || text[slash - 1] == UInt8(ascii: "="),
+                isHostByte(text[slash + 2])
+            {
                 start = slash  // protocol-relative "//host"
                 hostStart = slash + 2
             }
@@ -203,7 +205,8 @@ package struct MediaURLScan {
             let c = text[j]
             if c <= 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") || c == UInt8(ascii: "<") || c == UInt8(ascii: ">")
                 || c == UInt8(ascii: "`") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == UInt8(ascii: "|")
-                || c == UInt8(ascii: "^") {
+                || c == UInt8(ascii: "^")
+            {
                 return .end(j)
             }
             if c == UInt8(ascii: "\\") {
@@ -221,7 +224,8 @@ package struct MediaURLScan {
                 return .end(j)
             }
             if c == UInt8(ascii: "&"), j + 5 < n, text[j + 1] == UInt8(ascii: "q"), text[j + 2] == UInt8(ascii: "u"),
-               text[j + 3] == UInt8(ascii: "o"), text[j + 4] == UInt8(ascii: "t"), text[j + 5] == UInt8(ascii: ";") {
+                text[j + 3] == UInt8(ascii: "o"), text[j + 4] == UInt8(ascii: "t"), text[j + 5] == UInt8(ascii: ";")
+            {
                 return .end(j)
             }
             if c == UInt8(ascii: ")") || c == UInt8(ascii: "]") { return .end(j) }
@@ -236,7 +240,8 @@ package struct MediaURLScan {
     package static func mayBeMedia(_ text: UnsafeBufferPointer<UInt8>, hostStart: Int, end: Int) -> Bool {
         var hostEnd = hostStart
         while hostEnd < end, text[hostEnd] != UInt8(ascii: "/"), text[hostEnd] != UInt8(ascii: "\\"),
-              text[hostEnd] != UInt8(ascii: "?"), text[hostEnd] != UInt8(ascii: "#"), text[hostEnd] != UInt8(ascii: ":") {
+            text[hostEnd] != UInt8(ascii: "?"), text[hostEnd] != UInt8(ascii: "#"), text[hostEnd] != UInt8(ascii: ":")
+        {
             hostEnd += 1
         }
         if matches(text, hostStart..<hostEnd, "v.redd.it") || matches(text, hostStart..<hostEnd, "video.twimg.com") { return true }

@@ -99,9 +99,9 @@ public struct Query: Sendable, Hashable, Codable, CustomStringConvertible {
         // `file:page.html`, `data:…`, `https:…` are URLs (or broken ones), never parameters;
         // nor are `htp:/host/…` and `localhost:8080/x`, URLs with a mistyped or missing scheme.
         guard !key.isEmpty, !value.isEmpty, !value.hasPrefix("//"), !QueryLocation.isBrokenURL(Substring(token)),
-              !QueryLocation.readableSchemes.contains(key.lowercased()),
-              key.first!.isLetter,
-              key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
+            !QueryLocation.readableSchemes.contains(key.lowercased()),
+            key.first!.isLetter,
+            key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
         else { return nil }
         return (key.lowercased(), String(value))
     }

@@ -63,7 +63,7 @@ public enum QueryLocation: Sendable, Hashable {
         guard let colon = token.firstIndex(of: ":"), colon > token.startIndex else { return nil }
         let name = token[..<colon]
         guard let first = name.first, first.isASCII, first.isLetter,
-              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") })
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") })
         else { return nil }
         let scheme = name.lowercased()
         let rest = token[token.index(after: colon)...]
@@ -119,8 +119,8 @@ public enum QueryLocation: Sendable, Hashable {
         guard let colon = token.firstIndex(of: ":"), colon > token.startIndex else { return nil }
         let name = token[..<colon]
         guard let first = name.first, first.isASCII, first.isLetter,
-              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }),
-              token[token.index(after: colon)...].hasPrefix("/")
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }),
+            token[token.index(after: colon)...].hasPrefix("/")
         else { return nil }
         return String(name)
     }
@@ -133,7 +133,7 @@ public enum QueryLocation: Sendable, Hashable {
         let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         let host = parts[0]
         guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }),
-              host.first?.isLetter == true
+            host.first?.isLetter == true
         else { return nil }
         let isLocalhost = ["localhost", "localhost."].contains(host.lowercased())
         // A dotted host is pasted as https (``isBareHost``).
@@ -163,7 +163,7 @@ public enum QueryLocation: Sendable, Hashable {
         let hostPart = token.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
         let host = hostPart.split(separator: ":", maxSplits: 1).first ?? hostPart
         guard host.contains("."), !host.hasPrefix("."), !host.hasSuffix("."),
-              host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" })
+            host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" })
         else { return false }
         if host.lowercased().hasPrefix("www.") { return true }
         let labels = host.split(separator: ".")

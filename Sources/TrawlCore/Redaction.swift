@@ -11,7 +11,8 @@ public enum Redaction {
     public static func url(_ url: String, extraParameters: Set<String> = []) -> String {
         var result = url
         if let schemeEnd = result.range(of: "://"),
-           let at = result[schemeEnd.upperBound...].prefix(while: { $0 != "/" && $0 != "?" }).firstIndex(of: "@") {
+            let at = result[schemeEnd.upperBound...].prefix(while: { $0 != "/" && $0 != "?" }).firstIndex(of: "@")
+        {
             result.replaceSubrange(schemeEnd.upperBound..<at, with: placeholder)
         }
         guard let q = result.firstIndex(of: "?") else { return result }
@@ -53,14 +54,17 @@ extension Redaction {
                 var nameEnd = i
                 while nameEnd < bytes.count, isNameByte(bytes[nameEnd]) { nameEnd += 1 }
                 if nameEnd < bytes.count, bytes[nameEnd] == UInt8(ascii: "="), nameEnd > i,
-                   names.contains(String(decoding: bytes[i..<nameEnd], as: UTF8.self).lowercased()) {
+                    names.contains(String(decoding: bytes[i..<nameEnd], as: UTF8.self).lowercased())
+                {
                     output += bytes[i...nameEnd]
                     var valueEnd = nameEnd + 1
                     while valueEnd < bytes.count, !isValueDelimiter(bytes[valueEnd]) { valueEnd += 1 }
                     // A colon or full stop that ends the value before a blank (or the end) is the
                     // sentence's (`trawl: URL?key=K: HTTP 404`), not the value's.
                     while valueEnd > nameEnd + 1, bytes[valueEnd - 1] == UInt8(ascii: ":") || bytes[valueEnd - 1] == UInt8(ascii: "."),
-                          valueEnd == bytes.count || bytes[valueEnd] == UInt8(ascii: " ") || bytes[valueEnd] == UInt8(ascii: "\n") || bytes[valueEnd] == UInt8(ascii: "\t") {
+                        valueEnd == bytes.count || bytes[valueEnd] == UInt8(ascii: " ") || bytes[valueEnd] == UInt8(ascii: "\n")
+                            || bytes[valueEnd] == UInt8(ascii: "\t")
+                    {
                         valueEnd -= 1
                     }
                     if valueEnd > nameEnd + 1 { output += Array(placeholder.utf8) }
@@ -74,9 +78,11 @@ extension Redaction {
                 i += 3
                 var end = i
                 while end < bytes.count, !isValueDelimiter(bytes[end]), bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"),
-                      bytes[end] != UInt8(ascii: "@") { end += 1 }
+                    bytes[end] != UInt8(ascii: "@")
+                { end += 1 }
                 if end < bytes.count, bytes[end] == UInt8(ascii: "@"), end > i,
-                   !userinfoPlaceholders.contains(String(decoding: bytes[i..<end], as: UTF8.self)) {
+                    !userinfoPlaceholders.contains(String(decoding: bytes[i..<end], as: UTF8.self))
+                {
                     output += Array(placeholder.utf8)
                     i = end
                 }

@@ -77,7 +77,10 @@ private actor ObservedParts {
     private let observe: @Sendable (ResponsePart) -> Void
     private let failed: @Sendable (any Error) -> Void
 
-    init(parts: AsyncThrowingStream<ResponsePart, any Error>, observe: @escaping @Sendable (ResponsePart) -> Void, failed: @escaping @Sendable (any Error) -> Void) {
+    init(
+        parts: AsyncThrowingStream<ResponsePart, any Error>, observe: @escaping @Sendable (ResponsePart) -> Void,
+        failed: @escaping @Sendable (any Error) -> Void
+    ) {
         self.parts = parts.makeAsyncIterator()
         self.observe = observe
         self.failed = failed

@@ -1,4 +1,3 @@
-
 /// One result set as `trawl resolve --stream` prints it, and as `trawl serve` streams it
 /// (`application/x-ndjson` lines, `text/event-stream` events).
 public struct ResultSetLine: Codable, Sendable, Hashable {

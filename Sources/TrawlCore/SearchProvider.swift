@@ -40,7 +40,8 @@ public struct SearchProvider: Sendable {
     public func engine(for query: Query) throws -> any Engine {
         if let command = query.command {
             guard let engine = engines[command] else {
-                throw SearchError(.unknownEngine, "unknown engine '!\(command)' in '\(query.raw)'; engines: \(engineNames.map { "!\($0)" }.joined(separator: ", "))")
+                throw SearchError(
+                    .unknownEngine, "unknown engine '!\(command)' in '\(query.raw)'; engines: \(engineNames.map { "!\($0)" }.joined(separator: ", "))")
             }
             return engine
         }
@@ -51,7 +52,10 @@ public struct SearchProvider: Sendable {
             throw SearchError(.emptyQuery, "nothing to search for in '\(query.raw)'")
         }
         guard let name = defaultEngineName, let engine = engines[name] else {
-            throw SearchError(.noDefaultEngine, "'\(query.raw)' is not a URL and no default search engine is set; use !name with one of: \(engineNames.map { "!\($0)" }.joined(separator: ", "))")
+            throw SearchError(
+                .noDefaultEngine,
+                "'\(query.raw)' is not a URL and no default search engine is set; use !name with one of: \(engineNames.map { "!\($0)" }.joined(separator: ", "))"
+            )
         }
         return engine
     }

@@ -61,9 +61,10 @@ public enum Unescape {
                 guard hex.count == 4, let code = UInt32(hex, radix: 16) else { scalars.append(c); continue }
                 it.removeFirst(5)
                 if (0xD800..<0xDC00).contains(code), it.count >= 6, it.first == "\\",
-                   it.dropFirst().first == "u",
-                   let low = UInt32(String(String.UnicodeScalarView(it.dropFirst(2).prefix(4))), radix: 16),
-                   (0xDC00..<0xE000).contains(low) {
+                    it.dropFirst().first == "u",
+                    let low = UInt32(String(String.UnicodeScalarView(it.dropFirst(2).prefix(4))), radix: 16),
+                    (0xDC00..<0xE000).contains(low)
+                {
                     it.removeFirst(6)
                     let combined = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     if let scalar = Unicode.Scalar(combined) { scalars.append(scalar) }

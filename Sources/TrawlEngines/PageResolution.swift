@@ -99,7 +99,8 @@ struct PageResolution {
     /// whose parsers read the redirected page as it is.
     static func handOver(from pasted: URL, to final: URL) -> URL? {
         guard CanonicalURL.key(final.absoluteString) != CanonicalURL.key(pasted.absoluteString),
-              let site = Sites.site(for: final) else { return nil }
+            let site = Sites.site(for: final)
+        else { return nil }
         let sources = site.rewrite(final)
         guard !sources.isEmpty else { return nil }
         let before = Sites.site(for: pasted).map { $0.rewrite(pasted) } ?? []
@@ -121,9 +122,10 @@ struct PageResolution {
     }
 
     mutating func siteSourceFailed(_ target: URL, site: String, error: any Error) {
-        output.append(ResultSet(diagnostics: [
-            Diagnostic(.info, "\(site) source \(Redaction.url(target.absoluteString)) failed, reading the page: \(error)", source: "web"),
-        ]))
+        output.append(
+            ResultSet(diagnostics: [
+                Diagnostic(.info, "\(site) source \(Redaction.url(target.absoluteString)) failed, reading the page: \(error)", source: "web")
+            ]))
     }
 
     /// The site has a better source for the page that was not asked (a key it needs is missing).
@@ -353,7 +355,8 @@ struct PageResolution {
         }
         // After a site parser failed, any other parser's answer is degraded.
         if !set.media.isEmpty, set.degradation == nil, !siteFailures.isEmpty,
-           !set.media.contains(where: { siteParsers.contains($0.provenance.parser) }) {
+            !set.media.contains(where: { siteParsers.contains($0.provenance.parser) })
+        {
             set.degradation = Degradation(failures: siteFailures, answeredBy: set.provenance?.parser ?? "generic")
         }
         // Every result of a page belongs to that page, whichever payload it came from.

@@ -31,8 +31,9 @@ struct PageResolutionRun {
             if let token = site.token {
                 try await readSource(source, of: site.name, authorizedBy: token)
             } else {
-                try await read(environment.payloads(for: source, from: request), into: { $0.readSiteSource($1, site: site.name) },
-                               failed: { $0.siteSourceFailed(source.url, site: site.name, error: $1) })
+                try await read(
+                    environment.payloads(for: source, from: request), into: { $0.readSiteSource($1, site: site.name) },
+                    failed: { $0.siteSourceFailed(source.url, site: site.name, error: $1) })
             }
         }
     }
@@ -54,9 +55,11 @@ struct PageResolutionRun {
                 return
             }
             var expired = false
-            try await read(environment.payloads(for: token.authorizing(source, with: value), from: request), into: { page, payload in
-                if payload.info.status == 401, attempt == 0 { expired = true } else { page.readSiteSource(payload, site: site) }
-            }, failed: { $0.siteSourceFailed(source.url, site: site, error: $1) })
+            try await read(
+                environment.payloads(for: token.authorizing(source, with: value), from: request),
+                into: { page, payload in
+                    if payload.info.status == 401, attempt == 0 { expired = true } else { page.readSiteSource(payload, site: site) }
+                }, failed: { $0.siteSourceFailed(source.url, site: site, error: $1) })
             guard expired else { return }
             await tokens.expire(value, of: site)
         }
@@ -72,14 +75,16 @@ struct PageResolutionRun {
     /// and the address it landed on is returned, for that site.
     mutating func readPage(mayHandOver: Bool) async throws -> URL? {
         var handOver: URL?
-        try await read(environment.payloads(for: FetchRequest(url: url), from: request), into: { [url] page, payload in
-            guard handOver == nil else { return }
-            if payload.info.origin == .document, mayHandOver, let target = PageResolution.handOver(from: url, to: payload.info.url) {
-                handOver = target
-                return
-            }
-            page.read(payload)
-        })
+        try await read(
+            environment.payloads(for: FetchRequest(url: url), from: request),
+            into: { [url] page, payload in
+                guard handOver == nil else { return }
+                if payload.info.origin == .document, mayHandOver, let target = PageResolution.handOver(from: url, to: payload.info.url) {
+                    handOver = target
+                    return
+                }
+                page.read(payload)
+            })
         return handOver
     }
 
@@ -95,8 +100,11 @@ struct PageResolutionRun {
             let needed = await renderer.shouldRender(afterStatic: document, url: url)
             var renderFailed = false
             if needed {
-                try await read(environment.renderedPayloads(for: FetchRequest(url: url), from: request), into: { $0.read($1) },
-                               failed: { renderFailed = true; $0.renderFailed($1) })
+                try await read(
+                    environment.renderedPayloads(for: FetchRequest(url: url), from: request), into: { $0.read($1) },
+                    failed: {
+                        renderFailed = true; $0.renderFailed($1)
+                    })
             }
             // A failed render says nothing about whether the host's pages need the browser.
             if !renderFailed { await renderer.learn(url: url, neededBrowser: needed && page.foundAnything) }
@@ -107,8 +115,9 @@ struct PageResolutionRun {
     mutating func followOEmbedLinks() async throws {
         for link in page.afterPage() {
             send()
-            try await read(environment.payloads(for: FetchRequest(url: link), from: request), into: { $0.readOEmbed($1) },
-                           failed: { $0.oEmbedFailed($1) })
+            try await read(
+                environment.payloads(for: FetchRequest(url: link), from: request), into: { $0.readOEmbed($1) },
+                failed: { $0.oEmbedFailed($1) })
         }
     }
 

@@ -22,15 +22,18 @@ package struct RedgifsSearchEngine: Engine {
         let query = request.query
         guard !query.term.isEmpty else { throw SearchError(.invalidRequest, "!redgifs needs something to search for") }
         guard var parts = URLComponents(string: endpoint + "/gifs/search"), parts.scheme != nil, parts.host != nil,
-              let tokenURL = URL(string: endpoint + "/auth/temporary") else {
+            let tokenURL = URL(string: endpoint + "/auth/temporary")
+        else {
             throw SearchError(.invalidRequest, "!redgifs: the endpoint '\(endpoint)' is not a URL")
         }
         let order = query.parameters["order"]?.lowercased() ?? "trending"
         guard Self.orders.contains(order) else {
             throw SearchError(.invalidRequest, "!redgifs order:\(order) is not one of \(Self.orders.sorted().joined(separator: ", "))")
         }
-        var items = [URLQueryItem(name: "search_text", value: query.term), URLQueryItem(name: "order", value: order),
-                     URLQueryItem(name: "count", value: String(query.pageSize(request, fallback: 40, maximum: 80)))]
+        var items = [
+            URLQueryItem(name: "search_text", value: query.term), URLQueryItem(name: "order", value: order),
+            URLQueryItem(name: "count", value: String(query.pageSize(request, fallback: 40, maximum: 80))),
+        ]
         switch request.pagination {
         case .offset(let page) where page > 0: items.append(URLQueryItem(name: "page", value: String(page)))
         case .cursor(let cursor): throw SearchError(.invalidRequest, "!redgifs pages by number; '\(cursor)' is a cursor")

@@ -50,10 +50,14 @@ package struct WebEngine: Engine {
             try await run.readRendered()
         } else {
             if let target = try await run.readPage(mayHandOver: hops < maxHandOvers) {
-                continuation.yield(ResultSet(diagnostics: [
-                    Diagnostic(.info, "\(Redaction.url(url.absoluteString)) redirected to \(Redaction.url(target.absoluteString)): read by its site", source: "web"),
-                ]))
-                return try await resolve(target, request: request, environment: environment, tokens: tokens, keys: keys, hops: hops + 1, continuation: continuation)
+                continuation.yield(
+                    ResultSet(diagnostics: [
+                        Diagnostic(
+                            .info, "\(Redaction.url(url.absoluteString)) redirected to \(Redaction.url(target.absoluteString)): read by its site", source: "web"
+                        )
+                    ]))
+                return try await resolve(
+                    target, request: request, environment: environment, tokens: tokens, keys: keys, hops: hops + 1, continuation: continuation)
             }
             try await run.renderIfNeeded(by: renderer)
         }
@@ -70,7 +74,9 @@ extension WebEngine {
     static func fetchToken(_ token: SiteToken, site: String, environment: Environment, request: Request) async throws -> String {
         for try await payload in environment.payloads(for: FetchRequest(url: token.url), from: request) {
             guard let value = token.read(payload) else {
-                throw SiteTokenError(site: site, url: token.url.absoluteString, reason: payload.info.isSuccess ? "no \(token.field) in the answer" : "HTTP \(payload.info.status)")
+                throw SiteTokenError(
+                    site: site, url: token.url.absoluteString,
+                    reason: payload.info.isSuccess ? "no \(token.field) in the answer" : "HTTP \(payload.info.status)")
             }
             return value
         }
@@ -97,9 +103,10 @@ extension WebEngine {
     /// and declares no video.
     static func isAboutAStill(_ summary: DocumentSummary) -> Bool {
         guard summary.firstMeta("og:video") == nil, summary.firstMeta("og:video:url") == nil,
-              summary.firstMeta("twitter:player:stream") == nil, summary.firstMeta("og:type")?.hasPrefix("video") != true,
-              let image = summary.firstMeta("og:image") ?? summary.firstMeta("twitter:image") ?? summary.firstMeta("twitter:image:src"),
-              let resolved = summary.resolve(image) else { return false }
+            summary.firstMeta("twitter:player:stream") == nil, summary.firstMeta("og:type")?.hasPrefix("video") != true,
+            let image = summary.firstMeta("og:image") ?? summary.firstMeta("twitter:image") ?? summary.firstMeta("twitter:image:src"),
+            let resolved = summary.resolve(image)
+        else { return false }
         return MediaKind(urlString: resolved) == .still
     }
 }

@@ -224,7 +224,7 @@ extension FetchError {
             kind = .connectionLost
         case CURLE_BAD_CONTENT_ENCODING: kind = .badContentEncoding
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             kind = .tls
         case CURLE_ABORTED_BY_CALLBACK: kind = .cancelled
         default: kind = .transferFailed

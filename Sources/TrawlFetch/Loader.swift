@@ -71,10 +71,12 @@ package final class Loader: PayloadTransport {
         }
         if Task.isCancelled { throw FetchError(.cancelled, url: request.url.absoluteString, message: "cancelled") }
         let response = head ?? ResponseHead(url: request.url, status: 0, headers: [:])
-        logger.debug("fetched", metadata: [
-            "url": "\(Redaction.url(request.url.absoluteString))", "status": "\(response.status)",
-            "bytes": "\(body.bytes.count)", "ms": "\((ContinuousClock.now - started).milliseconds)",
-        ])
+        logger.debug(
+            "fetched",
+            metadata: [
+                "url": "\(Redaction.url(request.url.absoluteString))", "status": "\(response.status)",
+                "bytes": "\(body.bytes.count)", "ms": "\((ContinuousClock.now - started).milliseconds)",
+            ])
         return Payload(
             body: body.bytes,
             info: PayloadInfo(url: response.url, requestURL: request.url, status: response.status, headers: response.headers, origin: origin))
@@ -142,10 +144,12 @@ private actor PartReader {
         case nil:
             done = true
             if Task.isCancelled { throw FetchError(.cancelled, url: request.url.absoluteString, message: "cancelled") }
-            logger.debug("fetched", metadata: [
-                "url": "\(Redaction.url(request.url.absoluteString))", "status": "\(head?.status ?? 0)",
-                "bytes": "\(bytes)", "ms": "\((ContinuousClock.now - started).milliseconds)",
-            ])
+            logger.debug(
+                "fetched",
+                metadata: [
+                    "url": "\(Redaction.url(request.url.absoluteString))", "status": "\(head?.status ?? 0)",
+                    "bytes": "\(bytes)", "ms": "\((ContinuousClock.now - started).milliseconds)",
+                ])
             guard head == nil else { return .end }
             queued.append(.end)
             return start(ResponseHead(url: request.url, status: 0, headers: [:]))

@@ -139,10 +139,15 @@ public struct Charset: Sendable, Hashable {
             let c = base[i]
             if c < 0x80 { i += 1; continue }
             let length: Int
-            if c & 0xE0 == 0xC0 { length = 2; if c < 0xC2 { return false } }
-            else if c & 0xF0 == 0xE0 { length = 3 }
-            else if c & 0xF8 == 0xF0 { length = 4; if c > 0xF4 { return false } }
-            else { return false }
+            if c & 0xE0 == 0xC0 {
+                length = 2; if c < 0xC2 { return false }
+            } else if c & 0xF0 == 0xE0 {
+                length = 3
+            } else if c & 0xF8 == 0xF0 {
+                length = 4; if c > 0xF4 { return false }
+            } else {
+                return false
+            }
             guard i + length <= n else { return false }
             for k in 1..<length where base[i + k] & 0xC0 != 0x80 { return false }
             if length == 3 {

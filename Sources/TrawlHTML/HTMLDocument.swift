@@ -21,9 +21,10 @@ public final class HTMLDocument {
     /// - Throws: ``HTMLError`` when libxml2 returns no document.
     public init(parsing data: Data, url: String, encoding: String? = nil) throws {
         LibXML2.prepareThread()
-        let charset = encoding ?? data.withUnsafeBytes {
-            Charset.detect($0.bindMemory(to: UInt8.self), declared: nil, isComplete: true)?.name
-        } ?? "utf-8"
+        let charset =
+            encoding ?? data.withUnsafeBytes {
+                Charset.detect($0.bindMemory(to: UInt8.self), declared: nil, isComplete: true)?.name
+            } ?? "utf-8"
         let parsed: htmlDocPtr? = data.withUnsafeBytes { raw in
             raw.withMemoryRebound(to: CChar.self) { bytes in
                 htmlReadMemory(bytes.baseAddress, Int32(clamping: bytes.count), url, charset, LibXML2.htmlOptions)

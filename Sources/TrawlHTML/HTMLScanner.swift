@@ -271,7 +271,8 @@ public final class HTMLStreamScanner {
                 // Templates and vendor types sometimes hold plain JSON.
                 let body = trimmedJSON(script.body)
                 if let first = body.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
-                   body.withUnsafeBufferPointer(JSONSyntax.isValid) {
+                    body.withUnsafeBufferPointer(JSONSyntax.isValid)
+                {
                     add(body, EmbeddedLocator(kind: .jsonScript, scriptIndex: script.index, name: script.id))
                 }
             }

@@ -93,7 +93,7 @@ enum JSONSyntax {
             index += 1
             switch e {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                 return true
             case UInt8(ascii: "u"):
                 for _ in 0..<4 {

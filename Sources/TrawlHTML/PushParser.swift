@@ -162,8 +162,7 @@ final class PushParser {
             case .odd:
                 // libxml2 reads on from here (only reporting what it reads).
                 skippingText = false
-                if let found { position = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) }
-                else { position = count }
+                if let found { position = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) } else { position = count }
             case .incomplete:
                 carry = Array(bytes[plainEnd...])
                 position = count

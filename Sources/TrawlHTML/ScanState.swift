@@ -49,13 +49,15 @@ final class ScanState {
         switch tag {
         case .meta:
             guard let key = attributes["property"] ?? attributes["name"] ?? attributes["itemprop"],
-                  let value = attributes["content"] ?? attributes["value"] else { return }
+                let value = attributes["content"] ?? attributes["value"]
+            else { return }
             summary.metaTags.append(MetaTag(key: key.lowercased(), value: value))
         case .link:
             guard let href = attributes["href"], let rel = attributes["rel"] ?? attributes["itemprop"] else { return }
-            summary.links.append(LinkTag(
-                rel: rel.lowercased().utf8.split(whereSeparator: { $0 <= 0x20 }).map { String(decoding: $0, as: UTF8.self) }, href: href,
-                type: attributes["type"]?.lowercased(), as: attributes["as"]?.lowercased(), title: attributes["title"]))
+            summary.links.append(
+                LinkTag(
+                    rel: rel.lowercased().utf8.split(whereSeparator: { $0 <= 0x20 }).map { String(decoding: $0, as: UTF8.self) }, href: href,
+                    type: attributes["type"]?.lowercased(), as: attributes["as"]?.lowercased(), title: attributes["title"]))
         case .base:
             if summary.baseHref == nil { summary.baseHref = attributes["href"] }
         case .title:
@@ -67,22 +69,25 @@ final class ScanState {
         case .video, .audio:
             // Lazy players name their files in data attributes until they scroll into view.
             let src = [attributes["src"], attributes["data-src"], attributes["data-mp4src"]].lazy.compactMap { $0 }.first { !$0.isEmpty }
-            summary.mediaElements.append(MediaElement(
-                tag: tag == .video ? .video : .audio, src: src, poster: attributes["poster"],
-                type: attributes["type"], width: attributes.int("width"), height: attributes.int("height"), region: region))
+            summary.mediaElements.append(
+                MediaElement(
+                    tag: tag == .video ? .video : .audio, src: src, poster: attributes["poster"],
+                    type: attributes["type"], width: attributes.int("width"), height: attributes.int("height"), region: region))
             mediaParents.append(summary.mediaElements.count - 1)
             if let webm = attributes["data-webmsrc"], !webm.isEmpty {
-                summary.mediaElements.append(MediaElement(
-                    tag: .source, src: webm, type: "video/webm", parent: summary.mediaElements.count - 1, region: region))
+                summary.mediaElements.append(
+                    MediaElement(
+                        tag: .source, src: webm, type: "video/webm", parent: summary.mediaElements.count - 1, region: region))
             }
         case .picture:
             pictureDepth += 1
         case .source:
             let srcset = (attributes["srcset"] ?? attributes["data-srcset"]).map(Self.parseSrcsetCandidates) ?? []
-            summary.mediaElements.append(MediaElement(
-                tag: .source, src: attributes["src"] ?? attributes["data-src"], srcset: srcset.map(\.url), srcsetWidths: srcset.map(\.width),
-                type: attributes["type"], width: attributes.int("width"), height: attributes.int("height"),
-                parent: pictureDepth > 0 ? nil : mediaParents.last, inPicture: pictureDepth > 0, region: region))
+            summary.mediaElements.append(
+                MediaElement(
+                    tag: .source, src: attributes["src"] ?? attributes["data-src"], srcset: srcset.map(\.url), srcsetWidths: srcset.map(\.width),
+                    type: attributes["type"], width: attributes.int("width"), height: attributes.int("height"),
+                    parent: pictureDepth > 0 ? nil : mediaParents.last, inPicture: pictureDepth > 0, region: region))
         case .img:
             let lazy = attributes["data-src"] ?? attributes["data-original"] ?? attributes["data-lazy-src"] ?? attributes["data-gif"]
             var src = attributes["src"]
@@ -92,14 +97,16 @@ final class ScanState {
             let original = [attributes["data-original"], attributes["data-gif"], attributes["data-src"], attributes["data-lazy-src"]]
                 .lazy.compactMap { $0 }.first { !$0.isEmpty && !$0.hasPrefix("data:") && $0 != src }
             let srcset = (attributes["srcset"] ?? attributes["data-srcset"]).map(Self.parseSrcsetCandidates) ?? []
-            summary.mediaElements.append(MediaElement(
-                tag: .img, src: src, srcset: srcset.map(\.url), srcsetWidths: srcset.map(\.width), original: original, type: nil,
-                width: attributes.int("width"), height: attributes.int("height"), alt: attributes["alt"], inPicture: pictureDepth > 0,
-                region: region, isHidden: attributes["aria-hidden"]?.lowercased() == "true"))
+            summary.mediaElements.append(
+                MediaElement(
+                    tag: .img, src: src, srcset: srcset.map(\.url), srcsetWidths: srcset.map(\.width), original: original, type: nil,
+                    width: attributes.int("width"), height: attributes.int("height"), alt: attributes["alt"], inPicture: pictureDepth > 0,
+                    region: region, isHidden: attributes["aria-hidden"]?.lowercased() == "true"))
         case .embed:
-            summary.mediaElements.append(MediaElement(
-                tag: .embed, src: attributes["src"], type: attributes["type"], width: attributes.int("width"), height: attributes.int("height"),
-                region: region))
+            summary.mediaElements.append(
+                MediaElement(
+                    tag: .embed, src: attributes["src"], type: attributes["type"], width: attributes.int("width"), height: attributes.int("height"),
+                    region: region))
         case .article:
             let topLevel = !landmarks.contains { if case .article = $0 { true } else { false } }
             landmarks.append(.article(own: topLevel && topLevelArticles == 0))
@@ -187,15 +194,17 @@ final class ScanState {
 
     /// Closes the innermost open landmark that `tag` opened.
     func closeLandmark(_ tag: Tag) {
-        guard let index = landmarks.lastIndex(where: { landmark in
-            switch (tag, landmark) {
-            case (.article, .article): true
-            case (.main, .main), (.header, .header): true
-            case (.nav, .peripheral), (.aside, .peripheral), (.footer, .peripheral): true
-            case (.section, .section), (.section, .peripheral), (.div, .section), (.div, .peripheral): true
-            default: false
-            }
-        }) else { return }
+        guard
+            let index = landmarks.lastIndex(where: { landmark in
+                switch (tag, landmark) {
+                case (.article, .article): true
+                case (.main, .main), (.header, .header): true
+                case (.nav, .peripheral), (.aside, .peripheral), (.footer, .peripheral): true
+                case (.section, .section), (.section, .peripheral), (.div, .section), (.div, .peripheral): true
+                default: false
+                }
+            })
+        else { return }
         landmarks.remove(at: index)
     }
 
@@ -386,8 +395,15 @@ enum ScriptMarkup {
             let open = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
             i = open + 1
             let tag: MediaElement.Tag
-            if word(text, at: i, "img") { tag = .img; i += 3 } else if word(text, at: i, "video") { tag = .video; i += 5 }
-            else if word(text, at: i, "source") { tag = .video; i += 6 } else { continue }
+            if word(text, at: i, "img") {
+                tag = .img; i += 3
+            } else if word(text, at: i, "video") {
+                tag = .video; i += 5
+            } else if word(text, at: i, "source") {
+                tag = .video; i += 6
+            } else {
+                continue
+            }
             guard i < n, text[i] <= 0x20 || text[i] == UInt8(ascii: "\\") else { continue }
             // The tag's text: to its `>`, at most 2 KiB.
             var end = i
@@ -397,11 +413,12 @@ enum ScriptMarkup {
             // A URL the script puts together (`'…/g/' + name + '.gif'`, `${id}`) is not written
             // in its text: what the scan would read is a piece of code.
             guard let src, !src.isEmpty, !src.hasPrefix("data:"), !Self.isAssembled(src) else { continue }
-            found.append(MediaElement(
-                tag: tag, src: src, type: value(attributes, "type"),
-                width: value(attributes, "width").flatMap { Int($0.prefix { $0.isNumber }) },
-                height: value(attributes, "height").flatMap { Int($0.prefix { $0.isNumber }) },
-                region: .script))
+            found.append(
+                MediaElement(
+                    tag: tag, src: src, type: value(attributes, "type"),
+                    width: value(attributes, "width").flatMap { Int($0.prefix { $0.isNumber }) },
+                    height: value(attributes, "height").flatMap { Int($0.prefix { $0.isNumber }) },
+                    region: .script))
             i = end
         }
         return found
@@ -421,8 +438,10 @@ enum ScriptMarkup {
         var i = 0
         while i + count < tag.count {
             // The name must start the attribute: after a blank, a quote or an escape.
-            if word(tag, at: i, name), i == 0 || tag[i - 1] <= 0x20 || tag[i - 1] == UInt8(ascii: "\\") || tag[i - 1] == UInt8(ascii: "\"") || tag[i - 1] == UInt8(ascii: "'"),
-               tag[i + count] == UInt8(ascii: "=") {
+            if word(tag, at: i, name),
+                i == 0 || tag[i - 1] <= 0x20 || tag[i - 1] == UInt8(ascii: "\\") || tag[i - 1] == UInt8(ascii: "\"") || tag[i - 1] == UInt8(ascii: "'"),
+                tag[i + count] == UInt8(ascii: "=")
+            {
                 var j = i + count + 1
                 var quote: UInt8?
                 if j < tag.count, tag[j] == UInt8(ascii: "\\") { j += 1 }

@@ -72,8 +72,8 @@ enum ScriptJSONExtractor {
         if i > 0 {
             switch s[i - 1] {
             case UInt8(ascii: "="), UInt8(ascii: "!"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "+"),
-                 UInt8(ascii: "-"), UInt8(ascii: "*"), UInt8(ascii: "/"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-                 UInt8(ascii: "|"), UInt8(ascii: "^"), UInt8(ascii: "?"):
+                UInt8(ascii: "-"), UInt8(ascii: "*"), UInt8(ascii: "/"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+                UInt8(ascii: "|"), UInt8(ascii: "^"), UInt8(ascii: "?"):
                 return false
             default: break
             }
@@ -154,7 +154,8 @@ enum ScriptJSONExtractor {
         var start = end
         while start > 0 {
             let c = s[start - 1]
-            let isName = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
+            let isName =
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
                 || c == UInt8(ascii: "_") || c == UInt8(ascii: "$") || c == UInt8(ascii: ".") || c == UInt8(ascii: "[")
                 || c == UInt8(ascii: "]") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'")
             guard isName, end - start < 128 else { break }

@@ -20,7 +20,8 @@ enum UTF8Scan {
             // ASCII 32 bytes at a time (most of a page), then 8.
             if let raw {
                 while i + 32 <= count {
-                    let any = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                    let any =
+                        raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
                         | raw.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)
                     if ByteWord.hasNonASCII(any) { break }
                     i += 32

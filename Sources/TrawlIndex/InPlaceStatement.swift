@@ -28,7 +28,8 @@ struct InPlaceStatement {
 
     /// Binds parameter `index` (1-based) to `field` of the buffer at `base`: text, or `NULL`.
     func bindText(_ index: Int32, _ field: PreparedGroup.Field, in base: UnsafePointer<UInt8>) throws {
-        let code = field.isNull
+        let code =
+            field.isNull
             ? sqlite3_bind_null(handle, index)
             : sqlite3_bind_text(handle, index, UnsafeRawPointer(base + Int(field.start)).assumingMemoryBound(to: CChar.self), field.count, nil)
         try check(code, "binding parameter \(index)")
@@ -36,7 +37,8 @@ struct InPlaceStatement {
 
     /// Binds parameter `index` to `field` as a blob.
     func bindBlob(_ index: Int32, _ field: PreparedGroup.Field, in base: UnsafePointer<UInt8>) throws {
-        let code = field.isNull
+        let code =
+            field.isNull
             ? sqlite3_bind_null(handle, index)
             : sqlite3_bind_blob(handle, index, base + Int(field.start), field.count, nil)
         try check(code, "binding parameter \(index)")

@@ -26,7 +26,7 @@ enum IndexFile {
         let rawPageSize = Int(bytes[16]) << 8 | Int(bytes[17])
         let pageSize = rawPageSize == 1 ? 65536 : rawPageSize
         guard pageSize >= 512, pageSize & (pageSize - 1) == 0 else { return .corrupt("the header names an impossible page size (\(rawPageSize))") }
-        func word(_ at: Int) -> UInt32 { bytes[at ..< at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
+        func word(_ at: Int) -> UInt32 { bytes[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
         let changeCounter = word(24)
         let pages = word(28)
         let validFor = word(92)

@@ -67,7 +67,8 @@ public struct LocalQuery: Sendable, Hashable {
                     continue
                 }
                 if let colon = word.firstIndex(of: ":"), colon != word.startIndex,
-                   !word[word.index(after: colon)...].hasPrefix("//") {
+                    !word[word.index(after: colon)...].hasPrefix("//")
+                {
                     let key = word[..<colon].lowercased()
                     let values = word[word.index(after: colon)...].lowercased().split(separator: ",").map(String.init)
                     switch key {
@@ -107,7 +108,7 @@ public struct LocalQuery: Sendable, Hashable {
                 guard !stem.contains("*") else { throw fail("'\(word)': * may only end a word (typ*)") }
                 guard stem.contains(where: { $0.isLetter || $0.isNumber }) else {
                     if prefix { throw fail("'\(word)': a prefix needs a letter or digit before the *") }
-                    continue // punctuation alone matches nothing and means nothing
+                    continue  // punctuation alone matches nothing and means nothing
                 }
                 parts.append(Self.quoted(stem) + (prefix ? "*" : ""))
             }
@@ -129,7 +130,8 @@ public struct LocalQuery: Sendable, Hashable {
         var out: [String] = []
         for part in parts {
             if let last = out.last, !operators.contains(last), last != "(", !operators.contains(part), part != ")",
-               last == ")" || part == "(" {
+                last == ")" || part == "("
+            {
                 out.append("AND")
             }
             out.append(part)

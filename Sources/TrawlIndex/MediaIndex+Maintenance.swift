@@ -24,11 +24,14 @@ extension MediaIndex {
         let path = self.path
         return try await read("reading the index's counts") { db in
             func counts(_ column: String) throws -> [Facets.Count] {
-                try Row.fetchAll(db, sql: """
-                    SELECT c.\(column), sum(t.n) FROM (SELECT cell, count(*) AS n FROM media_cell GROUP BY cell) t
-                    JOIN cell c ON c.id = t.cell GROUP BY c.\(column) ORDER BY sum(t.n) DESC, c.\(column)
-                    """)
-                    .map { Facets.Count(value: $0[0], count: $0[1]) }
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT c.\(column), sum(t.n) FROM (SELECT cell, count(*) AS n FROM media_cell GROUP BY cell) t
+                        JOIN cell c ON c.id = t.cell GROUP BY c.\(column) ORDER BY sum(t.n) DESC, c.\(column)
+                        """
+                )
+                .map { Facets.Count(value: $0[0], count: $0[1]) }
             }
             let range = try Row.fetchOne(db, sql: "SELECT min(indexedAt), max(indexedAt) FROM page")
             let bytes = ["", "-wal"].reduce(Int64(0)) { sum, suffix in
@@ -50,7 +53,8 @@ extension MediaIndex {
     public func prune(indexedBefore date: Date) async throws -> (pages: Int, media: Int) {
         let cutoff = date.timeIntervalSince1970
         return try await write("pruning the index") { db in
-            let media = try Int.fetchOne(db, sql: "SELECT count(*) FROM media JOIN page ON page.id = media.pageID WHERE page.indexedAt < ?", arguments: [cutoff]) ?? 0
+            let media =
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM media JOIN page ON page.id = media.pageID WHERE page.indexedAt < ?", arguments: [cutoff]) ?? 0
             try db.execute(sql: "DELETE FROM page WHERE indexedAt < ?", arguments: [cutoff])
             return (db.changesCount, media)
         }

@@ -21,21 +21,23 @@ extension MediaIndex {
         guard !updates.isEmpty else { return }
         try await write("queueing \(updates.count) page updates") { db in
             let waiting = try db.cachedStatement(sql: "SELECT mode FROM pending WHERE page = ?")
-            let upsertPage = try db.cachedStatement(sql: """
-                INSERT INTO pending (page, mode, version, queuedAt) VALUES (?, ?, 1, ?)
-                ON CONFLICT(page) DO UPDATE SET mode = excluded.mode, version = pending.version + 1
-                """)
+            let upsertPage = try db.cachedStatement(
+                sql: """
+                    INSERT INTO pending (page, mode, version, queuedAt) VALUES (?, ?, 1, ?)
+                    ON CONFLICT(page) DO UPDATE SET mode = excluded.mode, version = pending.version + 1
+                    """)
             let clear = try db.cachedStatement(sql: "DELETE FROM pending_media WHERE page = ?")
             let nextPosition = try db.cachedStatement(sql: "SELECT coalesce(max(position) + 1, 0) FROM pending_media WHERE page = ?")
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO pending_media (page, url, position, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey,
-                    animated, durationSeconds)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(page, url) DO UPDATE SET kind = excluded.kind, sizeClass = excluded.sizeClass,
-                    site = excluded.site, pageURL = excluded.pageURL, title = excluded.title,
-                    caption = excluded.caption, tags = excluded.tags, json = excluded.json, urlKey = excluded.urlKey,
-                    animated = excluded.animated, durationSeconds = excluded.durationSeconds
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO pending_media (page, url, position, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey,
+                        animated, durationSeconds)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(page, url) DO UPDATE SET kind = excluded.kind, sizeClass = excluded.sizeClass,
+                        site = excluded.site, pageURL = excluded.pageURL, title = excluded.title,
+                        caption = excluded.caption, tags = excluded.tags, json = excluded.json, urlKey = excluded.urlKey,
+                        animated = excluded.animated, durationSeconds = excluded.durationSeconds
+                    """)
             for update in updates {
                 let before = try String.fetchOne(waiting, arguments: [update.page]).flatMap(PageUpdate.Mode.init(rawValue:))
                 let mode: PageUpdate.Mode
@@ -113,20 +115,24 @@ extension MediaIndex {
         // CONFLICT DO UPDATE`), under whose conflict handling SQLite runs the UPDATE trigger's
         // `INSERT OR IGNORE INTO cell`, which then fails on a cell that exists ("UNIQUE
         // constraint failed: cell.site…").
-        try db.cachedStatement(sql: """
-            UPDATE media SET kind = p.kind, sizeClass = p.sizeClass, site = p.site, pageURL = p.pageURL,
-                title = p.title, caption = p.caption, tags = p.tags, json = p.json, urlKey = p.urlKey,
-                animated = p.animated, durationSeconds = p.durationSeconds
-            FROM pending_media p WHERE p.page = ? AND media.pageID = ? AND media.url = p.url
-            """).execute(arguments: [page, pageID])
-        try db.cachedStatement(sql: """
-            INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey, animated, durationSeconds)
-            SELECT ?, p.url, p.kind, p.sizeClass, p.site, p.pageURL, p.title, p.caption, p.tags, p.json, p.urlKey,
-                p.animated, p.durationSeconds
-            FROM pending_media p
-            WHERE p.page = ? AND NOT EXISTS (SELECT 1 FROM media m WHERE m.pageID = ? AND m.url = p.url)
-            ORDER BY p.position
-            """).execute(arguments: [pageID, page, pageID])
+        try db.cachedStatement(
+            sql: """
+                UPDATE media SET kind = p.kind, sizeClass = p.sizeClass, site = p.site, pageURL = p.pageURL,
+                    title = p.title, caption = p.caption, tags = p.tags, json = p.json, urlKey = p.urlKey,
+                    animated = p.animated, durationSeconds = p.durationSeconds
+                FROM pending_media p WHERE p.page = ? AND media.pageID = ? AND media.url = p.url
+                """
+        ).execute(arguments: [page, pageID])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey, animated, durationSeconds)
+                SELECT ?, p.url, p.kind, p.sizeClass, p.site, p.pageURL, p.title, p.caption, p.tags, p.json, p.urlKey,
+                    p.animated, p.durationSeconds
+                FROM pending_media p
+                WHERE p.page = ? AND NOT EXISTS (SELECT 1 FROM media m WHERE m.pageID = ? AND m.url = p.url)
+                ORDER BY p.position
+                """
+        ).execute(arguments: [pageID, page, pageID])
     }
 }
 

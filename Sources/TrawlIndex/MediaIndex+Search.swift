@@ -53,7 +53,9 @@ extension MediaIndex {
     ///     default); `nil` considers every match, exactly, at a cost that grows with their number.
     /// - Throws: ``IndexError/Code/invalidQuery`` for a cursor that is not this index's or a
     ///   query FTS5 refuses (the message names the query, never SQL).
-    public func search(_ query: LocalQuery, pagination: Pagination = .start, limit: Int = 25, countLimit: Int? = MediaIndex.countLimit) async throws -> LocalPage {
+    public func search(
+        _ query: LocalQuery, pagination: Pagination = .start, limit: Int = 25, countLimit: Int? = MediaIndex.countLimit
+    ) async throws -> LocalPage {
         let limit = min(max(limit, 1), Self.maxLimit)
         let cap = countLimit.map { max($0, 1) }
         let after: Position?
@@ -64,7 +66,8 @@ extension MediaIndex {
             skip = max(n, 0)
         case .cursor(let token):
             guard let position = Position(token: token) else {
-                throw IndexError(.invalidQuery, "'\(LocalQuery.printable(token))' is not a cursor of the local index (query '\(LocalQuery.printable(query.raw))')")
+                throw IndexError(
+                    .invalidQuery, "'\(LocalQuery.printable(token))' is not a cursor of the local index (query '\(LocalQuery.printable(query.raw))')")
             }
             after = position
             skip = 0
@@ -297,9 +300,10 @@ extension MediaIndex {
         after: Position?, skip: Int, limit: Int
     ) -> [Position] {
         let filtered = !(query.sites.isEmpty && query.kinds.isEmpty && query.sizes.isEmpty)
-        let allowed = Set(cells.compactMap { id, name in
-            query.allows(Cell(site: name.site, kind: name.kind, size: name.size, count: 0)) ? id : nil
-        })
+        let allowed = Set(
+            cells.compactMap { id, name in
+                query.allows(Cell(site: name.site, kind: name.kind, size: name.size, count: 0)) ? id : nil
+            })
         var shown = MediaKeyTable(capacity: collapse ? matches.count : 0)
         var kept: [Match] = []
         kept.reserveCapacity(matches.count)

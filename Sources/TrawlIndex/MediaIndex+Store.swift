@@ -138,12 +138,14 @@ private struct StoreStatements {
         touchPage = try statement("UPDATE page SET indexedAt = ? WHERE id = ?")
         insertPage = try statement("INSERT INTO page (url, site, indexedAt) VALUES (?, ?, ?)")
         clearPage = try statement("DELETE FROM media WHERE pageID = ?")
-        updateMedia = try statement("""
+        updateMedia = try statement(
+            """
             UPDATE media SET kind = ?, sizeClass = ?, site = ?, pageURL = ?, title = ?, caption = ?, tags = ?, json = ?, urlKey = ?,
                 animated = ?, durationSeconds = ?
             WHERE pageID = ? AND url = ?
             """)
-        insertMedia = try statement("""
+        insertMedia = try statement(
+            """
             INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, caption, tags, json, urlKey, animated, durationSeconds)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)

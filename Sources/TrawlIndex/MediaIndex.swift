@@ -93,7 +93,8 @@ public final class MediaIndex: Sendable {
                 try files.removeItem(atPath: path + suffix)
             }
         } catch {
-            throw IndexError(.openFailed, "the index \(path) is corrupt (\(reason)) and cannot be moved aside: \(ErrorSentence.describe(error))", underlying: error)
+            throw IndexError(
+                .openFailed, "the index \(path) is corrupt (\(reason)) and cannot be moved aside: \(ErrorSentence.describe(error))", underlying: error)
         }
         return "the index \(path) was corrupt (\(reason)); it was moved to \(aside) and a new, empty index started"
     }

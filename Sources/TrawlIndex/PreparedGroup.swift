@@ -72,10 +72,11 @@ struct PreparedGroup: Sendable {
                 if let text = media.caption { caption = append(text) }
                 if let list = media.tags, !list.isEmpty { tags = appendTags(list) }
                 let record = appendRecord(media, page: update.page)
-                rows.append(Row(
-                    url: url, kind: kind, sizeClass: sizeClass, title: title, caption: caption, tags: tags, record: record,
-                    urlKey: MediaKey.of(media.url), animated: media.probe?.animated.map { $0 ? 1 : 0 },
-                    durationSeconds: MediaIndex.durationSeconds(of: media)))
+                rows.append(
+                    Row(
+                        url: url, kind: kind, sizeClass: sizeClass, title: title, caption: caption, tags: tags, record: record,
+                        urlKey: MediaKey.of(media.url), animated: media.probe?.animated.map { $0 ? 1 : 0 },
+                        durationSeconds: MediaIndex.durationSeconds(of: media)))
             }
             pages.append(Page(url: url, site: site, mode: update.mode, rows: first..<rows.count, distinctURLs: Self.distinct(update.media)))
         }

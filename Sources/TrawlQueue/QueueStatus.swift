@@ -52,7 +52,8 @@ extension QueueStore {
         let started = status
         return try await run("read the queue's status") { connection in
             var status = started
-            let hosts = try await connection.query("""
+            let hosts = try await connection.query(
+                """
                 SELECT j.host,
                        COUNT(*) FILTER (WHERE j.state IN ('pending', 'retry-later')),
                        COUNT(*) FILTER (WHERE j.state = 'running'),
@@ -69,11 +70,13 @@ extension QueueStore {
             for try await (host, pending, running, done, failed, inFlight, nextAllowed) in hosts.decode(
                 (String, Int64, Int64, Int64, Int64, Int32, Double).self)
             {
-                status.hosts.append(QueueStatus.Host(
-                    host: host, pending: Int(pending), running: Int(running), done: Int(done), failed: Int(failed), inFlight: Int(inFlight),
-                    nextAllowed: nextAllowed))
+                status.hosts.append(
+                    QueueStatus.Host(
+                        host: host, pending: Int(pending), running: Int(running), done: Int(done), failed: Int(failed), inFlight: Int(inFlight),
+                        nextAllowed: nextAllowed))
             }
-            let workers = try await connection.query("""
+            let workers = try await connection.query(
+                """
                 SELECT w.id, w.machine, w.pid, w.concurrency,
                        (SELECT COUNT(*) FROM trawl_job j WHERE j.state = 'running' AND j.lease_owner = w.id),
                        w.finished, w.seen_at, w.stopped_at
@@ -82,9 +85,10 @@ extension QueueStore {
             for try await (id, machine, pid, concurrency, running, finished, seen, stopped) in workers.decode(
                 (String, String, Int32, Int32, Int64, Int64, Double, Double?).self)
             {
-                status.workers.append(QueueStatus.Worker(
-                    id: id, machine: machine, pid: Int(pid), concurrency: Int(concurrency), running: Int(running), finished: Int(finished),
-                    seenAt: seen, stoppedAt: stopped))
+                status.workers.append(
+                    QueueStatus.Worker(
+                        id: id, machine: machine, pid: Int(pid), concurrency: Int(concurrency), running: Int(running), finished: Int(finished),
+                        seenAt: seen, stoppedAt: stopped))
             }
             return status
         }

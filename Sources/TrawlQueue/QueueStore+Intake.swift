@@ -35,7 +35,8 @@ extension QueueStore: IntakeStore {
                 }
                 // Host rows first, in name order (every writer takes host rows in that order).
                 if !chunk.hosts.isEmpty {
-                    try await connection.query("""
+                    try await connection.query(
+                        """
                         INSERT INTO trawl_host (name, ready_at)
                         SELECT name, \(now) FROM unnest(\(chunk.hosts)::text[]) AS name ORDER BY name
                         ON CONFLICT (name) DO UPDATE SET ready_at = LEAST(trawl_host.ready_at, EXCLUDED.ready_at), work_seq = trawl_host.work_seq + 1
@@ -48,7 +49,8 @@ extension QueueStore: IntakeStore {
                     // reads with a snapshot taken after it, sees that intake's job and counts a
                     // duplicate on it.
                     let fresh = try await Self.addKeys(chunk.keys, connection: connection, logger: logger)
-                    let rows = try await connection.query("""
+                    let rows = try await connection.query(
+                        """
                         WITH t AS (
                             SELECT * FROM unnest(\(chunk.keys)::text[], \(chunk.inputs)::text[], \(chunk.urls)::text[], \(chunk.jobHosts)::text[], \(chunk.duplicates)::int[])
                                 AS t(key, input, url, host, duplicates)
@@ -74,7 +76,8 @@ extension QueueStore: IntakeStore {
                     // however often the line is read again.
                     let fresh = try await Self.addKeys(chunk.rejectedKeys, connection: connection, logger: logger)
                     if !fresh.keys.isEmpty {
-                        let rows = try await connection.query("""
+                        let rows = try await connection.query(
+                            """
                             WITH fresh AS (
                                 SELECT * FROM unnest(\(fresh.keys)::text[], \(fresh.ids)::int8[]) AS f(key, id)
                             ), added AS (
@@ -95,7 +98,8 @@ extension QueueStore: IntakeStore {
                         for try await count in rows.decode(Int64.self) { rejected += Int(count) }
                     }
                 }
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO trawl_intake (source, lines_read, complete) VALUES (\(source), \(Int64(linesRead)), \(complete))
                     ON CONFLICT (source) DO UPDATE SET lines_read = EXCLUDED.lines_read, complete = EXCLUDED.complete
                     """, logger: logger)
@@ -115,7 +119,8 @@ extension QueueStore {
     static func addKeys(
         _ keys: [String], connection: PostgresConnection, logger: Logger
     ) async throws -> (keys: [String], ids: [Int64]) {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             INSERT INTO trawl_job_key (key, job_id)
             SELECT key, nextval('trawl_job_id_seq') FROM unnest(\(keys)::text[]) AS key
             ON CONFLICT (key) DO NOTHING

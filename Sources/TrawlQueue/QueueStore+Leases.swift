@@ -138,7 +138,8 @@ extension QueueStore {
     /// expire, and is then worked again.
     public func renew(owner: String, jobs: [Int64], until: Double, now: Double) async throws {
         try await run("renew leases") { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE trawl_job SET lease_until = \(until) WHERE state = 'running' AND lease_owner = \(owner) AND id = ANY(\(jobs)::int8[])
                 """, logger: logger)
             try await connection.query("UPDATE trawl_worker SET seen_at = \(now) WHERE id = \(owner)", logger: logger)
@@ -155,7 +156,8 @@ extension QueueStore {
     public func reap(now: Double, expiryLimit: Int = Self.defaultExpiryLimit) async throws -> Int {
         try await run("return expired leases") { connection in
             try await connection.withTransaction(logger: logger) { connection in
-                try await connection.query("""
+                try await connection.query(
+                    """
                     SELECT 1 FROM trawl_host WHERE name IN (
                         SELECT host FROM trawl_job WHERE state = 'running' AND lease_until < \(now) AND host IS NOT NULL)
                     ORDER BY name FOR UPDATE
@@ -164,20 +166,25 @@ extension QueueStore {
                 // every result line is, so it reads like any other).
                 var exhausted: [Int64] = [], lines: [String] = []
                 let limit = Int32(max(1, expiryLimit))
-                let dying = try await connection.query("""
+                let dying = try await connection.query(
+                    """
                     SELECT id, input, url, attempts, duplicates FROM trawl_job
                     WHERE state = 'running' AND lease_until < \(now) AND lease_until >= 0 AND lease_expiries + 1 >= \(limit)
                     ORDER BY id FOR UPDATE
                     """, logger: logger)
                 for try await (id, input, url, attempts, duplicates) in dying.decode((Int64, String, String?, Int32, Int32).self) {
                     exhausted.append(id)
-                    lines.append(BatchResultLine(
-                        input: input, url: url, status: "failed",
-                        error: .init(code: Self.attemptsExhausted, message: "the lease on \(url ?? input) expired \(limit) times: each worker that took it died or stalled"),
-                        attempts: Int(attempts), duplicates: Int(duplicates)
-                    ).encoded())
+                    lines.append(
+                        BatchResultLine(
+                            input: input, url: url, status: "failed",
+                            error: .init(
+                                code: Self.attemptsExhausted,
+                                message: "the lease on \(url ?? input) expired \(limit) times: each worker that took it died or stalled"),
+                            attempts: Int(attempts), duplicates: Int(duplicates)
+                        ).encoded())
                 }
-                let rows = try await connection.query("""
+                let rows = try await connection.query(
+                    """
                     WITH back AS (
                         UPDATE trawl_job SET state = 'pending', lease_owner = NULL, lease_until = NULL, updated_at = \(now),
                             lease_expiries = lease_expiries + CASE WHEN lease_until >= 0 THEN 1 ELSE 0 END
@@ -228,7 +235,8 @@ extension QueueStore {
     /// with room has due work and may start, or a lease expires. `nil`: nothing to wait for.
     public func nextWake(rules: ClaimRules) async throws -> Double? {
         try await run("read the next wake-up") { connection in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT LEAST(
                     (SELECT MIN(GREATEST(h.ready_at, h.next_allowed)) FROM trawl_host h
                      WHERE h.ready_at < 'Infinity'
@@ -250,7 +258,8 @@ extension QueueStore {
     /// Whether the queue has work left: jobs not final, or a URL list not read to its end.
     public func hasUnfinishedWork() async throws -> Bool {
         try await run("read whether work is left") { connection in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT EXISTS (SELECT 1 FROM trawl_job WHERE state IN ('pending', 'retry-later'))
                     OR EXISTS (SELECT 1 FROM trawl_job WHERE state = 'running')
                     OR EXISTS (SELECT 1 FROM trawl_intake WHERE NOT complete)
@@ -263,7 +272,8 @@ extension QueueStore {
     /// Records a worker joining (or rejoining) the queue.
     public func register(worker: String, machine: String, pid: Int, concurrency: Int, now: Double) async throws {
         try await run("register the worker") { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO trawl_worker (id, machine, pid, concurrency, started_at, seen_at) VALUES
                     (\(worker), \(machine), \(Int32(pid)), \(Int32(concurrency)), \(now), \(now))
                 ON CONFLICT (id) DO UPDATE SET seen_at = EXCLUDED.seen_at, stopped_at = NULL

@@ -9,7 +9,8 @@ extension QueueStore: ResultStore {
         try await run("read results") { connection in
             try await connection.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(QueueSchema.migrationLock + 1))", logger: logger)
-                try await connection.query("""
+                try await connection.query(
+                    """
                     UPDATE trawl_result SET out_seq = nextval('trawl_result_out_seq')
                     WHERE job_id IN (SELECT job_id FROM trawl_result WHERE out_seq IS NULL ORDER BY job_id LIMIT 100000)
                     """, logger: logger)
@@ -32,7 +33,8 @@ extension QueueStore: ResultStore {
 
     public func setOutputMark(_ mark: OutputMark, for path: String) async throws {
         try await run("record the output mark of \(path)") { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO trawl_output (path, seq, bytes) VALUES (\(path), \(mark.seq), \(mark.bytes))
                 ON CONFLICT (path) DO UPDATE SET seq = EXCLUDED.seq, bytes = EXCLUDED.bytes
                 """, logger: logger)
@@ -47,7 +49,8 @@ extension QueueStore: ResultStore {
                 if let state = JobState(rawValue: state) { progress.states[state] = Int(count) }
                 progress.duplicates += Int(duplicates)
             }
-            let figures = try await connection.query("""
+            let figures = try await connection.query(
+                """
                 SELECT (SELECT COALESCE(SUM(media_count), 0)::bigint FROM trawl_result),
                        (SELECT MIN(due_at) FROM trawl_job WHERE state = 'retry-later'),
                        (SELECT COUNT(*) > 0 AND COALESCE(bool_and(complete), false) FROM trawl_intake)
@@ -67,20 +70,23 @@ extension QueueStore: ResultStore {
         let started = summary
         return try await run("read the summary") { connection in
             var summary = started
-            let hosts = try await connection.query("""
+            let hosts = try await connection.query(
+                """
                 SELECT COALESCE(host, '(invalid)') AS h, COUNT(*), COUNT(*) FILTER (WHERE outcome = 'done') FROM trawl_result
                 GROUP BY h ORDER BY 2 DESC, h LIMIT \(Int64(topHosts))
                 """, logger: logger)
             for try await (host, results, done) in hosts.decode((String, Int64, Int64).self) {
                 summary.byHost.append(.init(host: host, results: Int(results), done: Int(done)))
             }
-            let statuses = try await connection.query("""
+            let statuses = try await connection.query(
+                """
                 SELECT COALESCE(http_status::text, error_code, 'none') AS s, COUNT(*) FROM trawl_result GROUP BY s ORDER BY 2 DESC, s
                 """, logger: logger)
             for try await (status, results) in statuses.decode((String, Int64).self) {
                 summary.byStatus.append(.init(status: status, results: Int(results)))
             }
-            let latency = try await connection.query("""
+            let latency = try await connection.query(
+                """
                 SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY latency_ms), percentile_disc(0.95) WITHIN GROUP (ORDER BY latency_ms)
                 FROM trawl_result WHERE latency_ms IS NOT NULL
                 """, logger: logger)

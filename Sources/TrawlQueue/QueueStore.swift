@@ -172,7 +172,8 @@ public struct QueueStore: Sendable {
         do {
             return try await QueueSchema.migrate(client, upTo: last, logger: logger)
         } catch {
-            throw QueueError(.schema, location: location.description, message: "cannot bring the queue's schema up to date: \(Self.reason(error))", underlying: error)
+            throw QueueError(
+                .schema, location: location.description, message: "cannot bring the queue's schema up to date: \(Self.reason(error))", underlying: error)
         }
     }
 
@@ -220,12 +221,12 @@ public struct QueueStore: Sendable {
                 return value
             } catch let error as QueueError {
                 throw error
-            } catch where tries < 5 && Self.isRetryable(error) {
+            } catch  where tries < 5 && Self.isRetryable(error) {
                 tries += 1
                 continue
             } catch is CancellationError {
                 throw CancellationError()
-            } catch where reconnects && !Task.isCancelled && QueueLink.isConnectionLoss(error) {
+            } catch  where reconnects && !Task.isCancelled && QueueLink.isConnectionLoss(error) {
                 link.lost(error)
                 lostConnection()
                 continue

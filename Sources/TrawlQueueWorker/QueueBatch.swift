@@ -167,7 +167,7 @@ public struct QueueBatch: Sendable {
                 }
                 group.cancelAll()
             }
-        } catch where Task.isCancelled {
+        } catch  where Task.isCancelled {
             interrupted = true
         }
         interrupted = interrupted || Task.isCancelled

@@ -89,7 +89,8 @@ public struct QueueWorker: Sendable {
     ///   - id: the worker's name in the queue (default: machine, process id and a random part).
     ///   - transport: answers in place of libcurl's (a benchmark's instant answers).
     public init(
-        store: QueueStore, configuration: Configuration, search: TrawlConfiguration.Search = TrawlConfiguration.Search(), logger: Logger = Logger(label: "trawl.worker"),
+        store: QueueStore, configuration: Configuration, search: TrawlConfiguration.Search = TrawlConfiguration.Search(),
+        logger: Logger = Logger(label: "trawl.worker"),
         clock: any Clock<Duration> = ContinuousClock(), id: String? = nil, transport: (any PayloadTransport)? = nil
     ) {
         // A worker rides out the server's outages: its operations wait for it and go on.
@@ -202,7 +203,7 @@ public struct QueueWorker: Sendable {
                 }
                 group.cancelAll()
             }
-        } catch where Task.isCancelled {
+        } catch  where Task.isCancelled {
             // Stopped: what was in flight goes back below.
         }
         try await giveBack(QueueWorkerStateMachine.stop(cancelled: Task.isCancelled, serverOut: store.isServerOut))

@@ -39,7 +39,8 @@ public struct CaseVerdict: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        reasons.isEmpty ? "\(outcome) (\(Counted(resultCount, "result")))" : "\(outcome) (\(Counted(resultCount, "result"))): " + reasons.joined(separator: "; ")
+        reasons.isEmpty
+            ? "\(outcome) (\(Counted(resultCount, "result")))" : "\(outcome) (\(Counted(resultCount, "result"))): " + reasons.joined(separator: "; ")
     }
 
     /// Judges the result sets a case's run produced (`error` if it threw) against its expectation.
@@ -65,7 +66,9 @@ public struct CaseVerdict: Sendable, Hashable, CustomStringConvertible {
         let structural = problems.count
         for field in expect.fields {
             let lacking = media.filter { !field.isPresent(in: $0) }
-            if !lacking.isEmpty { problems.append("\(lacking.count) of \(Counted(media.count, "result")) \(lacking.count == 1 ? "lacks" : "lack") \(field.rawValue)") }
+            if !lacking.isEmpty {
+                problems.append("\(lacking.count) of \(Counted(media.count, "result")) \(lacking.count == 1 ? "lacks" : "lack") \(field.rawValue)")
+            }
         }
         let degradations = sets.compactMap(\.degradation)
         if !problems.isEmpty {

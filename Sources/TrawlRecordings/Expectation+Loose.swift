@@ -24,7 +24,8 @@ extension RecordingCase.Expectation {
         let pieces = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
         guard pieces.count > 1 else { return host == pattern }
         guard host.hasPrefix(pieces[0]), host.hasSuffix(pieces[pieces.count - 1]),
-              host.count >= pieces[0].count + pieces[pieces.count - 1].count else { return false }
+            host.count >= pieces[0].count + pieces[pieces.count - 1].count
+        else { return false }
         var rest = Substring(host.dropFirst(pieces[0].count).dropLast(pieces[pieces.count - 1].count))
         for piece in pieces.dropFirst().dropLast() where !piece.isEmpty {
             guard let found = rest.range(of: piece) else { return false }

@@ -44,9 +44,10 @@ extension HAREntry {
     /// The entry for a payload the loader returned for `request` (redirects already followed).
     public init(payload: Payload, request: FetchRequest, started: Date = Date(), duration: Duration = .zero) {
         let headers = payload.info.headers.map { HAREntry.NameValue(name: $0.name, value: $0.value) }
-        let mimeType = payload.info.headers["Content-Type"] ?? payload.info.contentType.map { type in
-            payload.info.charset.map { "\(type); charset=\($0)" } ?? type
-        } ?? ""
+        let mimeType =
+            payload.info.headers["Content-Type"] ?? payload.info.contentType.map { type in
+                payload.info.charset.map { "\(type); charset=\($0)" } ?? type
+            } ?? ""
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         let requested = payload.info.requestURL.absoluteString
         let final = payload.info.url.absoluteString

@@ -20,25 +20,32 @@ public enum HARValidator {
         for (index, item) in ((log["entries"] as? [Any]) ?? []).enumerated() {
             let path = "log.entries[\(index)]"
             guard let entry = item as? [String: Any] else { problems.append("\(path): not an object"); continue }
-            require(entry, path, [("startedDateTime", .string), ("time", .number), ("request", .object), ("response", .object), ("cache", .object), ("timings", .object)])
+            require(
+                entry, path,
+                [("startedDateTime", .string), ("time", .number), ("request", .object), ("response", .object), ("cache", .object), ("timings", .object)])
             if let request = entry["request"] as? [String: Any] {
-                require(request, path + ".request", [
-                    ("method", .string), ("url", .string), ("httpVersion", .string), ("cookies", .array), ("headers", .array),
-                    ("queryString", .array), ("headersSize", .number), ("bodySize", .number),
-                ])
+                require(
+                    request, path + ".request",
+                    [
+                        ("method", .string), ("url", .string), ("httpVersion", .string), ("cookies", .array), ("headers", .array),
+                        ("queryString", .array), ("headersSize", .number), ("bodySize", .number),
+                    ])
                 for (k, header) in ((request["headers"] as? [Any]) ?? []).enumerated() {
                     require((header as? [String: Any]) ?? [:], path + ".request.headers[\(k)]", [("name", .string), ("value", .string)])
                 }
             }
             if let response = entry["response"] as? [String: Any] {
-                require(response, path + ".response", [
-                    ("status", .number), ("statusText", .string), ("httpVersion", .string), ("cookies", .array), ("headers", .array),
-                    ("content", .object), ("redirectURL", .string), ("headersSize", .number), ("bodySize", .number),
-                ])
+                require(
+                    response, path + ".response",
+                    [
+                        ("status", .number), ("statusText", .string), ("httpVersion", .string), ("cookies", .array), ("headers", .array),
+                        ("content", .object), ("redirectURL", .string), ("headersSize", .number), ("bodySize", .number),
+                    ])
                 if let content = response["content"] as? [String: Any] {
                     require(content, path + ".response.content", [("size", .number), ("mimeType", .string)])
                     if let encoding = content["encoding"] as? String, encoding == "base64", let text = content["text"] as? String,
-                       Data(base64Encoded: text, options: .ignoreUnknownCharacters) == nil {
+                        Data(base64Encoded: text, options: .ignoreUnknownCharacters) == nil
+                    {
                         problems.append(path + ".response.content.text: not valid base64")
                     }
                 }
@@ -47,7 +54,8 @@ public enum HARValidator {
                 require(timings, path + ".timings", [("send", .number), ("wait", .number), ("receive", .number)])
             }
             if let started = entry["startedDateTime"] as? String, (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(started)) == nil,
-               (try? Date.ISO8601FormatStyle().parse(started)) == nil {
+                (try? Date.ISO8601FormatStyle().parse(started)) == nil
+            {
                 problems.append(path + ".startedDateTime: not ISO 8601")
             }
         }

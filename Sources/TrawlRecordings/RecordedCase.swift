@@ -42,9 +42,10 @@ public struct RecordedCase: Sendable, Hashable, CustomStringConvertible {
                 guard hasRecording || !recordingCase.synthetic else {
                     throw RecordingError(.invalidCase, file: file.path, "no recording \(archive.lastPathComponent) beside it (a synthetic case only replays)")
                 }
-                cases.append(RecordedCase(
-                    name: "\(site.lastPathComponent)/\(base)", site: site.lastPathComponent, caseFile: file, archive: archive,
-                    recordingCase: recordingCase, hasRecording: hasRecording))
+                cases.append(
+                    RecordedCase(
+                        name: "\(site.lastPathComponent)/\(base)", site: site.lastPathComponent, caseFile: file, archive: archive,
+                        recordingCase: recordingCase, hasRecording: hasRecording))
             }
         }
         return cases.sorted { $0.name < $1.name }

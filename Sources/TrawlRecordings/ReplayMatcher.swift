@@ -54,9 +54,10 @@ public struct ReplayMatcher: Sendable, Hashable {
             let shared = zip(candidate.utf8, url.utf8).prefix { $0 == $1 }.count
             return (sameHost, shared)
         }
-        return Array(Set(recorded).sorted { a, b in
-            let (sa, sb) = (score(a), score(b))
-            return sa != sb ? sa > sb : a < b
-        }.prefix(count))
+        return Array(
+            Set(recorded).sorted { a, b in
+                let (sa, sb) = (score(a), score(b))
+                return sa != sb ? sa > sb : a < b
+            }.prefix(count))
     }
 }

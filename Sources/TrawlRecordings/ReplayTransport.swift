@@ -130,7 +130,8 @@ public final class ReplayTransport: PayloadTransport {
     }
 
     private func redirectTarget(_ entry: HAREntry, from url: String) -> String? {
-        let location = entry.response.redirectURL.isEmpty
+        let location =
+            entry.response.redirectURL.isEmpty
             ? entry.response.headers.first { $0.name.lowercased() == "location" }?.value
             : entry.response.redirectURL
         guard let location, !location.isEmpty else { return nil }

@@ -157,7 +157,8 @@ public struct Scrubber: Sendable, Hashable {
                 var eq = nameStart
                 while eq < n, eq - nameStart < 40, Self.isNameByte(bytes[eq]) { eq += 1 }
                 if eq < n, bytes[eq] == UInt8(ascii: "="), eq > nameStart,
-                   queryParameters.contains(String(decoding: bytes[nameStart..<eq], as: UTF8.self).lowercased()) {
+                    queryParameters.contains(String(decoding: bytes[nameStart..<eq], as: UTF8.self).lowercased())
+                {
                     var end = eq + 1
                     while end < n, !Self.endsQueryValue(bytes, at: end) { end += 1 }
                     let value = String(decoding: bytes[(eq + 1)..<end], as: UTF8.self)
@@ -179,7 +180,8 @@ public struct Scrubber: Sendable, Hashable {
                 var close = i + 1
                 while close < n, close - i < 40, bytes[close] != UInt8(ascii: "\""), Self.isNameByte(bytes[close]) { close += 1 }
                 if close < n, bytes[close] == UInt8(ascii: "\""), close > i + 1,
-                   jsonFields.contains(String(decoding: bytes[(i + 1)..<close], as: UTF8.self).lowercased()) {
+                    jsonFields.contains(String(decoding: bytes[(i + 1)..<close], as: UTF8.self).lowercased())
+                {
                     var j = close + 1
                     j = Self.skipSpace(bytes, from: j)
                     if j < n, bytes[j] == UInt8(ascii: ":") {
@@ -226,7 +228,8 @@ public struct Scrubber: Sendable, Hashable {
     static func endsQueryValue(_ bytes: [UInt8], at i: Int) -> Bool {
         let c = bytes[i]
         if c <= 0x20 || c == UInt8(ascii: "&") || c == UInt8(ascii: "#") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'")
-            || c == UInt8(ascii: "<") || c == UInt8(ascii: ">") || c == UInt8(ascii: ")") || c == UInt8(ascii: ",") || c == UInt8(ascii: ";") {
+            || c == UInt8(ascii: "<") || c == UInt8(ascii: ">") || c == UInt8(ascii: ")") || c == UInt8(ascii: ",") || c == UInt8(ascii: ";")
+        {
             return true
         }
         return c == UInt8(ascii: "\\")

@@ -193,6 +193,13 @@ actor BatchManager {
     /// Whether batch `id` is still being worked.
     func isRunning(_ id: String) -> Bool { runs[id] != nil }
 
+    /// Returns once the run of batch `id` is over (at once when it is not running): what a
+    /// caller that must act on a batch's end awaits (a test, a shutdown, a client's long poll)
+    /// instead of asking ``isRunning(_:)`` over and over.
+    func waitUntilEnded(_ id: String) async {
+        await runs[id]?.value
+    }
+
     /// Result lines after `seq` (each result once, in the order they were committed).
     func results(_ id: String, after seq: Int64, limit: Int) throws -> [(seq: Int64, line: String)] {
         try withStore(id) { store in

@@ -64,7 +64,9 @@ struct BatchRoutes: Sendable {
             default:
                 throw APIError(
                     .unsupportedMediaType, code: "unsupported-media-type",
-                    message: "a batch's list is text/plain or text/uri-list (one URL per line) or application/json ({\"urls\": [...]}), not '\(ResolveParameters.shown(type))' (with curl: -H 'Content-Type: text/plain' --data-binary @urls.txt)")
+                    message:
+                        "a batch's list is text/plain or text/uri-list (one URL per line) or application/json ({\"urls\": [...]}), not '\(ResolveParameters.shown(type))' (with curl: -H 'Content-Type: text/plain' --data-binary @urls.txt)"
+                )
             }
         }
     }

@@ -13,7 +13,8 @@ struct CanonicalPathMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         guard Self.isCanonical(path) else {
-            var message = "'\(ResolveParameters.shown(path))' is not a path of this server (paths are written without empty, '.' or '..' segments, escapes, ';' or a trailing '/')"
+            var message =
+                "'\(ResolveParameters.shown(path))' is not a path of this server (paths are written without empty, '.' or '..' segments, escapes, ';' or a trailing '/')"
             if let suggestion = Self.suggestion(for: path) { message += "; did you mean '\(suggestion)'?" }
             throw APIError(.notFound, code: "not-found", message: message)
         }

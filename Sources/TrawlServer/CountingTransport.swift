@@ -39,15 +39,17 @@ struct CountingTransport: PayloadTransport {
             metrics.recordFetch(outcome: info.isSuccess || info.status == 304 ? "ok" : "http-\(info.status)")
             if let served = info.headers["x-trawl-cache"] { metrics.recordCacheLookup(result: served) }
         }
-        return base.parts(for: request, context: context).observing({ part in
-            switch part {
-            case .head(let info, _): count(info)
-            case .whole(let payload): count(payload.info)
-            case .body, .end: break
-            }
-        }, failed: { error in
-            if counted.first() { metrics.recordFetch(outcome: ErrorSummary(error).code) }
-        })
+        return base.parts(for: request, context: context).observing(
+            { part in
+                switch part {
+                case .head(let info, _): count(info)
+                case .whole(let payload): count(payload.info)
+                case .body, .end: break
+                }
+            },
+            failed: { error in
+                if counted.first() { metrics.recordFetch(outcome: ErrorSummary(error).code) }
+            })
     }
 }
 

@@ -23,7 +23,8 @@ struct CrossSiteWriteMiddleware: RouterMiddleware {
         guard isAllowed(origin: origin, host: request.head.authority) else {
             throw APIError(
                 .forbidden, code: "cross-origin-refused",
-                message: "a page on '\(ResolveParameters.shown(origin))' may not change anything on this server (start it with --cors-origin to allow that origin)")
+                message:
+                    "a page on '\(ResolveParameters.shown(origin))' may not change anything on this server (start it with --cors-origin to allow that origin)")
         }
         return try await next(request, context)
     }

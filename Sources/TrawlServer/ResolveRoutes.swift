@@ -73,7 +73,9 @@ struct ResolveRoutes: Sendable {
                     try await writer.write(frame(APIError.ErrorBody(error: failure.summary), event: "error", format: format))
                 }
             } else if format == .eventStream {
-                try await writer.write(frame(StreamEnd(input: Redaction.text(input), next: next, total: total, totalIsLowerBound: totalIsLowerBound), event: "end", format: format))
+                try await writer.write(
+                    frame(StreamEnd(input: Redaction.text(input), next: next, total: total, totalIsLowerBound: totalIsLowerBound), event: "end", format: format)
+                )
             }
             try await writer.finish(nil)
         }

@@ -26,6 +26,8 @@ extension ServerConfiguration {
     public func checkSafety() throws {
         guard !bindsLoopbackOnly, limits.token == nil, !limits.allowsNoAuthOnPublicBind else { return }
         throw ServerConfigurationError(
-            message: "refusing to serve on \(host) without a token: anyone who can reach it could use the API. Give --token (or TRAWL_SERVE_TOKEN), or --no-auth to serve it open anyway")
+            message:
+                "refusing to serve on \(host) without a token: anyone who can reach it could use the API. Give --token (or TRAWL_SERVE_TOKEN), or --no-auth to serve it open anyway"
+        )
     }
 }

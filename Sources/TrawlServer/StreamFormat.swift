@@ -12,14 +12,15 @@ enum StreamFormat: String, Sendable {
         let types = (accept ?? "").split(separator: ",").map {
             $0.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         }
-        self = types.lazy.compactMap { type -> StreamFormat? in
-            switch type {
-            case "application/x-ndjson", "application/jsonl", "application/jsonlines": .ndjson
-            case "text/event-stream": .eventStream
-            case "application/json": .json
-            default: nil
-            }
-        }.first ?? .json
+        self =
+            types.lazy.compactMap { type -> StreamFormat? in
+                switch type {
+                case "application/x-ndjson", "application/jsonl", "application/jsonlines": .ndjson
+                case "text/event-stream": .eventStream
+                case "application/json": .json
+                default: nil
+                }
+            }.first ?? .json
     }
 
     var contentType: String {

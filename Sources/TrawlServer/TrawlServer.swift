@@ -115,7 +115,8 @@ public struct TrawlServer: Sendable {
         api.add(middleware: CrossSiteWriteMiddleware(corsOrigins: limits.corsOrigins))
         let run = ResolveRun(
             providers: .init(plain: provider, probing: probingProviders.0, probingKeepingDead: probingProviders.1),
-            slots: ResolveSlots(limit: limits.maxConcurrentResolves, perClientLimit: limits.maxConcurrentResolvesPerClient), metrics: metrics, timeout: limits.requestTimeout)
+            slots: ResolveSlots(limit: limits.maxConcurrentResolves, perClientLimit: limits.maxConcurrentResolvesPerClient), metrics: metrics,
+            timeout: limits.requestTimeout)
         ResolveRoutes(run: run, maxLimit: limits.maxResolveLimit, probing: probeDefaults).add(to: api)
         SessionRoutes(registry: sessions, maxLimit: limits.maxResolveLimit, probing: probeDefaults).add(to: api)
         BatchRoutes(manager: batches, maxBodyBytes: limits.maxBodyBytes, probe: configuration.trawl.probe ?? MediaProber.Options()).add(to: api)

@@ -11,7 +11,9 @@ extension SmokeReport {
         for (site, cases) in Dictionary(grouping: results, by: \.site).sorted(by: { $0.key < $1.key }) {
             let f = cases.filter { $0.status == .fail || $0.status == .degraded }.count
             let s = cases.filter { $0.status == .skipped }.count
-            xml += #"  <testsuite name="\#(escape(site))" tests="\#(cases.count)" failures="\#(f)" skipped="\#(s)" time="\#(time(cases))" timestamp="\#(started)">"# + "\n"
+            xml +=
+                #"  <testsuite name="\#(escape(site))" tests="\#(cases.count)" failures="\#(f)" skipped="\#(s)" time="\#(time(cases))" timestamp="\#(started)">"#
+                + "\n"
             for result in cases {
                 xml += #"    <testcase classname="smoke.\#(escape(site))" name="\#(escape(result.name))" time="\#(String(format: "%.3f", result.seconds))">"#
                 let message = escape(result.explanation.joined(separator: "; "))

@@ -55,8 +55,9 @@ package struct SmokeRunner: Sendable {
         repeat {
             attempts += 1
             recorder = HARRecorder()
-            var configuration = TrawlConfiguration(loader: LoaderConfiguration(
-                userAgent: options.userAgent, timeout: options.timeout, connectTo: options.connectTo, addressPolicy: options.addressPolicy))
+            var configuration = TrawlConfiguration(
+                loader: LoaderConfiguration(
+                    userAgent: options.userAgent, timeout: options.timeout, connectTo: options.connectTo, addressPolicy: options.addressPolicy))
             configuration.plainHTTP = options.plainHTTP
             configuration.search = options.search
             configuration.browser = options.browser
@@ -102,7 +103,8 @@ extension SmokeRunner {
     /// A reason for each dead media (or probed rendition) of `media`: `dead media: URL (HTTP 404)`.
     static func deadMedia(_ media: [Media]) -> [String] {
         func reason(_ url: String, _ probe: MediaProbe) -> String {
-            let why = probe.status == 404 || probe.status == 410
+            let why =
+                probe.status == 404 || probe.status == 410
                 ? "HTTP \(probe.status)" : "not media: \(probe.contentType ?? "no content type")"
             return "dead media: \(url) (\(why))"
         }
@@ -116,4 +118,3 @@ extension SmokeRunner {
         return reasons
     }
 }
-

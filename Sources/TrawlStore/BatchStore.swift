@@ -1,4 +1,3 @@
-
 /// Where a batch keeps what it has read: how far each URL list was read into jobs, and the
 /// jobs it added. The SQLite ``JobStore`` and the PostgreSQL queue both keep it.
 public protocol IntakeStore: Sendable {

@@ -61,15 +61,17 @@ public final class JobStore: Sendable {
         try pool.write { db in
             var added = 0
             var rejected = 0
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO job (key, input, url, host, state, updatedAt) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET duplicates = duplicates + 1
-                RETURNING duplicates
-                """)
-            let reject = try db.cachedStatement(sql: """
-                INSERT INTO job (key, input, url, host, state, lastError, updatedAt) VALUES (?, ?, ?, ?, 'failed', ?, ?)
-                ON CONFLICT(key) DO NOTHING
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO job (key, input, url, host, state, updatedAt) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET duplicates = duplicates + 1
+                    RETURNING duplicates
+                    """)
+            let reject = try db.cachedStatement(
+                sql: """
+                    INSERT INTO job (key, input, url, host, state, lastError, updatedAt) VALUES (?, ?, ?, ?, 'failed', ?, ?)
+                    ON CONFLICT(key) DO NOTHING
+                    """)
             for job in jobs {
                 if let rejection = job.rejection {
                     try reject.execute(arguments: [job.key, job.input, job.url, job.host, rejection.errorCode, now])
@@ -83,10 +85,11 @@ public final class JobStore: Sendable {
                     if duplicates == 0 { added += 1 }
                 }
             }
-            try db.execute(sql: """
-                INSERT INTO intake (source, linesRead, complete) VALUES (?, ?, ?)
-                ON CONFLICT(source) DO UPDATE SET linesRead = excluded.linesRead, complete = excluded.complete
-                """, arguments: [source, linesRead, complete])
+            try db.execute(
+                sql: """
+                    INSERT INTO intake (source, linesRead, complete) VALUES (?, ?, ?)
+                    ON CONFLICT(source) DO UPDATE SET linesRead = excluded.linesRead, complete = excluded.complete
+                    """, arguments: [source, linesRead, complete])
             return IntakeCounts(added: added, rejected: rejected)
         }
     }
@@ -107,10 +110,12 @@ public final class JobStore: Sendable {
     /// due will be. One pass over the unfinished jobs: call it rarely (at start, after intake).
     public func hostsWithWork(now: Double) throws -> [HostWork] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT host, SUM(nextAttemptAt <= ?) AS due, MIN(CASE WHEN nextAttemptAt > ? THEN nextAttemptAt END) AS later
-                FROM job WHERE state IN ('pending', 'retry-later') AND host IS NOT NULL GROUP BY host
-                """, arguments: [now, now]
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT host, SUM(nextAttemptAt <= ?) AS due, MIN(CASE WHEN nextAttemptAt > ? THEN nextAttemptAt END) AS later
+                    FROM job WHERE state IN ('pending', 'retry-later') AND host IS NOT NULL GROUP BY host
+                    """, arguments: [now, now]
             ).map { HostWork(host: $0["host"], due: $0["due"], nextAt: $0["later"]) }
         }
     }
@@ -131,10 +136,11 @@ public final class JobStore: Sendable {
 
     private static func claim(_ wants: [(host: String, limit: Int)], now: Double, db: Database) throws -> Claim {
         var claim = Claim()
-        let select = try db.cachedStatement(sql: """
-            SELECT id, key, input, url, host, state, attempts, lastError, nextAttemptAt, duplicates FROM job
-            WHERE host = ? AND state IN ('pending', 'retry-later') AND nextAttemptAt <= ? ORDER BY nextAttemptAt, id LIMIT ?
-            """)
+        let select = try db.cachedStatement(
+            sql: """
+                SELECT id, key, input, url, host, state, attempts, lastError, nextAttemptAt, duplicates FROM job
+                WHERE host = ? AND state IN ('pending', 'retry-later') AND nextAttemptAt <= ? ORDER BY nextAttemptAt, id LIMIT ?
+                """)
         let mark = try db.cachedStatement(sql: "UPDATE job SET state = 'running', attempts = attempts + 1, updatedAt = ? WHERE id = ?")
         for (host, limit) in wants where limit > 0 {
             var jobs = try Row.fetchAll(select, arguments: [host, now, limit]).map(Self.job)
@@ -143,9 +149,11 @@ public final class JobStore: Sendable {
                 jobs[index].attempts += 1
             }
             if jobs.count < limit {
-                let next = try Double.fetchOne(db.cachedStatement(sql: """
-                    SELECT MIN(nextAttemptAt) FROM job WHERE host = ? AND state IN ('pending', 'retry-later')
-                    """), arguments: [host])
+                let next = try Double.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT MIN(nextAttemptAt) FROM job WHERE host = ? AND state IN ('pending', 'retry-later')
+                            """), arguments: [host])
                 claim.exhausted[host] = .some(next)
             }
             claim.jobs += jobs
@@ -199,14 +207,16 @@ public final class JobStore: Sendable {
     }
 
     private static func insertResult(_ result: JobResult, outcome: JobState, jobID: Int64, host: String?, now: Double, db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO result (jobID, line, outcome, host, httpStatus, mediaCount, latencyMs, errorCode, finishedAt, rendered)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(jobID) DO NOTHING
-            """).execute(arguments: [
-                jobID, result.line, outcome.rawValue, host, result.httpStatus, result.mediaCount,
-                result.latencyMilliseconds, result.errorCode, now, result.rendered,
-            ])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO result (jobID, line, outcome, host, httpStatus, mediaCount, latencyMs, errorCode, finishedAt, rendered)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(jobID) DO NOTHING
+                """
+        ).execute(arguments: [
+            jobID, result.line, outcome.rawValue, host, result.httpStatus, result.mediaCount,
+            result.latencyMilliseconds, result.errorCode, now, result.rendered,
+        ])
     }
 
     private static func job(_ row: Row) -> Job {
@@ -245,10 +255,11 @@ public final class JobStore: Sendable {
 
     public func setOutputMark(_ mark: OutputMark, for path: String) throws {
         try pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO output (path, seq, bytes) VALUES (?, ?, ?)
-                ON CONFLICT(path) DO UPDATE SET seq = excluded.seq, bytes = excluded.bytes
-                """, arguments: [path, mark.seq, mark.bytes])
+            try db.execute(
+                sql: """
+                    INSERT INTO output (path, seq, bytes) VALUES (?, ?, ?)
+                    ON CONFLICT(path) DO UPDATE SET seq = excluded.seq, bytes = excluded.bytes
+                    """, arguments: [path, mark.seq, mark.bytes])
         }
     }
 
@@ -264,19 +275,26 @@ public final class JobStore: Sendable {
         try pool.read { db in
             var summary = StoreSummary()
             summary.progress = try Self.progress(db)
-            summary.byHost = try Row.fetchAll(db, sql: """
-                SELECT COALESCE(host, '(invalid)') AS host, COUNT(*) AS n, SUM(outcome = 'done') AS ok FROM result
-                GROUP BY host ORDER BY n DESC, host LIMIT ?
-                """, arguments: [topHosts]).map { StoreSummary.HostLine(host: $0["host"], results: $0["n"], done: $0["ok"]) }
-            summary.byStatus = try Row.fetchAll(db, sql: """
-                SELECT COALESCE(CAST(httpStatus AS TEXT), errorCode, 'none') AS status, COUNT(*) AS n FROM result
-                GROUP BY status ORDER BY n DESC, status
-                """).map { StoreSummary.StatusLine(status: $0["status"], results: $0["n"]) }
+            summary.byHost = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT COALESCE(host, '(invalid)') AS host, COUNT(*) AS n, SUM(outcome = 'done') AS ok FROM result
+                    GROUP BY host ORDER BY n DESC, host LIMIT ?
+                    """, arguments: [topHosts]
+            ).map { StoreSummary.HostLine(host: $0["host"], results: $0["n"], done: $0["ok"]) }
+            summary.byStatus = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT COALESCE(CAST(httpStatus AS TEXT), errorCode, 'none') AS status, COUNT(*) AS n FROM result
+                    GROUP BY status ORDER BY n DESC, status
+                    """
+            ).map { StoreSummary.StatusLine(status: $0["status"], results: $0["n"]) }
             let timed = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM result WHERE latencyMs IS NOT NULL") ?? 0
             if timed > 0 {
                 func percentile(_ p: Double) throws -> Int? {
                     let offset = min(timed - 1, Int((Double(timed) * p).rounded(.up)) - 1)
-                    return try Int.fetchOne(db, sql: "SELECT latencyMs FROM result WHERE latencyMs IS NOT NULL ORDER BY latencyMs LIMIT 1 OFFSET ?", arguments: [max(0, offset)])
+                    return try Int.fetchOne(
+                        db, sql: "SELECT latencyMs FROM result WHERE latencyMs IS NOT NULL ORDER BY latencyMs LIMIT 1 OFFSET ?", arguments: [max(0, offset)])
                 }
                 summary.latencyP50 = try percentile(0.5)
                 summary.latencyP95 = try percentile(0.95)
@@ -299,7 +317,6 @@ public final class JobStore: Sendable {
     }
 }
 
-/// How far an input list has been read into jobs.
 /// What one ``JobStore/addCounting(_:source:linesRead:complete:now:)`` added.
 public struct IntakeCounts: Sendable, Hashable {
     /// New jobs, rejections included (repeats of known keys are not new).
@@ -313,6 +330,7 @@ public struct IntakeCounts: Sendable, Hashable {
     }
 }
 
+/// How far an input list has been read into jobs.
 public struct IntakeMark: Sendable, Hashable {
     public var linesRead: Int
     public var complete: Bool

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,9 @@ public final class RunLock: Sendable {
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var holder = ""
-            if let text = try? String(contentsOfFile: path, encoding: .utf8), !text.isEmpty { holder = " (pid \(text.trimmingCharacters(in: .whitespacesAndNewlines)))" }
+            if let text = try? String(contentsOfFile: path, encoding: .utf8), !text.isEmpty {
+                holder = " (pid \(text.trimmingCharacters(in: .whitespacesAndNewlines)))"
+            }
             close(fd)
             throw StoreError(.locked, path: storePath, message: "another trawl batch is working this store\(holder)")
         }

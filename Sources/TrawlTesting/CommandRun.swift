@@ -28,7 +28,8 @@ public struct CommandRun: Sendable {
     public static func isolatedEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
         var environment = environment
         if environment["XDG_DATA_HOME"] == nil {
-            environment["XDG_DATA_HOME"] = FileManager.default.temporaryDirectory
+            environment["XDG_DATA_HOME"] =
+                FileManager.default.temporaryDirectory
                 .appendingPathComponent("trawl-test-data-\(ProcessInfo.processInfo.processIdentifier)").path
         }
         return environment

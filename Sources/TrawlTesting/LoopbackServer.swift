@@ -30,7 +30,7 @@ public final class LoopbackServer: Sendable {
 
     private struct State {
         var requests: [TestRequest] = []
-        /// Tasks in ``waitForRequests(within:_:)``, resumed when a request makes their condition true.
+        /// Tasks in ``waitForRequests(for:within:_:)``, resumed when a request makes their condition true.
         var waiters: [UUID: Waiter] = [:]
         var accepted = 0
         var stopped = false
@@ -92,10 +92,11 @@ public final class LoopbackServer: Sendable {
     }
 
     /// Waits until the requests served so far (``requests``) make `condition` true: checked now
-    /// and again as each request arrives, not polled. Throws ``WaitTimedOut`` if that has not
-    /// happened within `limit` of real time, and `CancellationError` if the task is cancelled.
+    /// and again as each request arrives, not polled. Throws ``WaitTimedOut`` (naming `what` and
+    /// how many requests came) if that has not happened within `limit` of real time, and
+    /// `CancellationError` if the task is cancelled.
     public func waitForRequests(
-        within limit: Duration = .seconds(120), _ condition: @escaping @Sendable ([TestRequest]) -> Bool
+        for what: String? = nil, within limit: Duration = .seconds(120), _ condition: @escaping @Sendable ([TestRequest]) -> Bool
     ) async throws {
         let id = UUID()
         // Ends the wait with `error` unless a request ended it first.
@@ -104,7 +105,8 @@ public final class LoopbackServer: Sendable {
         }
         let timer = Task {
             try await Task.sleep(for: limit)
-            end(WaitTimedOut(limit: limit))
+            let seen = requests.count
+            end(WaitTimedOut(limit: limit, what: "\(what ?? "the requests awaited") (the server saw \(seen))"))
         }
         defer { timer.cancel() }
         try await withTaskCancellationHandler {

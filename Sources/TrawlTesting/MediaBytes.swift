@@ -49,7 +49,8 @@ public enum MediaBytes {
             body += riffChunk("VP8X", [0x02, 0, 0, 0] + le(width - 1, 3) + le(height - 1, 3))
             body += riffChunk("ANIM", [0, 0, 0, 0] + le(loops, 2))
             for _ in 0..<frames {
-                body += riffChunk("ANMF", le(0, 3) + le(0, 3) + le(width - 1, 3) + le(height - 1, 3) + le(duration, 3) + [0] + riffChunk("VP8L", [0x2F, 0, 0, 0, 0]))
+                body += riffChunk(
+                    "ANMF", le(0, 3) + le(0, 3) + le(width - 1, 3) + le(height - 1, 3) + le(duration, 3) + [0] + riffChunk("VP8L", [0x2F, 0, 0, 0, 0]))
             }
         } else {
             let bits = (width - 1) | (height - 1) << 14
@@ -65,11 +66,17 @@ public enum MediaBytes {
     public static func mp4(width: Int, height: Int, frames: Int, seconds: Int, moovLast: Bool = false) -> [UInt8] {
         let timescale = 1000
         let mvhd = box("mvhd", [0, 0, 0, 0] + be(0, 4) + be(0, 4) + be(timescale, 4) + be(seconds * timescale, 4) + [UInt8](repeating: 0, count: 80))
-        let tkhd = box("tkhd", [0, 0, 0, 3] + be(0, 4) + be(0, 4) + be(1, 4) + be(0, 4) + be(seconds * timescale, 4) + [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 0, count: 36) + be(width << 16, 4) + be(height << 16, 4))
+        let tkhd = box(
+            "tkhd",
+            [0, 0, 0, 3] + be(0, 4) + be(0, 4) + be(1, 4) + be(0, 4) + be(seconds * timescale, 4) + [UInt8](repeating: 0, count: 8)
+                + [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 0, count: 36) + be(width << 16, 4) + be(height << 16, 4))
         let hdlr = box("hdlr", [0, 0, 0, 0] + be(0, 4) + ascii("vide") + [UInt8](repeating: 0, count: 12) + ascii("Video\0"))
         let stsz = box("stsz", [0, 0, 0, 0] + be(0, 4) + be(frames, 4) + (0..<frames).flatMap { _ in be(100, 4) })
         let mdia = box("mdia", hdlr + box("minf", box("stbl", stsz)))
-        let sound = box("trak", box("tkhd", [UInt8](repeating: 0, count: 84)) + box("mdia", box("hdlr", [0, 0, 0, 0] + be(0, 4) + ascii("soun") + [UInt8](repeating: 0, count: 12))))
+        let sound = box(
+            "trak",
+            box("tkhd", [UInt8](repeating: 0, count: 84))
+                + box("mdia", box("hdlr", [0, 0, 0, 0] + be(0, 4) + ascii("soun") + [UInt8](repeating: 0, count: 12))))
         let moov = box("moov", mvhd + sound + box("trak", tkhd + mdia))
         let ftyp = box("ftyp", ascii("isom") + be(512, 4) + ascii("isomiso2mp41"))
         let mdat = box("mdat", [UInt8](repeating: 0xAB, count: 2000))
@@ -85,7 +92,8 @@ public enum MediaBytes {
     public static func webm(width: Int, height: Int, seconds: Double) -> [UInt8] {
         let header = ebml([0x1A, 0x45, 0xDF, 0xA3], ebml([0x42, 0x82], ascii("webm")))
         let milliseconds = (seconds * 1000).bitPattern
-        let info = ebml([0x15, 0x49, 0xA9, 0x66], ebml([0x2A, 0xD7, 0xB1], be(1_000_000, 3)) + ebml([0x44, 0x89], be(Int(truncatingIfNeeded: milliseconds), 8)))
+        let info = ebml(
+            [0x15, 0x49, 0xA9, 0x66], ebml([0x2A, 0xD7, 0xB1], be(1_000_000, 3)) + ebml([0x44, 0x89], be(Int(truncatingIfNeeded: milliseconds), 8)))
         let video = ebml([0xE0], ebml([0xB0], be(width, 2)) + ebml([0xBA], be(height, 2)))
         let audio = ebml([0xAE], ebml([0x83], [2]))
         let tracks = ebml([0x16, 0x54, 0xAE, 0x6B], audio + ebml([0xAE], ebml([0x83], [1]) + video))

@@ -93,7 +93,8 @@ public final class PostgresCluster: Sendable {
             try Self.run("/bin/chmod", ["0755", folder.path])
         }
         let data = folder.appendingPathComponent("data").path
-        try Self.run(binaries.appendingPathComponent("initdb").path, ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"], asPostgres: asRoot)
+        try Self.run(
+            binaries.appendingPathComponent("initdb").path, ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"], asPostgres: asRoot)
         if tls {
             // TCP only with TLS: a client that does not ask for it is turned away.
             let rules = "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostnossl all all 127.0.0.1/32 reject\n"
@@ -112,7 +113,8 @@ public final class PostgresCluster: Sendable {
         // clean-up), and forked off (`-f`, its parent reaped here): not a child of this process,
         // whose tests count their children.
         do {
-            try Self.spawn(["/usr/bin/setsid", "-f", "/bin/sh", "-c", "read _ignored; \(stop) >/dev/null 2>&1; rm -rf '\(folder.path)'"], input: ends[0], wait: true)
+            try Self.spawn(
+                ["/usr/bin/setsid", "-f", "/bin/sh", "-c", "read _ignored; \(stop) >/dev/null 2>&1; rm -rf '\(folder.path)'"], input: ends[0], wait: true)
         } catch {
             close(ends[0])
             close(ends[1])
@@ -160,10 +162,12 @@ public final class PostgresCluster: Sendable {
         guard let openssl = ["/usr/bin/openssl", "/bin/openssl"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw ClusterError("openssl is not installed: run `make deps`")
         }
-        try run(openssl, [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path,
-        ])
+        try run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path,
+            ])
         try run("/bin/chmod", ["0600", key.path])
         return (certificate, key)
     }
@@ -179,15 +183,21 @@ public final class PostgresCluster: Sendable {
     /// Runs SQL through `psql` (as the cluster's superuser) and returns what it printed (unaligned, tuples only).
     @discardableResult
     public func psql(_ sql: String, database: String = "postgres") throws -> String {
-        try Self.run(binaries.appendingPathComponent("psql").path, [
-            "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql,
-        ])
+        try Self.run(
+            binaries.appendingPathComponent("psql").path,
+            [
+                "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql,
+            ])
     }
 
     /// Stops the server now, frees its port and removes its folder (this happens at exit
     /// anyway). Calling it again does nothing.
     public func stop() {
-        guard let (lifeline, reservation) = held.withLock({ held in defer { held = nil }; return held }) else { return }
+        guard
+            let (lifeline, reservation) = held.withLock({ held in
+                defer { held = nil }; return held
+            })
+        else { return }
         _ = try? Self.run(
             binaries.appendingPathComponent("pg_ctl").path, ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "stop"],
             asPostgres: geteuid() == 0)
@@ -209,7 +219,10 @@ public final class PostgresCluster: Sendable {
     public func start() throws {
         try Self.run(
             binaries.appendingPathComponent("pg_ctl").path,
-            ["-D", folder.appendingPathComponent("data").path, "-o", options, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "start"],
+            [
+                "-D", folder.appendingPathComponent("data").path, "-o", options, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60",
+                "start",
+            ],
             asPostgres: geteuid() == 0)
     }
 

@@ -8,7 +8,8 @@ public enum ProcessTree {
         var parents: [Int32: Int32] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+                let close = stat.lastIndex(of: ")")
+            else { continue }
             // The command name (in parentheses) may hold spaces: fields are read after it.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             if fields.count > 2, let parent = Int32(fields[1]) { parents[child] = parent }

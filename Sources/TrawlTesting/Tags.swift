@@ -10,7 +10,7 @@ extension Tag {
     /// Starts the throwaway PostgreSQL cluster (`PostgresCluster`).
     @Tag public static var postgres: Self
 
-    /// Spawns a child process: the built `trawl` executable, a benchmark executable, nginx.
+    /// Spawns a child process: the built `trawl` executable, `trawl-test-process`, ffmpeg.
     @Tag public static var process: Self
 
     /// Reads the third-party corpus (`../shared/corpus`) or the dev set (`Tests/Fixtures/DevSet`)

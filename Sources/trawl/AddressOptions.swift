@@ -4,7 +4,10 @@ import TrawlFetch
 /// The address guard's flags, for every command that fetches (inside ``FetchOptions`` for
 /// `resolve` and `batch`; `smoke` has them too).
 struct AddressOptions: ParsableArguments {
-    @Flag(help: "Refuse to connect to loopback, private (RFC 1918, fc00::/7), link-local (169.254.169.254), CGNAT, multicast and reserved addresses, in any spelling (2130706433, 0x7f.1, ::ffff:127.0.0.1); every redirect and connection is checked.")
+    @Flag(
+        help:
+            "Refuse to connect to loopback, private (RFC 1918, fc00::/7), link-local (169.254.169.254), CGNAT, multicast and reserved addresses, in any spelling (2130706433, 0x7f.1, ::ffff:127.0.0.1); every redirect and connection is checked."
+    )
     var denyPrivate = false
 
     @Option(help: ArgumentHelp("With --deny-private, connect to this CIDR range anyway (repeatable), e.g. 10.1.0.0/16 or 127.0.0.1/32.", valueName: "cidr"))
@@ -47,7 +50,10 @@ struct AddressOptions: ParsableArguments {
 /// The address guard of `trawl serve`: always on (a server fetches what strangers send), so
 /// there is no `--deny-private` to give; `--allow-address` widens it.
 struct ServerAddressOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Fetch from this CIDR range although the server refuses loopback, private, link-local and reserved addresses (repeatable), e.g. 10.1.0.0/16 for an intranet.", valueName: "cidr"))
+    @Option(
+        help: ArgumentHelp(
+            "Fetch from this CIDR range although the server refuses loopback, private, link-local and reserved addresses (repeatable), e.g. 10.1.0.0/16 for an intranet.",
+            valueName: "cidr"))
     var allowAddress: [String] = []
 
     func validate() throws {

@@ -188,7 +188,9 @@ struct BatchStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show a job store's progress (safe while a run is working it).",
-        discussion: "Finds the store as `trawl batch` does: beside --out (results.sqlite for results.jsonl), or the one --store names. Text on a terminal, one JSON object otherwise.")
+        discussion:
+            "Finds the store as `trawl batch` does: beside --out (results.sqlite for results.jsonl), or the one --store names. Text on a terminal, one JSON object otherwise."
+    )
 
     @Option(help: "The output the batch writes; its store is beside it.")
     var out: String = "results.jsonl"

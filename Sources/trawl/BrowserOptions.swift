@@ -3,7 +3,10 @@ import TrawlBrowser
 
 /// The headless-browser flags every command that loads pages shares (`resolve`, `batch`).
 struct BrowserOptions: ParsableArguments {
-    @Option(help: "When to render pages in headless Chromium: auto (only a page whose static fetch found no media and that looks script-driven; remembered per host), always, or never.")
+    @Option(
+        help:
+            "When to render pages in headless Chromium: auto (only a page whose static fetch found no media and that looks script-driven; remembered per host), always, or never."
+    )
     var browser: BrowserMode = .auto
 
     @Option(help: "Scroll a rendered page up to this many times while new content arrives (infinite lists).")
@@ -17,13 +20,21 @@ struct BrowserOptions: ParsableArguments {
 
     @Flag(
         inversion: .prefixedNo,
-        help: "Settle a rendered page after 50 ms of network quiet when its scripts have nothing pending (timers, intervals, animation frames, iframes); without it, every page waits its whole --quiet-window.")
+        help:
+            "Settle a rendered page after 50 ms of network quiet when its scripts have nothing pending (timers, intervals, animation frames, iframes); without it, every page waits its whole --quiet-window."
+    )
     var earlySettle = true
 
-    @Option(help: "Milliseconds a rendered page without media yet waits for a timer its scripts set (a widget that fetches its GIF a moment after the load); 0: timers never hold a page.")
+    @Option(
+        help:
+            "Milliseconds a rendered page without media yet waits for a timer its scripts set (a widget that fetches its GIF a moment after the load); 0: timers never hold a page."
+    )
     var timerWait: Int = 2000
 
-    @Option(help: "What a rendered page may share with the next: host (pages of one host reuse a tab and its renderer, everything the last page left cleared between them; the default, but for serve) or page (a tab and a browser context per page; serve's default, its clients being strangers).")
+    @Option(
+        help:
+            "What a rendered page may share with the next: host (pages of one host reuse a tab and its renderer, everything the last page left cleared between them; the default, but for serve) or page (a tab and a browser context per page; serve's default, its clients being strangers)."
+    )
     var isolate: BrowserIsolation?
 
     func validate() throws {

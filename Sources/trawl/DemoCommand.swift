@@ -61,8 +61,12 @@ struct DemoCommand: AsyncParsableCommand {
         }
         if format == .table {
             let replayed = cases.count - notRecorded.count
-            print("\(replayed - failed.count) of \(Counted(replayed, "case")) as expected" + (failed.isEmpty ? "" : "; failing: " + failed.joined(separator: ", ")))
-            if !notRecorded.isEmpty { print("skipped \(Counted(notRecorded.count, "live case")) with no recording yet: " + notRecorded.joined(separator: ", ")) }
+            print(
+                "\(replayed - failed.count) of \(Counted(replayed, "case")) as expected"
+                    + (failed.isEmpty ? "" : "; failing: " + failed.joined(separator: ", ")))
+            if !notRecorded.isEmpty {
+                print("skipped \(Counted(notRecorded.count, "live case")) with no recording yet: " + notRecorded.joined(separator: ", "))
+            }
         }
         throw ExitCode(failed.isEmpty ? ExitStatus.found.rawValue : ExitStatus.nothingFound.rawValue)
     }

@@ -43,7 +43,8 @@ struct IndexStatsCommand: AsyncParsableCommand {
         func counts(_ list: [Facets.Count]) -> String {
             list.isEmpty ? "-" : list.map { "\($0.value) \($0.count)" }.joined(separator: ", ")
         }
-        print("""
+        print(
+            """
             index:   \(stats.path)
             size:    \(ByteCountFormatter.string(fromByteCount: stats.bytes, countStyle: .file))
             pages:   \(stats.pages)
@@ -70,7 +71,8 @@ struct IndexRebuildCommand: AsyncParsableCommand {
         let opened = try openIndex(index, command: "rebuild")
         try await opened.rebuild()
         let stats = try await opened.stats()
-        Diagnostics.write("trawl index rebuild: \(stats.media) media on \(stats.pages) pages, \(ByteCountFormatter.string(fromByteCount: stats.bytes, countStyle: .file))")
+        Diagnostics.write(
+            "trawl index rebuild: \(stats.media) media on \(stats.pages) pages, \(ByteCountFormatter.string(fromByteCount: stats.bytes, countStyle: .file))")
     }
 }
 

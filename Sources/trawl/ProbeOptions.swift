@@ -3,7 +3,10 @@ import Trawl
 
 /// `--probe`, `--probe-renditions`, `--keep-dead`: check what each media URL really answers.
 struct ProbeOptions: ParsableArguments {
-    @Flag(help: "Check each media URL with one ranged GET for its first 64 KiB: alive, animated, real size, bytes, running time (the 'probe' field). Dead media (404, 410, a page instead of media) are dropped; a claimed animation that is a still is relabelled.")
+    @Flag(
+        help:
+            "Check each media URL with one ranged GET for its first 64 KiB: alive, animated, real size, bytes, running time (the 'probe' field). Dead media (404, 410, a page instead of media) are dropped; a claimed animation that is a still is relabelled."
+    )
     var probe = false
 
     @Flag(help: "With --probe: probe every rendition too, not only the primary URL.")

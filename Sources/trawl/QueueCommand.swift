@@ -63,20 +63,24 @@ struct QueueStatusCommand: AsyncParsableCommand {
         if status.duplicates > 0 { out += ", \(status.duplicates) duplicate lines coalesced" }
         out += status.intakeComplete ? "\n" : "; lists still being pushed\n"
         if !status.hosts.isEmpty {
-            out += "\n" + Self.columns(
-                ["host", "waiting", "running", "done", "failed", "in flight", "next start"],
-                status.hosts.map { host in
-                    let next = host.nextAllowed > now ? String(format: "in %.1f s", host.nextAllowed - now) : "now"
-                    return [host.host, "\(host.pending)", "\(host.running)", "\(host.done)", "\(host.failed)", "\(host.inFlight)", next]
-                })
+            out +=
+                "\n"
+                + Self.columns(
+                    ["host", "waiting", "running", "done", "failed", "in flight", "next start"],
+                    status.hosts.map { host in
+                        let next = host.nextAllowed > now ? String(format: "in %.1f s", host.nextAllowed - now) : "now"
+                        return [host.host, "\(host.pending)", "\(host.running)", "\(host.done)", "\(host.failed)", "\(host.inFlight)", next]
+                    })
         }
         if !status.workers.isEmpty {
-            out += "\n" + Self.columns(
-                ["worker", "machine", "pid", "concurrency", "running", "finished", "last seen"],
-                status.workers.map { worker in
-                    let seen = worker.stoppedAt != nil ? "stopped" : String(format: "%.0f s ago", max(0, now - worker.seenAt))
-                    return [worker.id, worker.machine, "\(worker.pid)", "\(worker.concurrency)", "\(worker.running)", "\(worker.finished)", seen]
-                })
+            out +=
+                "\n"
+                + Self.columns(
+                    ["worker", "machine", "pid", "concurrency", "running", "finished", "last seen"],
+                    status.workers.map { worker in
+                        let seen = worker.stoppedAt != nil ? "stopped" : String(format: "%.0f s ago", max(0, now - worker.seenAt))
+                        return [worker.id, worker.machine, "\(worker.pid)", "\(worker.concurrency)", "\(worker.running)", "\(worker.finished)", seen]
+                    })
         }
         return out
     }

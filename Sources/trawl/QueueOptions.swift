@@ -2,9 +2,10 @@ import ArgumentParser
 
 /// `--queue URL`, `--lease SECONDS` and `--max-lease-expiries N`: the shared PostgreSQL queue (`batch`, `worker`).
 struct QueueOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Keep the jobs in this PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE) and share them with `trawl worker`s.",
-        valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep the jobs in this PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE) and share them with `trawl worker`s.",
+            valueName: "url"))
     var queue: String?
 
     @Option(help: "Seconds a claimed job stays a worker's without renewal (a dead worker's jobs return after this).")

@@ -3,8 +3,8 @@ import Foundation
 import Trawl
 import TrawlCore
 import TrawlFetch
-import TrawlRecordings
 import TrawlIndex
+import TrawlRecordings
 
 /// `trawl resolve URL-OR-QUERY…`
 struct ResolveCommand: AsyncParsableCommand {
@@ -150,7 +150,9 @@ struct ResolveCommand: AsyncParsableCommand {
             try await recorder.write(to: file, comment: "trawl resolve " + inputs.joined(separator: " "))
             Diagnostics.write("trawl: recorded \(Counted(await recorder.recorded.count, "payload")) to \(file.path)")
         }
-        let status: ExitStatus = outcomes.contains(.usage) ? .usage
+        let status: ExitStatus =
+            outcomes.contains(.usage)
+            ? .usage
             : outcomes.contains(.failure) ? .failure : outcomes.contains(.nothing) ? .nothingFound : .found
         throw ExitCode(status.rawValue)
     }

@@ -86,10 +86,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "An origin browser apps may call the API from, or * for any (repeatable).")
     var corsOrigin: [String] = []
 
-    @Option(help: ArgumentHelp("A name clients reach the server by (repeatable). Requests whose Host is another name are refused (421), IP addresses and localhost always answer.", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "A name clients reach the server by (repeatable). Requests whose Host is another name are refused (421), IP addresses and localhost always answer.",
+            valueName: "name"))
     var publicHost: [String] = []
 
-    @Option(help: ArgumentHelp("A reverse proxy (CIDR, repeatable) whose X-Forwarded-For names the client the rate limit and the per-client caps count.", valueName: "cidr"))
+    @Option(
+        help: ArgumentHelp(
+            "A reverse proxy (CIDR, repeatable) whose X-Forwarded-For names the client the rate limit and the per-client caps count.", valueName: "cidr"))
     var trustedProxy: [String] = []
 
     @Flag(help: "Serve on an address other than loopback without a token: anyone who can reach it can use the API.")

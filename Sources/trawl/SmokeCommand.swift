@@ -60,7 +60,9 @@ struct SmokeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Local index")
     var index: IndexOptions
 
-    @Flag(help: "Check each media a live case finds with one ranged GET for its first 64 KiB; a case with a dead media (404, 410, a page instead of media) fails.")
+    @Flag(
+        help: "Check each media a live case finds with one ranged GET for its first 64 KiB; a case with a dead media (404, 410, a page instead of media) fails."
+    )
     var probe = false
 
     @Flag(help: "With --probe: probe every rendition too (a dead rendition fails the case as well).")
@@ -72,7 +74,9 @@ struct SmokeCommand: AsyncParsableCommand {
         if replay && record { throw ValidationError("--record refreshes recordings from live runs; it cannot be used with --replay") }
         try address.validateOptIn()
         if retries < 0 { throw ValidationError("--retries must be 0 or more") }
-        if probe, replay { throw ValidationError("--probe checks what live media URLs answer; it cannot be used with --replay (recordings hold pages, not media)") }
+        if probe, replay {
+            throw ValidationError("--probe checks what live media URLs answer; it cannot be used with --replay (recordings hold pages, not media)")
+        }
         if probeRenditions, !probe { throw ValidationError("--probe-renditions needs --probe") }
     }
 
@@ -109,10 +113,13 @@ struct SmokeCommand: AsyncParsableCommand {
         }
         await opened?.close()
         guard !results.isEmpty else {
-            throw ValidationError("no cases\(sites.map { " for sites \($0)" } ?? "") in \(recordings)" + (replay ? "" : " that run live (synthetic cases only replay: add --replay, or add live cases, see Recordings/README.md)"))
+            throw ValidationError(
+                "no cases\(sites.map { " for sites \($0)" } ?? "") in \(recordings)"
+                    + (replay ? "" : " that run live (synthetic cases only replay: add --replay, or add live cases, see Recordings/README.md)"))
         }
         let report = SmokeReport(results: results)
-        let summary = "sites: " + report.sites.map { "\($0.site) \($0.status.rawValue)" }.joined(separator: ", ")
+        let summary =
+            "sites: " + report.sites.map { "\($0.site) \($0.status.rawValue)" }.joined(separator: ", ")
             + "\ncases: " + SmokeStatus.allCases.map { "\(report.counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
         if isatty(STDOUT_FILENO) != 0 {
             for result in results {
@@ -129,7 +136,10 @@ struct SmokeCommand: AsyncParsableCommand {
         let past = history.map { SmokeReport.history(at: URL(fileURLWithPath: $0)) } ?? []
         var outputs: [(String, Data)] = []
         if let dir = reportDir {
-            outputs += [("\(dir)/report.html", Data(report.html(history: past).utf8)), ("\(dir)/report.json", try report.json()), ("\(dir)/junit.xml", Data(report.junit().utf8))]
+            outputs += [
+                ("\(dir)/report.html", Data(report.html(history: past).utf8)), ("\(dir)/report.json", try report.json()),
+                ("\(dir)/junit.xml", Data(report.junit().utf8)),
+            ]
         }
         if let junit { outputs.append((junit, Data(report.junit().utf8))) }
         if let json { outputs.append((json, try report.json())) }

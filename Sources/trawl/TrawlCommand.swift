@@ -75,8 +75,8 @@ extension TrawlMain {
         var words = arguments.filter { $0 != "--help" && $0 != "-h" }
         if words.first == "help" { words.removeFirst() } else if words.count == arguments.count { return nil }
         guard words.count == 1,
-              let group = TrawlCommand.configuration.subcommands.first(where: { $0.configuration.commandName == words[0] }),
-              let main = group.configuration.defaultSubcommand
+            let group = TrawlCommand.configuration.subcommands.first(where: { $0.configuration.commandName == words[0] }),
+            let main = group.configuration.defaultSubcommand
         else { return nil }
         var help = TrawlCommand.helpMessage(for: main)
         let others = group.configuration.subcommands.filter { ObjectIdentifier($0) != ObjectIdentifier(main) }

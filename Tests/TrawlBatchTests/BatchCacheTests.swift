@@ -21,7 +21,9 @@ struct BatchCacheTests {
         try await fixture.run(configuration)
         // A second, separate batch (its own store and output) over the same cache.
         let second = fixture.folder.appendingPathComponent("second.jsonl")
-        let runner = try BatchRunner(configuration: configuration, storePath: fixture.folder.appendingPathComponent("second.sqlite").path, inputs: [fixture.list.path], output: second.path)
+        let runner = try BatchRunner(
+            configuration: configuration, storePath: fixture.folder.appendingPathComponent("second.sqlite").path, inputs: [fixture.list.path],
+            output: second.path)
         let report = try await runner.run()
         #expect(report.summary.progress[.done] == 5)
         #expect(fixture.server.requests.filter { $0.header("if-none-match") != nil }.count == 5)

@@ -55,6 +55,8 @@ struct BatchFixture {
 
     /// A page whose one GIF is named after its path.
     static func page(_ path: String) -> TestResponse {
-        .html("<html><head><title>\(path)</title><meta property=\"og:image\" content=\"https://media.test/\(path.replacingOccurrences(of: "/", with: "_")).gif\"></head><body></body></html>")
+        .html(
+            "<html><head><title>\(path)</title><meta property=\"og:image\" content=\"https://media.test/\(path.replacingOccurrences(of: "/", with: "_")).gif\"></head><body></body></html>"
+        )
     }
 }

@@ -51,8 +51,9 @@ struct ErrorRedactionTests {
                 #expect(!text.contains(Self.secret), "\(type(of: error)) \(way): \(text)")
             }
             // The URL itself is still named, so the message says which request failed.
-            #expect(ErrorSentence.describe(error).contains("REDACTED") || error is JSONReadError || error is StoreError || error is BatchError
-                || ErrorSentence.describe(error).contains("example.com") || ErrorSentence.describe(error).contains("giphy.com"))
+            #expect(
+                ErrorSentence.describe(error).contains("REDACTED") || error is JSONReadError || error is StoreError || error is BatchError
+                    || ErrorSentence.describe(error).contains("example.com") || ErrorSentence.describe(error).contains("giphy.com"))
         }
     }
 

@@ -31,10 +31,12 @@ struct FragmentTests {
             try? FileManager.default.removeItem(at: fixture.folder)
         }
         try fixture.writeList(["http://site.test/app#/gif/abc", "http://site.test/app#/gif/xyz"])
-        let run = try CommandRun.run(binary, [
-            "batch", fixture.list.path, "--out", fixture.output.path, "--store", fixture.store, "--quiet",
-            "--browser", "always", "--quiet-window", "200", "--connect-to", fixture.connectTo[0],
-        ], timeLimit: .seconds(120))
+        let run = try CommandRun.run(
+            binary,
+            [
+                "batch", fixture.list.path, "--out", fixture.output.path, "--store", fixture.store, "--quiet",
+                "--browser", "always", "--quiet-window", "200", "--connect-to", fixture.connectTo[0],
+            ], timeLimit: .seconds(120))
         #expect(run.status == 0, "\(run.stderr)")
         let results = try fixture.results().sorted { $0.input < $1.input }
         #expect(results.map(\.input) == ["http://site.test/app#/gif/abc", "http://site.test/app#/gif/xyz"], "\(run.stderr)")
@@ -71,7 +73,10 @@ struct BatchProbeTests {
         let gif = MediaBytes.gif(width: 480, height: 270, frames: 12, delay: 5)
         let fixture = try BatchFixture(hosts: ["site.test", "media.test"]) { request in
             switch request.path {
-            case "/page": .html(#"<html><body><img src="http://media.test/cat.gif" width="400" height="300"><img src="http://media.test/gone.gif" width="400" height="300"></body></html>"#)
+            case "/page":
+                .html(
+                    #"<html><body><img src="http://media.test/cat.gif" width="400" height="300"><img src="http://media.test/gone.gif" width="400" height="300"></body></html>"#
+                )
             case "/cat.gif": .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
             default: .status(404)
             }

@@ -13,14 +13,17 @@ struct KillTests {
     /// The `trawl` executable built beside this test bundle.
     static var trawlBinary: URL? { CommandRun.builtExecutable("trawl") }
 
-    func launch(_ binary: URL, _ fixture: BatchFixture) throws -> Process {
+    /// - Parameter exited: turns `true` when the process exits.
+    func launch(_ binary: URL, _ fixture: BatchFixture, exited: Watched<Bool>? = nil) throws -> Process {
         let process = Process()
+        if let exited { process.terminationHandler = { _ in exited.set(true) } }
         process.environment = CommandRun.isolatedEnvironment()
         process.executableURL = binary
-        process.arguments = [
-            "batch", fixture.list.path, "--out", fixture.output.path, "--store", fixture.store,
-            "--concurrency", "8", "--per-host", "8", "--backoff", "0.01", "--quiet",
-        ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
+        process.arguments =
+            [
+                "batch", fixture.list.path, "--out", fixture.output.path, "--store", fixture.store,
+                "--concurrency", "8", "--per-host", "8", "--backoff", "0.01", "--quiet",
+            ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
         process.standardOutput = FileHandle.nullDevice
         _ = FileManager.default.createFile(atPath: fixture.folder.appendingPathComponent("stderr.txt").path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: fixture.folder.appendingPathComponent("stderr.txt"))
@@ -32,8 +35,10 @@ struct KillTests {
     func killAndResume() throws {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
         let flaky = Mutex<Set<String>>([])
+        let kills = KillSwitch()
         let fixture = try BatchFixture(hosts: ["a.test", "b.test"]) { request in
-            Thread.sleep(forTimeInterval: Double.random(in: 0.004...0.016))
+            kills.requestArrived()
+            Thread.sleep(forTimeInterval: Double.random(in: 0.004...0.016))  // a peer of uneven speed, not a wait
             if request.path.hasSuffix("/13"), flaky.withLock({ $0.insert(request.path).inserted }) { return .status(500) }
             if request.path.hasSuffix("/404") { return .status(404) }
             return BatchFixture.page(request.path)
@@ -45,38 +50,30 @@ struct KillTests {
         try fixture.writeList(lines.shuffled())
         let expected = Set(lines.filter { $0.hasPrefix("http") }).union(["not a url"])
 
-        var kills = 0
+        var killed = 0
         var finishedEarly = ""
         for _ in 0..<25 {
-            // Killed once the server has seen a random number of this run's requests: at a
-            // random moment of real work, however fast or loaded the machine is.
-            let seen = fixture.server.requests.count
-            let target = seen + Int.random(in: 1...30)
-            let process = try launch(binary, fixture)
-            // Thread sleeps, not Task.sleep: with other tests holding the cooperative threads a
-            // task could resume seconds late, after the batch had finished.
-            let deadline = Date().addingTimeInterval(120)
-            while process.isRunning, fixture.server.requests.count < target, Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.001)
-            }
-            guard process.isRunning else {
-                process.waitUntilExit()
-                finishedEarly = "exit \(process.terminationStatus): " + ((try? String(contentsOf: fixture.folder.appendingPathComponent("stderr.txt"), encoding: .utf8)) ?? "")
-                break
-            }
-            kill(process.processIdentifier, SIGKILL)
+            // Killed by the server's handler once it has seen a random number of this run's
+            // requests: at a random moment of real work, however fast or loaded the machine is
+            // (a test thread watching the count could be scheduled late, after the batch ended).
+            let exited = Watched(false)
+            let process = try launch(binary, fixture, exited: exited)
+            kills.arm(process.processIdentifier, afterRequests: Int.random(in: 1...30))
+            try exited.block(for: "the batch to be killed or to finish") { $0 }
+            kills.disarm()
             process.waitUntilExit()
-            // It may have finished between the check and the kill.
-            if process.terminationReason == .exit {
-                finishedEarly = "exit \(process.terminationStatus) before the kill"
+            guard process.terminationReason == .uncaughtSignal else {
+                finishedEarly =
+                    "exit \(process.terminationStatus): "
+                    + ((try? String(contentsOf: fixture.folder.appendingPathComponent("stderr.txt"), encoding: .utf8)) ?? "")
                 break
             }
-            kills += 1
+            killed += 1
         }
         let last = try launch(binary, fixture)
         last.waitUntilExit()
         #expect(last.terminationStatus == 1, "some URLs fail (404, not a URL), so the exit status is 1")
-        #expect(kills >= 5, "the batch was killed only \(kills) times; then \(finishedEarly)")
+        #expect(killed >= 5, "the batch was killed only \(killed) times; then \(finishedEarly)")
 
         let results = try fixture.results()
         #expect(results.count == expected.count)

@@ -89,7 +89,9 @@ struct PolitenessTests {
     func transientAndPermanent() async throws {
         let counts = Mutex<[String: Int]>([:])
         let fixture = try BatchFixture(hosts: ["a.test"]) { request in
-            let n = counts.withLock { $0[request.path, default: 0] += 1; return $0[request.path]! }
+            let n = counts.withLock {
+                $0[request.path, default: 0] += 1; return $0[request.path]!
+            }
             switch request.path {
             case "/flaky": return n < 3 ? .status(500) : BatchFixture.page("/flaky")
             case "/gone": return .status(404)

@@ -7,14 +7,15 @@ import TrawlTesting
 @Suite("Batch reads a list from standard input as it is written", .timeLimit(.minutes(5)), .tags(.process))
 struct StandardInputTests {
     @Test("Each URL is done while the writer still holds the pipe open")
-    func urlsAreFetchedAsTheyArrive() throws {
+    func urlsAreFetchedAsTheyArrive() async throws {
         let binary = try #require(KillTests.trawlBinary, "the trawl executable is built beside the tests")
         let fixture = try BatchFixture(hosts: ["a.test"]) { request in BatchFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         let process = Process()
         process.environment = CommandRun.isolatedEnvironment()
         process.executableURL = binary
-        process.arguments = ["batch", "-", "--out", fixture.output.path, "--store", fixture.store, "--quiet"]
+        process.arguments =
+            ["batch", "-", "--out", fixture.output.path, "--store", fixture.store, "--quiet"]
             + fixture.connectTo.flatMap { ["--connect-to", $0] }
         let input = Pipe()
         process.standardInput = input
@@ -26,17 +27,10 @@ struct StandardInputTests {
         func lines() -> Int {
             ((try? String(contentsOf: fixture.output, encoding: .utf8)) ?? "").split(separator: "\n").count
         }
-        func waitFor(_ count: Int) -> Bool {
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline {
-                if lines() >= count { return true }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            return false
-        }
         for n in 1...3 {
             input.fileHandleForWriting.write(Data("http://a.test/p/\(n)\n".utf8))
-            #expect(waitFor(n), "URL \(n) was not done while the pipe stayed open (\(lines()) lines)")
+            // The output file is the only sign of a URL done: polled, with a bounded wait.
+            try await waitUntil("URL \(n) to be done while the pipe stays open", interval: .milliseconds(10)) { lines() >= n }
         }
         try input.fileHandleForWriting.close()
         process.waitUntilExit()

@@ -67,7 +67,8 @@ func isAlive(_ pid: Int32) -> Bool {
 /// CPU time `pid` used so far, in clock ticks (user + system), or 0 when it is gone.
 func cpuTicks(_ pid: Int32) -> Int {
     guard isAlive(pid), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = stat.lastIndex(of: ")") else { return 0 }
+        let close = stat.lastIndex(of: ")")
+    else { return 0 }
     let fields = stat[stat.index(after: close)...].split(separator: " ")
     // After the command: state is field 0, utime 11, stime 12.
     guard fields.count > 12 else { return 0 }

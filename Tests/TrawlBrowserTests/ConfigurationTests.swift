@@ -1,5 +1,6 @@
 import Testing
 import TrawlCore
+
 @testable import TrawlBrowser
 
 @Suite struct ConfigurationTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TrawlBrowser
 
 @Suite struct MessageFramerTests {
@@ -33,7 +34,11 @@ import Testing
         }
         #expect(count == 0)
         #expect(framer.pendingCount == big.count)
-        [0, UInt8(ascii: "y")].withUnsafeBytes { framer.append($0) { length = $0.count; count += 1 } }
+        [0, UInt8(ascii: "y")].withUnsafeBytes {
+            framer.append($0) {
+                length = $0.count; count += 1
+            }
+        }
         #expect(count == 1)
         #expect(length == big.count)
         #expect(framer.pendingCount == 1)

@@ -30,7 +30,8 @@ import TrawlTesting
         #expect(shell.scriptCount == 1)
         #expect(shell.visibleTextBytes < RenderDecision.shellTextBytes)
         #expect(RenderDecision.decide(shell) == .render)
-        let noscript = evidence("<html><body><noscript>Enable JavaScript</noscript><script>x()</script><p>\(String(repeating: "words ", count: 100))</p></body></html>")
+        let noscript = evidence(
+            "<html><body><noscript>Enable JavaScript</noscript><script>x()</script><p>\(String(repeating: "words ", count: 100))</p></body></html>")
         #expect(noscript.hasNoscript)
         #expect(RenderDecision.decide(noscript) == .render)
     }
@@ -52,7 +53,10 @@ import TrawlTesting
         #expect(evidence(#"<link rel="preload" href="/js/react-dom.production.min.js">"#).frameworkMarkers == ["react"])
         #expect(evidence("<script>window.__NUXT__={state:{}}</script>").frameworkMarkers == ["nuxt"])
         #expect(evidence("<script>__sveltekit_abc = {}</script>").frameworkMarkers == ["svelte"])
-        #expect(evidence(#"<div ng-version="17.0.1"></div><p data-svelte-h="x">hi</p><main data-server-rendered="true">"#).frameworkMarkers == ["angular", "svelte", "vue"])
+        #expect(
+            evidence(#"<div ng-version="17.0.1"></div><p data-svelte-h="x">hi</p><main data-server-rendered="true">"#).frameworkMarkers == [
+                "angular", "svelte", "vue",
+            ])
         // An article about frameworks names them in its prose: that is not their mark.
         let prose = evidence("<html><body><p>How react-dom and window.__NUXT__ differ.</p><script src=/stats.js></script></body></html>")
         #expect(prose.frameworkMarkers.isEmpty)
@@ -60,7 +64,8 @@ import TrawlTesting
 
     @Test func onlyRealTagsCount() {
         // A script that writes a script tag, a commented-out one and a `<` in prose are not tags.
-        let page = evidence(#"<html><body><!-- <script src=old.js></script> --><p>1 < 2</p><script>document.write('<script src=x.js><\/script>')</script></body></html>"#)
+        let page = evidence(
+            #"<html><body><!-- <script src=old.js></script> --><p>1 < 2</p><script>document.write('<script src=x.js><\/script>')</script></body></html>"#)
         #expect(page.scriptCount == 1)
         #expect(page.visibleTextBytes == 3, "1, < and 2")
         #expect(evidence("<div id=root></div><script src=/a.js></script>").hasEmptyAppRoot, "an unquoted id")

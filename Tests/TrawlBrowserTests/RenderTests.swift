@@ -5,54 +5,58 @@ import TrawlCore
 import TrawlTesting
 
 extension BrowserTests {
-/// Pages that need a browser: XHR payloads, DOMs built by script, scrolling, redirects, hangs.
-@Suite struct RenderTests {
-    @Test func mediaFromAFetchedJSONAPIComeAsAnXHRPayload() async throws {
-        let site = try BrowserSite { request in
-            switch request.path {
-            case "/": .html("""
-                <html><body><div id="app"></div><script>
-                fetch('/api/items?page=1').then(r => r.json()).then(d => {
-                  document.getElementById('app').innerHTML = d.items.map(i => '<img src="' + i.gif + '">').join('');
-                });
-                </script></body></html>
-                """)
-            case "/api/items": .json(#"{"items":[{"gif":"https://media.test/cat.gif"},{"gif":"https://media.test/dog.gif"}]}"#)
-            default: .status(404)
+    /// Pages that need a browser: XHR payloads, DOMs built by script, scrolling, redirects, hangs.
+    @Suite struct RenderTests {
+        @Test func mediaFromAFetchedJSONAPIComeAsAnXHRPayload() async throws {
+            let site = try BrowserSite { request in
+                switch request.path {
+                case "/":
+                    .html(
+                        """
+                        <html><body><div id="app"></div><script>
+                        fetch('/api/items?page=1').then(r => r.json()).then(d => {
+                          document.getElementById('app').innerHTML = d.items.map(i => '<img src="' + i.gif + '">').join('');
+                        });
+                        </script></body></html>
+                        """)
+                case "/api/items": .json(#"{"items":[{"gif":"https://media.test/cat.gif"},{"gif":"https://media.test/dog.gif"}]}"#)
+                default: .status(404)
+                }
             }
-        }
-        let transport = BrowserTransport(pool: site.pool)
-        var payloads: [Payload] = []
-        for try await payload in transport.payloads(for: FetchRequest(url: site.url("/")), context: nil) { payloads.append(payload) }
-        await site.close()
+            let transport = BrowserTransport(pool: site.pool)
+            var payloads: [Payload] = []
+            for try await payload in transport.payloads(for: FetchRequest(url: site.url("/")), context: nil) { payloads.append(payload) }
+            await site.close()
 
-        #expect(payloads.map(\.info.origin) == [.browserXHR, .domSnapshot])
-        let xhr = try #require(payloads.first)
-        #expect(xhr.info.url.absoluteString == "http://site.test/api/items?page=1")
-        #expect(xhr.info.contentType == "application/json")
-        #expect(xhr.info.status == 200)
-        #expect(xhr.text.contains("cat.gif"))
-        let dom = try #require(payloads.last)
-        #expect(dom.info.url.absoluteString == "http://site.test/")
-        #expect(dom.info.contentType == "text/html")
-        #expect(dom.text.hasPrefix("<!DOCTYPE html>") || dom.text.hasPrefix("<html"))
-        #expect(dom.text.contains(#"<img src="https://media.test/dog.gif">"#))
+            #expect(payloads.map(\.info.origin) == [.browserXHR, .domSnapshot])
+            let xhr = try #require(payloads.first)
+            #expect(xhr.info.url.absoluteString == "http://site.test/api/items?page=1")
+            #expect(xhr.info.contentType == "application/json")
+            #expect(xhr.info.status == 200)
+            #expect(xhr.text.contains("cat.gif"))
+            let dom = try #require(payloads.last)
+            #expect(dom.info.url.absoluteString == "http://site.test/")
+            #expect(dom.info.contentType == "text/html")
+            #expect(dom.text.hasPrefix("<!DOCTYPE html>") || dom.text.hasPrefix("<html"))
+            #expect(dom.text.contains(#"<img src="https://media.test/dog.gif">"#))
+        }
     }
-}
 }
 
 extension BrowserTests.RenderTests {
     @Test func mediaBuiltOnlyByScriptAreInTheDOMSnapshot() async throws {
         let site = try BrowserSite { request in
-            request.path == "/" ? .html("""
-                <html><body><main></main><script>
-                setTimeout(() => {
-                  const v = document.createElement('video'); v.src = '/clips/wave.mp4'; v.poster = '/clips/wave.gif';
-                  document.querySelector('main').appendChild(v);
-                  const i = new Image(); i.setAttribute('data-src', '/lazy/spin.gif'); document.querySelector('main').appendChild(i);
-                }, 150);
-                </script></body></html>
-                """) : .status(404)
+            request.path == "/"
+                ? .html(
+                    """
+                    <html><body><main></main><script>
+                    setTimeout(() => {
+                      const v = document.createElement('video'); v.src = '/clips/wave.mp4'; v.poster = '/clips/wave.gif';
+                      document.querySelector('main').appendChild(v);
+                      const i = new Image(); i.setAttribute('data-src', '/lazy/spin.gif'); document.querySelector('main').appendChild(i);
+                    }, 150);
+                    </script></body></html>
+                    """) : .status(404)
         }
         let page = try await site.pool.render(FetchRequest(url: site.url("/")))
         await site.close()
@@ -66,19 +70,21 @@ extension BrowserTests.RenderTests {
     @Test func infiniteScrollLoadsMorePagesOfItems() async throws {
         let site = try BrowserSite(scrollCount: 5) { request in
             switch request.path {
-            case "/": return .html("""
-                <html><body style="margin:0"><div id="list"></div><script>
-                let next = 1;
-                async function more() {
-                  if (next === 0) return;
-                  const d = await (await fetch('/api/feed?page=' + next)).json();
-                  for (const gif of d.gifs) { const e = document.createElement('img'); e.src = gif; e.style.display = 'block'; e.style.height = '900px'; list.appendChild(e); }
-                  next = d.next;
-                }
-                more();
-                window.addEventListener('scroll', () => { if (window.innerHeight + window.scrollY >= document.body.offsetHeight - 10) more(); });
-                </script></body></html>
-                """)
+            case "/":
+                return .html(
+                    """
+                    <html><body style="margin:0"><div id="list"></div><script>
+                    let next = 1;
+                    async function more() {
+                      if (next === 0) return;
+                      const d = await (await fetch('/api/feed?page=' + next)).json();
+                      for (const gif of d.gifs) { const e = document.createElement('img'); e.src = gif; e.style.display = 'block'; e.style.height = '900px'; list.appendChild(e); }
+                      next = d.next;
+                    }
+                    more();
+                    window.addEventListener('scroll', () => { if (window.innerHeight + window.scrollY >= document.body.offsetHeight - 10) more(); });
+                    </script></body></html>
+                    """)
             case "/api/feed":
                 let page = Int(request.target.split(separator: "=").last ?? "1") ?? 1
                 return .json(#"{"gifs":["/g/\#(page)a.gif","/g/\#(page)b.gif"],"next":\#(page < 3 ? page + 1 : 0)}"#)
@@ -119,12 +125,14 @@ extension BrowserTests.RenderTests {
     @Test func aRequestThatNeverEndsDoesNotHoldThePageBack() async throws {
         let site = try BrowserSite(pageBudget: .seconds(6)) { request in
             switch request.path {
-            case "/": .html("""
-                <html><body><script>
-                fetch('/hang');
-                fetch('/api/one').then(r => r.json()).then(d => document.body.insertAdjacentHTML('beforeend', '<img src="' + d.gif + '">'));
-                </script></body></html>
-                """)
+            case "/":
+                .html(
+                    """
+                    <html><body><script>
+                    fetch('/hang');
+                    fetch('/api/one').then(r => r.json()).then(d => document.body.insertAdjacentHTML('beforeend', '<img src="' + d.gif + '">'));
+                    </script></body></html>
+                    """)
             case "/hang": .drip(headers: [("Content-Type", "application/json")], chunks: [Data("[".utf8)], interval: .seconds(30))
             case "/api/one": .json(#"{"gif":"/one.gif"}"#)
             default: .status(404)
@@ -166,14 +174,10 @@ extension BrowserTests.RenderTests {
         #expect(await site.pool.launches == 1)
         // The spinning page's renderer does not live on: its tab and context are gone.
         let browser = try #require(await site.pool.browserProcessID)
-        var spinning: [Int32] = []
-        for _ in 0..<100 {
-            spinning = descendants(of: browser).filter { cpuTicks($0) > 150 }
-            if spinning.isEmpty, await site.pool.openPageCount == 0 { break }
-            try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil("the spinning page's renderer to end and its tab to close", within: .seconds(60), interval: .milliseconds(20)) {
+            let open = await site.pool.openPageCount
+            return open == 0 && descendants(of: browser).allSatisfy { cpuTicks($0) <= 150 }
         }
-        #expect(spinning.isEmpty)
-        #expect(await site.pool.openPageCount == 0)
         await site.close()
     }
 
@@ -219,14 +223,12 @@ extension BrowserTests.RenderTests {
         }
         let pool = site.pool
         let task = Task { try await pool.render(FetchRequest(url: site.url("/"))) }
-        try await Task.sleep(for: .milliseconds(700))
+        // Cancelled with the page open: its tab asked for the page that never finishes.
+        try await site.server.waitForRequests(for: "the page's request") { $0.contains { $0.path == "/" } }
         #expect(await pool.openPageCount == 1)
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(8)
-        while await pool.openPageCount > 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(await pool.openPageCount == 0)
+        try await waitUntil("the cancelled page's tab to close", within: .seconds(60)) { await pool.openPageCount == 0 }
         await site.close()
     }
 }
@@ -250,12 +252,10 @@ extension BrowserTests.RenderTests {
         #expect(first?.info.origin == .browserXHR)
         // Usually `/api/first`; on a loaded machine the page's first tick can answer before it.
         #expect(["/api/first", "/tick"].contains(first?.info.url.path))
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(8)
-        while await site.pool.openPageCount > 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(await site.pool.openPageCount == 0)
+        try await waitUntil("the page's tab to close", within: .seconds(60)) { await site.pool.openPageCount == 0 }
         // The page's timer stopped with its tab.
         let ticks = site.server.requests.filter { $0.path == "/tick" }.count
+        // Not a wait: a window in which a live 100 ms timer would tick; the silence is checked.
         try await Task.sleep(for: .milliseconds(500))
         #expect(site.server.requests.filter { $0.path == "/tick" }.count == ticks)
         await site.close()
@@ -265,12 +265,14 @@ extension BrowserTests.RenderTests {
 extension BrowserTests.RenderTests {
     @Test func dialogsDoNotStopThePage() async throws {
         let site = try BrowserSite(pageBudget: .seconds(6)) { request in
-            request.path == "/" ? .html("""
-                <html><body><script>
-                alert('welcome');
-                if (confirm('continue?')) document.body.innerHTML = '<img src="/after-dialogs.gif">';
-                </script></body></html>
-                """) : .status(404)
+            request.path == "/"
+                ? .html(
+                    """
+                    <html><body><script>
+                    alert('welcome');
+                    if (confirm('continue?')) document.body.innerHTML = '<img src="/after-dialogs.gif">';
+                    </script></body></html>
+                    """) : .status(404)
         }
         let page = try await site.pool.render(FetchRequest(url: site.url("/")))
         await site.close()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TrawlBrowser
 
 /// The settle rule without a browser: ``SettleStateMachine`` fed events at made-up instants.

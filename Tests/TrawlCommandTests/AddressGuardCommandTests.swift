@@ -100,14 +100,16 @@ struct AddressGuardCommandTests {
         let insidePort = inside.port
         let server = try LoopbackServer(host: "127.0.0.2", keepsAlive: true) { request in
             switch request.path {
-            case "/app/": .html("""
-                <html><head><title>Gallery</title></head><body><div id="root"></div><script>
-                fetch('http://2130706433:\(insidePort)/api').catch(() => {});
-                fetch('/api/clip').then(r => r.json()).then(d => {
-                  document.getElementById('root').innerHTML = '<video src="' + d.clip + '" width="480" height="270"></video>';
-                });
-                </script></body></html>
-                """)
+            case "/app/":
+                .html(
+                    """
+                    <html><head><title>Gallery</title></head><body><div id="root"></div><script>
+                    fetch('http://2130706433:\(insidePort)/api').catch(() => {});
+                    fetch('/api/clip').then(r => r.json()).then(d => {
+                      document.getElementById('root').innerHTML = '<video src="' + d.clip + '" width="480" height="270"></video>';
+                    });
+                    </script></body></html>
+                    """)
             case "/api/clip": .json(#"{"clip":"https://media.example.com/rendered.mp4"}"#)
             default: .status(404)
             }

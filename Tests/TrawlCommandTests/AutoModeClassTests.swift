@@ -11,10 +11,12 @@ struct AutoModeClassTests {
         let server = try LoopbackServer(keepsAlive: true, handler: respond)
         defer { server.shutdown() }
         let binary = try #require(CommandRun.builtExecutable("trawl"))
-        return try CommandRun.run(binary, [
-            "resolve", "--browser", "auto", "--json", "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--retries", "0",
-            "https://site.test\(path)",
-        ])
+        return try CommandRun.run(
+            binary,
+            [
+                "resolve", "--browser", "auto", "--json", "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--retries", "0",
+                "https://site.test\(path)",
+            ])
     }
 
     static func lines(_ run: CommandRun) throws -> [[String: Any]] {
@@ -26,13 +28,18 @@ struct AutoModeClassTests {
         // already names the clip. The bundle would draw something else if it ran.
         let run = try Self.resolve("/clip/k3x9") { request in
             switch request.path {
-            case "/clip/k3x9": .html("""
-                <html><head><title>Clip</title></head><body><div id="__next"></div>
-                <script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"clip":{"title":"Reaction",
-                  "gif":"https://media.test/c/preview.gif","mp4":"https://media.test/c/720.mp4","width":480,"height":270}}}}</script>
-                <script src="/app.js"></script></body></html>
-                """)
-            case "/app.js": .ok(headers: [("Content-Type", "text/javascript")], body: Data("document.getElementById('__next').innerHTML = '<video src=\"https://media.test/rendered.mp4\"></video>';".utf8))
+            case "/clip/k3x9":
+                .html(
+                    """
+                    <html><head><title>Clip</title></head><body><div id="__next"></div>
+                    <script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"clip":{"title":"Reaction",
+                      "gif":"https://media.test/c/preview.gif","mp4":"https://media.test/c/720.mp4","width":480,"height":270}}}}</script>
+                    <script src="/app.js"></script></body></html>
+                    """)
+            case "/app.js":
+                .ok(
+                    headers: [("Content-Type", "text/javascript")],
+                    body: Data("document.getElementById('__next').innerHTML = '<video src=\"https://media.test/rendered.mp4\"></video>';".utf8))
             default: .status(404)
             }
         }
@@ -50,29 +57,35 @@ struct AutoModeClassTests {
     @Test func aRenderedPagesSharedPlaceholderIsNeverMediaNorARendition() throws {
         let run = try Self.resolve("/gallery") { request in
             switch request.path {
-            case "/gallery": .html("""
-                <html><body><div id="app"></div><script>
-                const names = ['one', 'two', 'three'];
-                app.innerHTML = names.map(n => '<img src="/img/blank.gif" data-src="https://media.test/g/' + n + '.gif" width="400" height="300">').join('');
-                </script></body></html>
-                """)
+            case "/gallery":
+                .html(
+                    """
+                    <html><body><div id="app"></div><script>
+                    const names = ['one', 'two', 'three'];
+                    app.innerHTML = names.map(n => '<img src="/img/blank.gif" data-src="https://media.test/g/' + n + '.gif" width="400" height="300">').join('');
+                    </script></body></html>
+                    """)
             default: .status(404)
             }
         }
         #expect(run.status == 0, "\(run.stderr)")
         let lines = try Self.lines(run)
-        #expect(lines.compactMap { $0["url"] as? String } == ["https://media.test/g/one.gif", "https://media.test/g/two.gif", "https://media.test/g/three.gif"], "\(run.stdout)")
+        #expect(
+            lines.compactMap { $0["url"] as? String } == ["https://media.test/g/one.gif", "https://media.test/g/two.gif", "https://media.test/g/three.gif"],
+            "\(run.stdout)")
         #expect(lines.allSatisfy { ($0["renditions"] as? [Any])?.isEmpty ?? true })
     }
 
     @Test func aPageWithOnlyTrackingPixelsHasNoMedia() throws {
         let run = try Self.resolve("/empty") { request in
             switch request.path {
-            case "/empty": .html("""
-                <html><body><div id="root"></div><noscript><img src="https://px.test/ns.gif?id=1" width="1" height="1"></noscript>
-                <script>root.innerHTML = '<p>Nothing to see</p><img src="https://media.test/seen.gif" width="1" height="1" alt="">';</script>
-                </body></html>
-                """)
+            case "/empty":
+                .html(
+                    """
+                    <html><body><div id="root"></div><noscript><img src="https://px.test/ns.gif?id=1" width="1" height="1"></noscript>
+                    <script>root.innerHTML = '<p>Nothing to see</p><img src="https://media.test/seen.gif" width="1" height="1" alt="">';</script>
+                    </body></html>
+                    """)
             default: .status(404)
             }
         }

@@ -8,7 +8,8 @@ struct BatchCommandTests {
     /// Every page has one clip named after its path.
     static func server() throws -> LoopbackServer {
         try LoopbackServer { request in
-            .html("""
+            .html(
+                """
                 <html><head><meta property="og:video:url" content="https://media.example.com\(request.path).mp4">
                 <meta property="og:video:type" content="video/mp4"></head><body></body></html>
                 """)
@@ -68,8 +69,9 @@ struct BatchCommandTests {
         #expect(server.requests.count - requestsAfterFirst == 1, "\(server.requests.map(\.target))")
 
         // A third run reads new URLs from standard input into the same store.
-        let third = try run.batch(["-", "--store", run.folder.appendingPathComponent("results.sqlite").path], server: server,
-                                  input: "https://d.example/4\nhttps://b.example/2\n")
+        let third = try run.batch(
+            ["-", "--store", run.folder.appendingPathComponent("results.sqlite").path], server: server,
+            input: "https://d.example/4\nhttps://b.example/2\n")
         #expect(third.status == 0, "\(third.stderr)")
         let after = try run.results()
         #expect(Set(after.keys) == ["https://a.example/1", "https://b.example/2", "https://c.example/3", "https://d.example/4"])
@@ -119,12 +121,14 @@ struct BatchCommandTests {
         #expect(missing.stderr.contains("elsewhere.sqlite"))
     }
 
-    @Test func ctrlCStopsCleanlyPrintsTheSummaryAndTheNextRunFinishes() throws {
+    @Test func ctrlCStopsCleanlyPrintsTheSummaryAndTheNextRunFinishes() async throws {
         // Pages under /slow/ take minutes (a byte every 30 s); the rest answer at once.
         let slow = try LoopbackServer { request in
             request.path.hasPrefix("/slow/")
                 ? .drip(headers: [("Content-Type", "text/html")], chunks: Array(repeating: Data("<p>".utf8), count: 10), interval: .seconds(30))
-                : .html(#"<meta property="og:video:url" content="https://media.example.com\#(request.path).mp4"><meta property="og:video:type" content="video/mp4">"#)
+                : .html(
+                    #"<meta property="og:video:url" content="https://media.example.com\#(request.path).mp4"><meta property="og:video:type" content="video/mp4">"#
+                )
         }
         defer { slow.shutdown() }
         let run = try Run()
@@ -144,20 +148,17 @@ struct BatchCommandTests {
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: errors)
         process.standardOutput = FileHandle.nullDevice
+        let exited = process.watchExit()
         try process.run()
-        // Interrupt once the fast pages are written and the slow ones are in flight.
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let written = (try? String(contentsOf: run.out, encoding: .utf8))?.split(separator: "\n").count ?? 0
-            if written >= fast.count { break }
-            usleep(50_000)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Interrupt once the fast pages are written (the output file is their only sign) and
+        // the slow ones are in flight (the server has their requests; no answer is coming).
+        try await waitUntil("the fast pages in the output", interval: .milliseconds(10)) {
+            ((try? String(contentsOf: run.out, encoding: .utf8))?.split(separator: "\n").count ?? 0) >= fast.count
         }
-        // The slow pages were claimed with the fast ones: they are in flight now.
-        usleep(300_000)
+        try await slow.waitForRequests(for: "the slow pages in flight") { $0.filter { $0.path.hasPrefix("/slow/") }.count >= stuck.count }
         kill(process.processIdentifier, SIGINT)
-        let stopBy = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < stopBy { usleep(50_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try await exited.wait(for: "trawl batch to stop on SIGINT")
         process.waitUntilExit()
         let stderr = try String(contentsOf: errors, encoding: .utf8)
         #expect(process.terminationStatus == 130, "\(stderr)")

@@ -10,10 +10,12 @@ struct ExplainCommandTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-explain-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("post.html")
-        try Data("""
+        try Data(
+            """
             <html><body><article><img src="https://cdn.blog.example/u/cat-skates.gif" width="480" height="270"></article>
             <img src="https://cdn.blog.example/static/store/takeover.gif"></body></html>
-            """.utf8).write(to: file)
+            """.utf8
+        ).write(to: file)
         return file
     }
 

@@ -14,14 +14,16 @@ struct Pages {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         clip = folder.appendingPathComponent("clip.html")
         empty = folder.appendingPathComponent("empty.html")
-        try Data("""
+        try Data(
+            """
             <!doctype html><html><head><title>A cat clip</title>
             <meta property="og:title" content="A cat clip">
             <meta property="og:video:url" content="https://media.example.com/cat.mp4">
             <meta property="og:video:type" content="video/mp4">
             <meta property="og:video:width" content="480"><meta property="og:video:height" content="270">
             </head><body><p>cat</p></body></html>
-            """.utf8).write(to: clip)
+            """.utf8
+        ).write(to: clip)
         try Data("<!doctype html><html><head><title>Nothing</title></head><body><p>words only</p></body></html>".utf8).write(to: empty)
     }
 }
@@ -66,7 +68,9 @@ struct ResolveCommandTests {
         }
     }
 
-    @Test(arguments: ["http://exa mple.com/", "http://", "ftp://example.com/a.gif", "./no-such-page.html", "/no/such/page.html", "https://giphy.com/gifs/x funny"])
+    @Test(arguments: [
+        "http://exa mple.com/", "http://", "ftp://example.com/a.gif", "./no-such-page.html", "/no/such/page.html", "https://giphy.com/gifs/x funny",
+    ])
     func lookalikeURLsAreUsageErrors(input: String) throws {
         // Refused before any work: exit 2, the input named, no search engine involved.
         let run = try trawl(["resolve", input])
@@ -172,9 +176,15 @@ struct ResolveBrowserCommandTests {
     @Test func aScriptBuiltPageIsRenderedAndTheLineSaysSo() throws {
         let server = try LoopbackServer(keepsAlive: true) { request in
             switch request.path {
-            case "/app": .html(#"<html><body><div id="root"></div><script>fetch('/api').then(r => r.json()).then(d => { root.innerHTML = '<img src="' + d.gif + '" width="300" height="200">'; });</script></body></html>"#)
+            case "/app":
+                .html(
+                    #"<html><body><div id="root"></div><script>fetch('/api').then(r => r.json()).then(d => { root.innerHTML = '<img src="' + d.gif + '" width="300" height="200">'; });</script></body></html>"#
+                )
             case "/api": .json(#"{"gif":"https://media.test/built.gif"}"#)
-            case "/static": .html(#"<html><head><meta property="og:image" content="https://media.test/static.gif"></head><body><p>An article long enough to be one, not a script's empty shell: words, words and words.</p></body></html>"#)
+            case "/static":
+                .html(
+                    #"<html><head><meta property="og:image" content="https://media.test/static.gif"></head><body><p>An article long enough to be one, not a script's empty shell: words, words and words.</p></body></html>"#
+                )
             default: .status(404)
             }
         }
@@ -203,24 +213,28 @@ struct ResolveBrowserCommandTests {
     @Test(arguments: ["always", "auto"])
     func aGIFInAShadowRootIsFound(browser: String) throws {
         let server = try LoopbackServer(keepsAlive: true) { request in
-            request.path == "/card" ? .html("""
-                <html><body><gif-card></gif-card><script>
-                const media = (name, type) => 'https://media.test/' + name + '.' + type;
-                customElements.define('gif-card', class extends HTMLElement {
-                  constructor() {
-                    super();
-                    this.attachShadow({ mode: 'open' }).innerHTML = '<img src="' + media('shadow', 'gif') + '" width="300" height="200">';
-                  }
-                });
-                </script></body></html>
-                """) : .status(404)
+            request.path == "/card"
+                ? .html(
+                    """
+                    <html><body><gif-card></gif-card><script>
+                    const media = (name, type) => 'https://media.test/' + name + '.' + type;
+                    customElements.define('gif-card', class extends HTMLElement {
+                      constructor() {
+                        super();
+                        this.attachShadow({ mode: 'open' }).innerHTML = '<img src="' + media('shadow', 'gif') + '" width="300" height="200">';
+                      }
+                    });
+                    </script></body></html>
+                    """) : .status(404)
         }
         defer { server.shutdown() }
         let binary = try #require(CommandRun.builtExecutable("trawl"))
-        let run = try CommandRun.run(binary, [
-            "resolve", "--browser", browser, "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--retries", "0",
-            "https://site.test/card",
-        ])
+        let run = try CommandRun.run(
+            binary,
+            [
+                "resolve", "--browser", browser, "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--retries", "0",
+                "https://site.test/card",
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         let line = try #require(try JSONSerialization.jsonObject(with: Data((run.lines.first ?? "").utf8)) as? [String: Any], "\(run.stdout)")
         #expect(line["url"] as? String == "https://media.test/shadow.gif")
@@ -233,11 +247,13 @@ struct ResolveBrowserCommandTests {
     @Test func aWidgetThatFetchesItsGIFAfterATimerIsWaitedFor() throws {
         let server = try LoopbackServer(keepsAlive: true) { request in
             switch request.path {
-            case "/widget": .html("""
-                <html><body><div id="widget"></div><script>
-                setTimeout(() => fetch('/api/widget').then(r => r.json()).then(d => { widget.innerHTML = '<img src="' + d.gif + '">'; }), 1200);
-                </script></body></html>
-                """)
+            case "/widget":
+                .html(
+                    """
+                    <html><body><div id="widget"></div><script>
+                    setTimeout(() => fetch('/api/widget').then(r => r.json()).then(d => { widget.innerHTML = '<img src="' + d.gif + '">'; }), 1200);
+                    </script></body></html>
+                    """)
             case "/api/widget": .json(#"{"gif":"https://media.test/widget.gif"}"#)
             default: .status(404)
             }
@@ -262,12 +278,14 @@ struct ResolveBrowserCommandTests {
         let answered = Mutex(false)
         let server = try LoopbackServer(keepsAlive: true) { request in
             switch request.path {
-            case "/app": return .html("""
-                <html><body><main></main><script>
-                fetch('/slow').then(r => r.json()).then(() => { document.querySelector('main').innerHTML = '<video src="https://media.test/late.mp4"></video>'; });
-                fetch('/api').then(r => r.json());
-                </script></body></html>
-                """)
+            case "/app":
+                return .html(
+                    """
+                    <html><body><main></main><script>
+                    fetch('/slow').then(r => r.json()).then(() => { document.querySelector('main').innerHTML = '<video src="https://media.test/late.mp4"></video>'; });
+                    fetch('/api').then(r => r.json());
+                    </script></body></html>
+                    """)
             case "/api": return .json(#"{"items":[{"gif":"https://media.test/early.gif"}]}"#)
             case "/slow":
                 _ = gate.wait(timeout: .now() + 30)

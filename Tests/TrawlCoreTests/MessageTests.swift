@@ -8,7 +8,9 @@ import Testing
 struct MessageTests {
     @Test func redactionKeepsTheSentenceAroundAURL() {
         let line = "trawl: http://host/x?api_key=K&access_token=T: HTTP 404 from http://host/x?api_key=K&access_token=T."
-        #expect(Redaction.text(line) == "trawl: http://host/x?api_key=REDACTED&access_token=REDACTED: HTTP 404 from http://host/x?api_key=REDACTED&access_token=REDACTED.")
+        #expect(
+            Redaction.text(line)
+                == "trawl: http://host/x?api_key=REDACTED&access_token=REDACTED: HTTP 404 from http://host/x?api_key=REDACTED&access_token=REDACTED.")
         // Redacting twice changes nothing more (a line may pass through two redacting writers).
         #expect(Redaction.text(Redaction.text(line)) == Redaction.text(line))
         // A colon inside a value is the value's.

@@ -29,7 +29,10 @@ struct EchoEngine: Engine {
     var name: String
     func handler(for request: Request) throws -> Handler {
         Handler { _, continuation in
-            continuation.yield(ResultSet(media: [Media(url: "https://x.example/\(name)/\(request.query.term).gif", kind: .gif, provenance: Provenance(parser: name, origin: .document))]))
+            continuation.yield(
+                ResultSet(media: [
+                    Media(url: "https://x.example/\(name)/\(request.query.term).gif", kind: .gif, provenance: Provenance(parser: name, origin: .document))
+                ]))
         }
     }
 }
@@ -72,7 +75,9 @@ struct ProviderTests {
 
     func provider() -> SearchProvider {
         let environment = Environment(transport: FixedTransport(payloads: [:]), scanner: nil, parsers: ParserChain([]))
-        return SearchProvider(environment: environment, webEngine: EchoEngine(name: "web"), engines: [EchoEngine(name: "giphy"), EchoEngine(name: "tenor")], defaultEngine: "tenor")
+        return SearchProvider(
+            environment: environment, webEngine: EchoEngine(name: "web"), engines: [EchoEngine(name: "giphy"), EchoEngine(name: "tenor")],
+            defaultEngine: "tenor")
     }
 
     @Test func routing() async throws {

@@ -60,7 +60,9 @@ struct QueryLocationTests {
         #expect(problem.contains(firstWord), "\(problem)")
     }
 
-    @Test(arguments: ["cats", "cats rating:g", "funny cat.gif", "example.com", "r/cats", "C++ tips", "3.14 pi", "!giphy hello", "re:zero", "mood:2 cats", "html tips"])
+    @Test(arguments: [
+        "cats", "cats rating:g", "funny cat.gif", "example.com", "r/cats", "C++ tips", "3.14 pi", "!giphy hello", "re:zero", "mood:2 cats", "html tips",
+    ])
     func searchTerms(input: String) {
         let query = Query(parsing: input)
         #expect(query.url == nil)

@@ -64,7 +64,8 @@ struct CanonicalURLTests {
         var collection = MediaCollection()
         collection.insert(Media(url: "https://x.example/a.mp4", kind: .mp4, provenance: origin))
         collection.insert(Media(url: "https:\\/\\/x.example\\/a.mp4", kind: .mp4, width: 480, title: "A", provenance: origin))
-        collection.insert(Media(url: "https://x.example/b.gif", kind: .gif, renditions: [Rendition(url: "https://x.example/a.mp4", kind: .mp4)], provenance: origin))
+        collection.insert(
+            Media(url: "https://x.example/b.gif", kind: .gif, renditions: [Rendition(url: "https://x.example/a.mp4", kind: .mp4)], provenance: origin))
         #expect(collection.count == 1)
         #expect(collection.media[0].width == 480)
         #expect(collection.media[0].title == "A")

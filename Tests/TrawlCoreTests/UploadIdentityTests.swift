@@ -5,17 +5,29 @@ import TrawlCore
 struct UploadIdentityTests {
     @Test(arguments: [
         // Sizes, formats and hosts of one upload share a token.
-        ("https://i.redditmedia.com/9s2bFsae5wieQoAyRth34dOssOW-dKSispbIRM-yo3E.gif?w=108&fm=jpg&s=1",
-         "https://g.redditmedia.com/9s2bFsae5wieQoAyRth34dOssOW-dKSispbIRM-yo3E.gif?fm=mp4&s=2", true),
+        (
+            "https://i.redditmedia.com/9s2bFsae5wieQoAyRth34dOssOW-dKSispbIRM-yo3E.gif?w=108&fm=jpg&s=1",
+            "https://g.redditmedia.com/9s2bFsae5wieQoAyRth34dOssOW-dKSispbIRM-yo3E.gif?fm=mp4&s=2", true
+        ),
         ("https://media.giphy.com/media/OpesLQSjwdGj6/giphy.gif", "https://media2.giphy.com/media/OpesLQSjwdGj6/200w.mp4", true),
-        ("https://2.bp.blogspot.com/-chCZZinlUTg/WEcxvJo9gdI/AAAAAAAADnk/3ND_BspqN6Y2j5xxkLFW3RyS2Ig0NHZpQCLcB/s640/ipsum-opsum.gif",
-         "https://2.bp.blogspot.com/-chCZZinlUTg/WEcxvJo9gdI/AAAAAAAADnk/3ND_BspqN6Y2j5xxkLFW3RyS2Ig0NHZpQCLcB/s1600/ipsum-opsum.gif", true),
-        ("https://video.twimg.com/ext_tw_video/670982928428593153/pu/vid/240x240/qDScBICzs_8cbLa-.mp4",
-         "https://video.twimg.com/ext_tw_video/670982928428593153/pu/vid/720x720/b8RqA7ZOTrqgRHrx.mp4", true),
+        (
+            "https://2.bp.blogspot.com/-chCZZinlUTg/WEcxvJo9gdI/AAAAAAAADnk/3ND_BspqN6Y2j5xxkLFW3RyS2Ig0NHZpQCLcB/s640/ipsum-opsum.gif",
+            "https://2.bp.blogspot.com/-chCZZinlUTg/WEcxvJo9gdI/AAAAAAAADnk/3ND_BspqN6Y2j5xxkLFW3RyS2Ig0NHZpQCLcB/s1600/ipsum-opsum.gif", true
+        ),
+        (
+            "https://video.twimg.com/ext_tw_video/670982928428593153/pu/vid/240x240/qDScBICzs_8cbLa-.mp4",
+            "https://video.twimg.com/ext_tw_video/670982928428593153/pu/vid/720x720/b8RqA7ZOTrqgRHrx.mp4", true
+        ),
         ("https://i.imgur.com/yjP1v4B.gifv", "https://i.imgur.com/yjP1v4B.mp4", true),
-        ("https://news.example/wp-content/uploads/2019/06/dance-k3x9Qm2-640x480.gif", "https://news.example/wp-content/uploads/2019/06/dance-k3x9Qm2.gif", true),
+        (
+            "https://news.example/wp-content/uploads/2019/06/dance-k3x9Qm2-640x480.gif", "https://news.example/wp-content/uploads/2019/06/dance-k3x9Qm2.gif",
+            true
+        ),
         // Different uploads never do: words, sizes, dates and version tags are not names.
-        ("https://media1.giphy.com/media/v1.Y2lkPXRyYXds/TrwlCat1Jump/giphy.gif", "https://media1.giphy.com/media/v1.Y2lkPXRyYXds/TrwlCat2Nap/giphy.gif", false),
+        (
+            "https://media1.giphy.com/media/v1.Y2lkPXRyYXds/TrwlCat1Jump/giphy.gif", "https://media1.giphy.com/media/v1.Y2lkPXRyYXds/TrwlCat2Nap/giphy.gif",
+            false
+        ),
         ("https://news.example/uploads/2019/05/640x480/cat.gif", "https://news.example/uploads/2019/05/640x480/dog.gif", false),
         ("https://news.example/images/image2016.gif", "https://news.example/images/image2016.mp4", false),
         ("https://news.example/a/MyHolidayPhoto.gif", "https://news.example/b/MyHolidayPhoto.mp4", false),

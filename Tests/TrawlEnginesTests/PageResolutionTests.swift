@@ -2,9 +2,9 @@ import Foundation
 import Testing
 import TrawlCore
 import TrawlHTML
+import TrawlParsers
 
 @testable import TrawlEngines
-import TrawlParsers
 
 /// The resolve path's rules without its IO: payloads (scanned as the engine would) go into a
 /// ``PageResolution`` step by step, and each step's result sets and decisions are checked.
@@ -18,7 +18,9 @@ struct PageResolutionTests {
             var html: String, status: Int
             func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
                 let payload = Payload(body: Data(html.utf8), info: PayloadInfo(url: request.url, status: status, contentType: "text/html"))
-                return AsyncThrowingStream { $0.yield(payload); $0.finish() }
+                return AsyncThrowingStream {
+                    $0.yield(payload); $0.finish()
+                }
             }
         }
         let environment = Environment(transport: Page(html: html, status: status), scanner: HTMLScanner(), parsers: GenericParsers.chain())
@@ -71,15 +73,19 @@ struct PageResolutionTests {
 
     static let rows: [Row] = [
         Row(name: "a named item goes out at once, alone", html: named, afterRead: ["https://cdn.news.example/v/skate.mp4"], decision: .notNeeded),
-        Row(name: "what a page only shows waits, and answers after the page", html: shownOnly, afterRead: [], decision: .notNeeded,
+        Row(
+            name: "what a page only shows waits, and answers after the page", html: shownOnly, afterRead: [], decision: .notNeeded,
             afterPage: ["https://cdn.news.example/u/skate.gif"]),
         Row(name: "nothing static: the renderer is asked", html: scriptDriven, afterRead: [], decision: .ask),
-        Row(name: "a state object's items answer before any render", html: stateOnly, afterRead: [], decision: .notNeeded,
+        Row(
+            name: "a state object's items answer before any render", html: stateOnly, afterRead: [], decision: .notNeeded,
             afterDecision: ["https://cdn.news.example/c/preview.gif"]),
-        Row(name: "without a renderer the state waits for the fallback", html: stateOnly, canRender: false, afterRead: [], decision: .none,
+        Row(
+            name: "without a renderer the state waits for the fallback", html: stateOnly, canRender: false, afterRead: [], decision: .none,
             afterFinish: ["https://cdn.news.example/c/preview.gif"]),
         Row(name: "an HTTP error with nothing found fails", html: "<html><body>gone</body></html>", status: 404, afterRead: [], decision: .none, fails: true),
-        Row(name: "an HTTP error page's media still count", html: named, status: 410, afterRead: ["https://cdn.news.example/v/skate.mp4"], decision: .notNeeded),
+        Row(
+            name: "an HTTP error page's media still count", html: named, status: 410, afterRead: ["https://cdn.news.example/v/skate.mp4"], decision: .notNeeded),
     ]
 
     @Test(arguments: rows)
@@ -98,7 +104,8 @@ struct PageResolutionTests {
 
     @Test func aSiteSourceThatAnswersEndsTheResolution() async throws {
         var page = Self.resolution()
-        let json = #"[{"kind":"Listing","data":{"children":[{"kind":"t3","data":{"id":"q1","title":"Words","is_self":true}}]}},{"kind":"Listing","data":{"children":[]}}]"#
+        let json =
+            #"[{"kind":"Listing","data":{"children":[{"kind":"t3","data":{"id":"q1","title":"Words","is_self":true}}]}},{"kind":"Listing","data":{"children":[]}}]"#
         let info = PayloadInfo(url: URL(string: "https://www.reddit.com/comments/q1/.json?raw_json=1")!, contentType: "application/json")
         page.readSiteSource(Payload(body: Data(json.utf8), info: info), site: "reddit")
         #expect(page.take().flatMap(\.media).isEmpty)

@@ -44,12 +44,14 @@ actor SiteServer {
         if tokenURL != nil, url.host == "api.redgifs.com" {
             let sent = request.headers["Authorization"]?.replacingOccurrences(of: "Bearer ", with: "")
             guard let sent, accepted.contains(sent) else {
-                return Payload(body: Data(#"{"error":{"code":"Unauthorized"}}"#.utf8), info: PayloadInfo(url: url, status: 401, contentType: "application/json"))
+                return Payload(
+                    body: Data(#"{"error":{"code":"Unauthorized"}}"#.utf8), info: PayloadInfo(url: url, status: 401, contentType: "application/json"))
             }
         }
         let page = pages[url.absoluteString]
-        return Payload(body: Data((page?.body ?? "not found").utf8),
-                       info: PayloadInfo(url: url, requestURL: request.url, status: page == nil ? 404 : 200, contentType: page?.type ?? "text/plain"))
+        return Payload(
+            body: Data((page?.body ?? "not found").utf8),
+            info: PayloadInfo(url: url, requestURL: request.url, status: page == nil ? 404 : 200, contentType: page?.type ?? "text/plain"))
     }
 }
 
@@ -62,7 +64,8 @@ struct SiteServerTransport: PayloadTransport {
 
 /// Every result set of resolving `url` against `server` with one engine (one run).
 func resolveSets(_ url: String, server: SiteServer, engine: WebEngine = WebEngine()) async throws -> [ResultSet] {
-    let environment = Environment(transport: SiteServerTransport(server: server), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
+    let environment = Environment(
+        transport: SiteServerTransport(server: server), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
     let provider = SearchProvider(environment: environment, webEngine: engine)
     var sets: [ResultSet] = []
     for try await set in provider.results(for: Request(url)) { sets.append(set) }
@@ -101,7 +104,11 @@ struct SiteSourceTests {
 
     /// A token endpoint that answers no token: the failure is a note, the page is read.
     @Test func redgifsWithoutATokenReadsThePage() async throws {
-        let server = SiteServer(pages: ["https://www.redgifs.com/watch/examplecliptrawl": ("text/html", #"<html><head><meta property="og:video" content="https://media.redgifs.com/ExampleClipTrawl.mp4"></head></html>"#)])
+        let server = SiteServer(pages: [
+            "https://www.redgifs.com/watch/examplecliptrawl": (
+                "text/html", #"<html><head><meta property="og:video" content="https://media.redgifs.com/ExampleClipTrawl.mp4"></head></html>"#
+            )
+        ])
         await server.issueTokens(at: "https://api.redgifs.com/v2/auth/temporary", [], accepted: [])
         let sets = try await resolveSets("https://www.redgifs.com/watch/examplecliptrawl", server: server)
         #expect(sets.flatMap(\.diagnostics).contains { $0.message.contains("redgifs token") })
@@ -109,20 +116,21 @@ struct SiteSourceTests {
     }
 
     /// Which redirects hand a page over to another site's source (a table of pasted → final).
-    @Test(arguments: [
-        // A short link to a post whose JSON is the better source.
-        ("https://t.co/AbCdEf", "https://www.reddit.com/r/gifs/comments/4vv0sa/leo/", "https://www.reddit.com/r/gifs/comments/4vv0sa/leo/"),
-        ("https://v.redd.it/zv89llsvexdz", "https://www.reddit.com/r/gifs/comments/6s7vt1/x/", "https://www.reddit.com/r/gifs/comments/6s7vt1/x/"),
-        ("https://t.co/Xy12", "https://x.com/a/status/880139124791029763", "https://x.com/a/status/880139124791029763"),
-        ("https://bit.ly/3redgif", "https://www.redgifs.com/watch/examplecliptrawl", "https://www.redgifs.com/watch/examplecliptrawl"),
-        // No redirect; a redirect within the source the pasted URL had already.
-        ("https://www.reddit.com/comments/4vv0sa/", "https://www.reddit.com/comments/4vv0sa/", nil),
-        ("https://redd.it/4vv0sa", "https://www.reddit.com/comments/4vv0sa/", nil),
-        // A page its site's parsers read as it is (no source), and a host no site claims.
-        ("https://gph.is/g/abc", "https://giphy.com/gifs/the-office-no-12XMGIWtrHBl5e", nil),
-        ("https://tenor.co/bq3Yd.gif", "https://tenor.com/view/cat-gif-1234", nil),
-        ("https://t.co/Zz9", "https://blog.example/2026/cat.html", nil),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            // A short link to a post whose JSON is the better source.
+            ("https://t.co/AbCdEf", "https://www.reddit.com/r/gifs/comments/4vv0sa/leo/", "https://www.reddit.com/r/gifs/comments/4vv0sa/leo/"),
+            ("https://v.redd.it/zv89llsvexdz", "https://www.reddit.com/r/gifs/comments/6s7vt1/x/", "https://www.reddit.com/r/gifs/comments/6s7vt1/x/"),
+            ("https://t.co/Xy12", "https://x.com/a/status/880139124791029763", "https://x.com/a/status/880139124791029763"),
+            ("https://bit.ly/3redgif", "https://www.redgifs.com/watch/examplecliptrawl", "https://www.redgifs.com/watch/examplecliptrawl"),
+            // No redirect; a redirect within the source the pasted URL had already.
+            ("https://www.reddit.com/comments/4vv0sa/", "https://www.reddit.com/comments/4vv0sa/", nil),
+            ("https://redd.it/4vv0sa", "https://www.reddit.com/comments/4vv0sa/", nil),
+            // A page its site's parsers read as it is (no source), and a host no site claims.
+            ("https://gph.is/g/abc", "https://giphy.com/gifs/the-office-no-12XMGIWtrHBl5e", nil),
+            ("https://tenor.co/bq3Yd.gif", "https://tenor.com/view/cat-gif-1234", nil),
+            ("https://t.co/Zz9", "https://blog.example/2026/cat.html", nil),
+        ] as [(String, String, String?)])
     func handOver(pasted: String, final: String, expected: String?) throws {
         let target = PageResolution.handOver(from: try #require(URL(string: pasted)), to: try #require(URL(string: final)))
         #expect(target?.absoluteString == expected)
@@ -131,8 +139,13 @@ struct SiteSourceTests {
     /// `t.co` → a Streamable page: the page is not read, the Streamable API is.
     @Test func aShortLinkIsReadByTheSiteItLeadsTo() async throws {
         let server = SiteServer(
-            pages: ["https://api.streamable.com/videos/vkc0y": ("application/json", #"{"status":2,"title":"Duck","files":{"mp4":{"url":"//cdn-b-east.streamable.com/video/mp4/vkc0y.mp4","width":640,"height":800}},"thumbnail_url":"//cdn-b-east.streamable.com/image/vkc0y.jpg"}"#),
-                    "https://streamable.com/vkc0y": ("text/html", "<html><head><title>Streamable</title></head></html>")],
+            pages: [
+                "https://api.streamable.com/videos/vkc0y": (
+                    "application/json",
+                    #"{"status":2,"title":"Duck","files":{"mp4":{"url":"//cdn-b-east.streamable.com/video/mp4/vkc0y.mp4","width":640,"height":800}},"thumbnail_url":"//cdn-b-east.streamable.com/image/vkc0y.jpg"}"#
+                ),
+                "https://streamable.com/vkc0y": ("text/html", "<html><head><title>Streamable</title></head></html>"),
+            ],
             redirects: ["https://t.co/DuckRun": "https://streamable.com/vkc0y"])
         let sets = try await resolveSets("https://t.co/DuckRun", server: server)
         #expect(sets.flatMap(\.media).map(\.url) == ["https://cdn-b-east.streamable.com/video/mp4/vkc0y.mp4"])
@@ -143,10 +156,13 @@ struct SiteSourceTests {
     /// `v.redd.it/ID` without its playlist: the short link's redirect to the post hands the page
     /// over to the post's JSON, whose `reddit_video` names the file.
     @Test func vRedditFallsBackToThePostJSON() async throws {
-        let post = #"[{"kind":"Listing","data":{"children":[{"kind":"t3","data":{"title":"Skating cat","secure_media":{"reddit_video":{"fallback_url":"https://v.redd.it/trwl1cat/DASH_720.mp4?source=fallback","width":720,"height":720,"hls_url":"https://v.redd.it/trwl1cat/HLSPlaylist.m3u8","dash_url":"https://v.redd.it/trwl1cat/DASHPlaylist.mpd"}},"url":"https://v.redd.it/trwl1cat"}}]}},{"kind":"Listing","data":{"children":[]}}]"#
+        let post =
+            #"[{"kind":"Listing","data":{"children":[{"kind":"t3","data":{"title":"Skating cat","secure_media":{"reddit_video":{"fallback_url":"https://v.redd.it/trwl1cat/DASH_720.mp4?source=fallback","width":720,"height":720,"hls_url":"https://v.redd.it/trwl1cat/HLSPlaylist.m3u8","dash_url":"https://v.redd.it/trwl1cat/DASHPlaylist.mpd"}},"url":"https://v.redd.it/trwl1cat"}}]}},{"kind":"Listing","data":{"children":[]}}]"#
         let server = SiteServer(
-            pages: ["https://www.reddit.com/comments/abc123/.json?raw_json=1": ("application/json", post),
-                    "https://www.reddit.com/r/gifs/comments/abc123/skating_cat/": ("text/html", "<html><head><title>reddit</title></head></html>")],
+            pages: [
+                "https://www.reddit.com/comments/abc123/.json?raw_json=1": ("application/json", post),
+                "https://www.reddit.com/r/gifs/comments/abc123/skating_cat/": ("text/html", "<html><head><title>reddit</title></head></html>"),
+            ],
             redirects: ["https://v.redd.it/trwl1cat": "https://www.reddit.com/r/gifs/comments/abc123/skating_cat/"])
         let sets = try await resolveSets("https://v.redd.it/trwl1cat", server: server)
         let media = sets.flatMap(\.media)
@@ -160,7 +176,11 @@ struct SiteSourceTests {
     /// generic parsers.
     @Test func deadShortLinkAndUnknownTarget() async throws {
         let server = SiteServer(
-            pages: ["https://blog.example/cat.html": ("text/html", #"<html><head><meta property="og:video" content="https://blog.example/v/cat.mp4"></head></html>"#)],
+            pages: [
+                "https://blog.example/cat.html": (
+                    "text/html", #"<html><head><meta property="og:video" content="https://blog.example/v/cat.mp4"></head></html>"#
+                )
+            ],
             redirects: ["https://t.co/ToBlog": "https://blog.example/cat.html"])
         await #expect(throws: WebError(url: "https://gph.is/g/dead", status: 404)) {
             _ = try await resolveSets("https://gph.is/g/dead", server: server)
@@ -181,7 +201,8 @@ struct SiteSourceTests {
         }
         let server = SiteServer(pages: [page1: ("application/json", answer(["A", "B"], page: 1)), page2: ("application/json", answer(["C", "D"], page: 2))])
         await server.issueTokens(at: "https://api.redgifs.com/v2/auth/temporary", ["expired", "fresh"], accepted: ["fresh"])
-        let environment = Environment(transport: SiteServerTransport(server: server), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
+        let environment = Environment(
+            transport: SiteServerTransport(server: server), scanner: HTMLScanner(), parsers: GenericParsers.chain(siteParsers: Sites.parsers))
         let provider = SearchProvider(environment: environment, webEngine: WebEngine(), engines: [RedgifsSearchEngine()])
         var first: [ResultSet] = []
         for try await set in provider.results(for: Request("!redgifs skating cat limit:2")) { first.append(set) }
@@ -200,8 +221,10 @@ struct SiteSourceTests {
     /// A login wall: nothing public is an error with its own code.
     @Test func instagramLoginWallIsNotPublic() async throws {
         let login = #"<html><head><title>Login • Instagram</title></head><body><form action="/accounts/login/"></form></body></html>"#
-        let server = SiteServer(pages: ["https://www.instagram.com/p/BUm3cvEhFMt/embed/captioned/": ("text/html", login),
-                                        "https://www.instagram.com/p/BUm3cvEhFMt/": ("text/html", login)])
+        let server = SiteServer(pages: [
+            "https://www.instagram.com/p/BUm3cvEhFMt/embed/captioned/": ("text/html", login),
+            "https://www.instagram.com/p/BUm3cvEhFMt/": ("text/html", login),
+        ])
         do {
             _ = try await resolveSets("https://www.instagram.com/p/BUm3cvEhFMt/", server: server)
             Issue.record("a login wall resolved without an error")
@@ -210,8 +233,9 @@ struct SiteSourceTests {
             #expect(error.description.contains("instagram.com/p/BUm3cvEhFMt"))
         }
         // The post redirecting to the login form (its embed gone): the same error.
-        let redirecting = SiteServer(pages: ["https://www.instagram.com/accounts/login/?next=/p/BUm3cvEhFMt/": ("text/html", login)],
-                                     redirects: ["https://www.instagram.com/p/BUm3cvEhFMt/": "https://www.instagram.com/accounts/login/?next=/p/BUm3cvEhFMt/"])
+        let redirecting = SiteServer(
+            pages: ["https://www.instagram.com/accounts/login/?next=/p/BUm3cvEhFMt/": ("text/html", login)],
+            redirects: ["https://www.instagram.com/p/BUm3cvEhFMt/": "https://www.instagram.com/accounts/login/?next=/p/BUm3cvEhFMt/"])
         await #expect(throws: NotPublicError.self) {
             _ = try await resolveSets("https://www.instagram.com/p/BUm3cvEhFMt/", server: redirecting)
         }

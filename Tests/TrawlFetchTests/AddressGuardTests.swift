@@ -115,7 +115,9 @@ struct AddressGuardTests {
         let hop = try await fetch("http://127.0.0.2:\(allowed.port)/hop", policy: policy)
         #expect(hop.text.contains("public page") && hop.info.url.path == "/page")
         let mapping = ["internal.test:\(inside.port):127.0.0.1:\(inside.port)"]
-        await expectRefusal(naming: "internal.test") { try await fetch("http://127.0.0.2:\(allowed.port)/to-internal-name", policy: policy, connectTo: mapping) }
+        await expectRefusal(naming: "internal.test") {
+            try await fetch("http://127.0.0.2:\(allowed.port)/to-internal-name", policy: policy, connectTo: mapping)
+        }
         await expectRefusal(naming: "127.0.0.1") { try await fetch("http://127.0.0.2:\(allowed.port)/to-loopback", policy: policy) }
         await expectRefusal(naming: "127.0.0.1") { try await fetch("http://127.0.0.2:\(allowed.port)/to-decimal", policy: policy) }
         await expectRefusal(naming: "[::ffff:127.0.0.1]") { try await fetch("http://127.0.0.2:\(allowed.port)/to-mapped", policy: policy) }
@@ -144,7 +146,8 @@ struct AddressGuardTests {
         let handler = HTTPSchemeHandler()
         func fetch(mappedTo address: String, port: Int) async throws -> Payload {
             let configuration = LoaderConfiguration(timeout: .seconds(10), connectTo: ["rebind.test:\(allowed.port):\(address):\(port)"], addressPolicy: policy)
-            return try await Loader(configuration: configuration, handlers: [handler]).fetch(FetchRequest(url: URL(string: "http://rebind.test:\(allowed.port)/page")!))
+            return try await Loader(configuration: configuration, handlers: [handler]).fetch(
+                FetchRequest(url: URL(string: "http://rebind.test:\(allowed.port)/page")!))
         }
         let first = try await fetch(mappedTo: "127.0.0.2", port: allowed.port)
         #expect(first.text.contains("public page"))

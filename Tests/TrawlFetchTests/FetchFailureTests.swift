@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import TrawlTesting
 import TrawlCore
 import TrawlFetch
+import TrawlTesting
 
 /// The one classification of failures, and the backoff's full jitter.
 @Suite("Failure classification")
@@ -77,4 +77,3 @@ struct FetchFailureTests {
         #expect(policy.wait(after: limited, attempt: 1) == .seconds(60))
     }
 }
-

@@ -46,7 +46,9 @@ struct GuardedCacheTests {
         }
     }
 
-    func fetch(_ url: String, folder: URL, policy: AddressPolicy, connectTo: [String] = [], cachePolicy: CachePolicy = .useProtocolPolicy) async throws -> Payload {
+    func fetch(
+        _ url: String, folder: URL, policy: AddressPolicy, connectTo: [String] = [], cachePolicy: CachePolicy = .useProtocolPolicy
+    ) async throws -> Payload {
         var fetchPolicy = FetchPolicy.once
         fetchPolicy.cache = try FetchPolicy.Cache(directory: folder, policy: cachePolicy)
         let loader = Loader(configuration: LoaderConfiguration(timeout: .seconds(10), connectTo: connectTo, addressPolicy: policy))
@@ -78,7 +80,9 @@ struct GuardedCacheTests {
         // An unguarded run fills the cache with both.
         #expect(try await fetch(literal, folder: folder, policy: .allowAll).text.contains("inside secret"))
         #expect(try await fetch(name, folder: folder, policy: .allowAll, connectTo: mapped).text.contains("inside secret"))
-        #expect(try await fetch(name, folder: folder, policy: .allowAll, connectTo: mapped, cachePolicy: cachePolicy).info.headers[CachingTransport.statusHeader] == "hit")
+        #expect(
+            try await fetch(name, folder: folder, policy: .allowAll, connectTo: mapped, cachePolicy: cachePolicy).info.headers[CachingTransport.statusHeader]
+                == "hit")
         #expect(inside.requests.count == 2)
 
         // A guarded one: the literal is refused by its host; the name is not served from the

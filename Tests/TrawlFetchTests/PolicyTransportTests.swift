@@ -18,7 +18,9 @@ struct PolicyTransportTests {
     func server(failing failures: Int, with response: TestResponse) throws -> LoopbackServer {
         let counts = Mutex<[String: Int]>([:])
         return try LoopbackServer { request in
-            let n = counts.withLock { $0[request.path, default: 0] += 1; return $0[request.path]! }
+            let n = counts.withLock {
+                $0[request.path, default: 0] += 1; return $0[request.path]!
+            }
             return n <= failures ? response : .html("<p>\(request.path)</p>")
         }
     }
@@ -171,7 +173,8 @@ struct PolicyTransportTests {
 
     @Test("Streamed: a body cut short is tried again from a new head, and the reader keeps the whole one")
     func streamedRetryMidBody() async throws {
-        let server = try server(failing: 1, with: .truncated(headers: [("Content-Type", "text/html")], declaredLength: 100_000, body: Data(repeating: 0x41, count: 1000)))
+        let server = try server(
+            failing: 1, with: .truncated(headers: [("Content-Type", "text/html")], declaredLength: 100_000, body: Data(repeating: 0x41, count: 1000)))
         defer { server.shutdown() }
         let transport = FetchPolicy().transport(over: Loader(), clock: TestClock(automatic: true))
         let responses = try await streamed(transport, server.url("/cut"))

@@ -15,7 +15,9 @@ struct LibXML2GuardTests {
         let loaded = Int(trawl_html_runtime_version())
         #expect(compiled / 100 == 209 && loaded / 100 == 209, "libxml2 \(compiled) / \(loaded): update the guard's tests")
         #expect(LibXML2.readsPushState)
-        let html = Data(#"<html><head><meta property="og:image" content="https://m.example/a.gif"><script>var x = {"gif":"https://m.example/b.gif"};</script></head><body><p class="x">text</p><img src="c.gif"></body></html>"#.utf8)
+        let html = Data(
+            #"<html><head><meta property="og:image" content="https://m.example/a.gif"><script>var x = {"gif":"https://m.example/b.gif"};</script></head><body><p class="x">text</p><img src="c.gif"></body></html>"#
+                .utf8)
         let thinned = try HTMLScanner(thinsInput: true).scan(html, url: "https://example.com/")
         let portable = try HTMLScanner(thinsInput: false).scan(html, url: "https://example.com/")
         #expect(thinned.summary == portable.summary)

@@ -56,7 +56,8 @@ struct ScanStopTests {
     }
 
     @Test func aPageThatScansToTheEndHasNoStop() throws {
-        let scanned = try HTMLScanner().scan(Data(#"<html><head><meta property="og:video" content="https://m.example/a.mp4"></head></html>"#.utf8), url: "https://example.com/")
+        let scanned = try HTMLScanner().scan(
+            Data(#"<html><head><meta property="og:video" content="https://m.example/a.mp4"></head></html>"#.utf8), url: "https://example.com/")
         #expect(scanned.summary.stop == nil)
     }
 }

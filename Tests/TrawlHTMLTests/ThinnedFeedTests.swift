@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import TrawlTesting
 import TrawlCore
+import TrawlTesting
 
 @testable import TrawlHTML
 
@@ -87,7 +87,8 @@ struct ThinnedFeedTests {
 
     @Test func legacyCharsetsAreLeftToLibXML2() throws {
         // windows-1251 bytes for "Привет" in a script: libxml2 transcodes them, so no bypass.
-        let html: [UInt8] = Array(#"<html><head><script type="application/json">{"t":""#.utf8) + [0xCF, 0xF0, 0xE8, 0xE2, 0xE5, 0xF2]
+        let html: [UInt8] =
+            Array(#"<html><head><script type="application/json">{"t":""#.utf8) + [0xCF, 0xF0, 0xE8, 0xE2, 0xE5, 0xF2]
             + Array(#""}</script></head></html>"#.utf8)
         let (bypassed, parsed) = try scanBothWays(html, charset: "windows-1251")
         #expect(bypassed.embedded.map(\.body) == parsed.embedded.map(\.body))
@@ -257,21 +258,22 @@ struct ThinnedFeedTests {
     /// others, and `TRAWL_FUZZ_DUMP=1` writes each document that differs to /tmp/fuzz-ROUND.html
     /// (`trawl-bench compare FILE` shows how).
     @Test func randomDocumentsReadTheSame() throws {
-        let fragments: [[UInt8]] = [
-            "<html>", "<head>", "</head>", "<body class=b>", "</body>", "<title>", "</title>", "<p>", "</p>", "<div class=\"a b\">",
-            "</div>", "<span id=x data-y='1'>", "</span>", "<img src=https://m.example/r.gif width=5>", "<IMG SRC=u.gif>",
-            "<meta property=og:video content=https://m.example/v.mp4>", "<link rel=preload href=x.mp4 as=video>",
-            "<video poster=p.jpg><source src=v.webm type=video/webm></video>", "<picture>", "</picture>", "<br/>", "<hr>",
-            "<script>var a = {\"u\":\"https://m.example/s.gif\"};</script>", "<script type=application/ld+json>{\"a\":1}</script>",
-            "<style>p>a{}</style>", "<script/>", "<!-- c <img src=cm.gif> -->", "<!DOCTYPE html>", "<?x y?>", "<![CDATA[z]]>",
-            " ", "\n  ", "text", " more text ", "&amp;", "&#169;", "é", "日本", "<", "</", "<!", ">", "\"", "'", "=", "/",
-            "<a href=\"x > y\">", "</a>", "<svg><title>s</title></svg>", "<textarea>", "</textarea>", "<table><tr><td>",
-            "<div a=1b=2>", "<p @x=y>", "<i a=>", "<b c='d>",
-            "<img src=s.gif />", "<meta name=n content=c/>", "<img class=c src=\"q.gif\" loading=lazy alt='a b'>",
-            "<script src=x.js integrity=\"sha384-x\" type=module id=i>var b = {\"u\":\"https://m.example/t.gif\"};</script>",
-            "<video src=v.mp4 controls autoplay muted/>", "<source data-srcset=\"d.webp 2x\" media=\"(min-width: 1px)\">",
-            "<link rel=\"alternate\" type=\"application/json+oembed\" href=\"https://o.example/e?u=1&amp;f=json\" title=\"t\">",
-        ].map { Array($0.utf8) } + [[0x00], [0x01], [0xFF], [0xC3], [0x0C]]
+        let fragments: [[UInt8]] =
+            [
+                "<html>", "<head>", "</head>", "<body class=b>", "</body>", "<title>", "</title>", "<p>", "</p>", "<div class=\"a b\">",
+                "</div>", "<span id=x data-y='1'>", "</span>", "<img src=https://m.example/r.gif width=5>", "<IMG SRC=u.gif>",
+                "<meta property=og:video content=https://m.example/v.mp4>", "<link rel=preload href=x.mp4 as=video>",
+                "<video poster=p.jpg><source src=v.webm type=video/webm></video>", "<picture>", "</picture>", "<br/>", "<hr>",
+                "<script>var a = {\"u\":\"https://m.example/s.gif\"};</script>", "<script type=application/ld+json>{\"a\":1}</script>",
+                "<style>p>a{}</style>", "<script/>", "<!-- c <img src=cm.gif> -->", "<!DOCTYPE html>", "<?x y?>", "<![CDATA[z]]>",
+                " ", "\n  ", "text", " more text ", "&amp;", "&#169;", "é", "日本", "<", "</", "<!", ">", "\"", "'", "=", "/",
+                "<a href=\"x > y\">", "</a>", "<svg><title>s</title></svg>", "<textarea>", "</textarea>", "<table><tr><td>",
+                "<div a=1b=2>", "<p @x=y>", "<i a=>", "<b c='d>",
+                "<img src=s.gif />", "<meta name=n content=c/>", "<img class=c src=\"q.gif\" loading=lazy alt='a b'>",
+                "<script src=x.js integrity=\"sha384-x\" type=module id=i>var b = {\"u\":\"https://m.example/t.gif\"};</script>",
+                "<video src=v.mp4 controls autoplay muted/>", "<source data-srcset=\"d.webp 2x\" media=\"(min-width: 1px)\">",
+                "<link rel=\"alternate\" type=\"application/json+oembed\" href=\"https://o.example/e?u=1&amp;f=json\" title=\"t\">",
+            ].map { Array($0.utf8) } + [[0x00], [0x01], [0xFF], [0xC3], [0x0C]]
         var generator = SplitMix64(seed: UInt64(ProcessInfo.processInfo.environment["TRAWL_FUZZ_SEED"] ?? "") ?? 0x7472_6177_6C)
         for round in 0..<(Int(ProcessInfo.processInfo.environment["TRAWL_FUZZ_ROUNDS"] ?? "") ?? 400) {
             var html: [UInt8] = []
@@ -306,7 +308,9 @@ struct ThinnedFeedTests {
                 }
                 let thinned = try HTMLScanner(thinsInput: true).scan(Data(padded), url: "https://example.com/", declaredCharset: "utf-8")
                 let whole = try HTMLScanner(thinsInput: false).scan(Data(html), url: "https://example.com/", declaredCharset: "utf-8")
-                if ProcessInfo.processInfo.environment["TRAWL_FUZZ_DUMP"] != nil, thinned.summary != whole.summary || thinned.embedded.map(\.body) != whole.embedded.map(\.body) {
+                if ProcessInfo.processInfo.environment["TRAWL_FUZZ_DUMP"] != nil,
+                    thinned.summary != whole.summary || thinned.embedded.map(\.body) != whole.embedded.map(\.body)
+                {
                     try Data(padded).write(to: URL(fileURLWithPath: "/tmp/fuzz-\(round).html"))
                 }
                 #expect(thinned.summary == whole.summary, "round \(round): \(String(decoding: html, as: UTF8.self))")
@@ -315,7 +319,9 @@ struct ThinnedFeedTests {
             }
             if ProcessInfo.processInfo.environment["TRAWL_FUZZ_DUMP"] != nil {
                 let (a, b) = try scanBothWays(html)
-                if a.summary != b.summary || a.embedded.map(\.body) != b.embedded.map(\.body) { try Data(html).write(to: URL(fileURLWithPath: "/tmp/fuzz-\(round).html")) }
+                if a.summary != b.summary || a.embedded.map(\.body) != b.embedded.map(\.body) {
+                    try Data(html).write(to: URL(fileURLWithPath: "/tmp/fuzz-\(round).html"))
+                }
             }
             try expectSame(html, "round \(round): \(String(decoding: html, as: UTF8.self))")
         }
@@ -332,8 +338,10 @@ struct ThinnedFeedTests {
         func odd(_ text: String, nameLength: Int) -> StartTagReader.Read {
             .tag(.init(name: 1..<(1 + nameLength), end: text.utf8.count, isPlain: false, selfClosing: false))
         }
-        for tag in ["<div>", "<div >", "<a href=x>", "<a href=/x/>", "<a b c=d>", "<a title=\"x > y\">", "<a b = 'c' >",
-                    "<a\nb=c\r\n\td=\"e\">", "<my-el.x:y_z a-b.c:d_e=1>", "<p title=\"日本 é\">", "<a href=x?a=1&amp;b=<>"] {
+        for tag in [
+            "<div>", "<div >", "<a href=x>", "<a href=/x/>", "<a b c=d>", "<a title=\"x > y\">", "<a b = 'c' >",
+            "<a\nb=c\r\n\td=\"e\">", "<my-el.x:y_z a-b.c:d_e=1>", "<p title=\"日本 é\">", "<a href=x?a=1&amp;b=<>",
+        ] {
             #expect(read(tag) == plain(tag), "\(tag)")
         }
         #expect(read("<br/>") == plain("<br/>", selfClosing: true))
@@ -356,7 +364,8 @@ struct ThinnedFeedTests {
         }
         // Invalid UTF-8 in a value: libxml2 would switch to Latin-1.
         let invalid: [UInt8] = Array("<p a=\"".utf8) + [0xFF] + Array("\" b=c>".utf8)
-        #expect(invalid.withUnsafeBufferPointer { StartTagReader.read($0, at: 0) } == .tag(.init(name: 1..<2, end: invalid.count, isPlain: false, selfClosing: false)))
+        #expect(
+            invalid.withUnsafeBufferPointer { StartTagReader.read($0, at: 0) }
+                == .tag(.init(name: 1..<2, end: invalid.count, isPlain: false, selfClosing: false)))
     }
 }
-

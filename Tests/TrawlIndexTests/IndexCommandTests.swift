@@ -32,14 +32,16 @@ struct IndexCommandTests {
         let videos = titles.enumerated().map { n, title in
             #"<figure><video src="https://media.example.com/\#(name)-\#(n).mp4" width="480" height="270" title="\#(title)"></video><figcaption>\#(title)</figcaption></figure>"#
         }.joined()
-        try Data("""
+        try Data(
+            """
             <!doctype html><html><head><title>\(titles.first ?? "")</title>
             <meta property="og:title" content="\(titles.first ?? "")">
             <meta property="og:video:url" content="https://media.example.com/\(name)-0.mp4">
             <meta property="og:video:type" content="video/mp4">
             <meta property="og:video:width" content="480"><meta property="og:video:height" content="270">
             </head><body>\(videos)</body></html>
-            """.utf8).write(to: url)
+            """.utf8
+        ).write(to: url)
         return url
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TrawlCore
+
 @testable import TrawlIndex
 
 @Suite("Local index consistency")
@@ -9,9 +10,12 @@ struct IndexConsistencyTests {
     @Test("Re-extracting a page replaces its entries: gone media leave, changed titles update")
     func replace() async throws {
         let index = try await sampleIndex()
-        try await index.apply(extraction(page: "https://giphy.com/gifs/cat-typing", [
-            media("https://media.giphy.com/1.gif", title: "Kitten typing on a keyboard"),
-        ]))
+        try await index.apply(
+            extraction(
+                page: "https://giphy.com/gifs/cat-typing",
+                [
+                    media("https://media.giphy.com/1.gif", title: "Kitten typing on a keyboard")
+                ]))
         #expect(try await index.titles("kitten") == ["Kitten typing on a keyboard"])
         #expect(try await index.titles("fast") == [])
         #expect(try await index.search("site:giphy").total == 1)
@@ -26,9 +30,12 @@ struct IndexConsistencyTests {
     @Test("A resolution cut short adds what it found and removes nothing")
     func partial() async throws {
         let index = try await sampleIndex()
-        try await index.apply(extraction(page: "https://tenor.com/view/dog", [
-            media("https://media.tenor.com/9.gif", title: "Dog typing again"),
-        ], complete: false))
+        try await index.apply(
+            extraction(
+                page: "https://tenor.com/view/dog",
+                [
+                    media("https://media.tenor.com/9.gif", title: "Dog typing again")
+                ], complete: false))
         #expect(try await index.search("site:tenor").total == 3)
         // A failure with nothing found changes nothing.
         try await index.apply(extraction(page: "https://tenor.com/view/dog", [], complete: false))
@@ -44,7 +51,8 @@ struct IndexConsistencyTests {
         ]
         try await index.apply(Extraction(request: Request("!giphy cat"), engine: "giphy", media: found, isComplete: true))
         #expect(try await index.stats().pages == 2)
-        try await index.apply(Extraction(request: Request("!local cat"), engine: "local", media: [media("https://x.test/c.gif", title: "cat")], isComplete: true))
+        try await index.apply(
+            Extraction(request: Request("!local cat"), engine: "local", media: [media("https://x.test/c.gif", title: "cat")], isComplete: true))
         #expect(try await index.stats().media == 2)
     }
 
@@ -87,9 +95,13 @@ struct IndexConsistencyTests {
         do {
             // A process that queued and died before applying.
             let first = try MediaIndex(path: path)
-            try await first.enqueue(PageUpdate.updates(for: extraction(page: "https://a.test/p", [
-                media("https://a.test/1.gif", title: "queued cat"), media("https://a.test/2.gif", title: "queued dog"),
-            ])), now: 1)
+            try await first.enqueue(
+                PageUpdate.updates(
+                    for: extraction(
+                        page: "https://a.test/p",
+                        [
+                            media("https://a.test/1.gif", title: "queued cat"), media("https://a.test/2.gif", title: "queued dog"),
+                        ])), now: 1)
         }
         let second = try MediaIndex(path: path)
         #expect(try await second.pendingCount() == 1)
@@ -145,7 +157,8 @@ struct IndexConsistencyTests {
         do {
             let index = try MediaIndex(path: path)
             for n in 0..<200 {
-                try await index.apply(extraction(page: "https://a.test/\(n)", [media("https://a.test/\(n).gif", title: "cat \(n) " + String(repeating: "word ", count: 50))]))
+                try await index.apply(
+                    extraction(page: "https://a.test/\(n)", [media("https://a.test/\(n).gif", title: "cat \(n) " + String(repeating: "word ", count: 50))]))
             }
             // Everything into the main file, so cutting it loses pages the header counts.
             try await index.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
@@ -179,9 +192,13 @@ struct IndexConsistencyTests {
     func storedGroups() async throws {
         let index = try MediaIndex(path: temporaryIndexPath())
         let page = "https://a.test/p"
-        try await index.store(PageUpdate.updates(for: extraction(page: page, [
-            media("https://a.test/1.gif", title: "one"), media("https://a.test/2.gif", title: "two"),
-        ])), now: 1)
+        try await index.store(
+            PageUpdate.updates(
+                for: extraction(
+                    page: page,
+                    [
+                        media("https://a.test/1.gif", title: "one"), media("https://a.test/2.gif", title: "two"),
+                    ])), now: 1)
         try await index.store(PageUpdate.updates(for: extraction(page: page, [media("https://a.test/1.gif", title: "one again")], complete: false)), now: 2)
         #expect(Set(try await index.titles("one OR two")) == ["one again", "two"])
         try await index.store(PageUpdate.updates(for: extraction(page: page, [media("https://a.test/3.gif", title: "three")])), now: 3)
@@ -221,10 +238,12 @@ struct IndexConsistencyTests {
         let page = "https://a.test/p"
         do {
             let first = try MediaIndex(path: path)
-            try await first.apply(extraction(page: page, [media("https://a.test/1.gif", title: "old cat"), media("https://a.test/2.gif", title: "dog")]), now: 1)
+            try await first.apply(
+                extraction(page: page, [media("https://a.test/1.gif", title: "old cat"), media("https://a.test/2.gif", title: "dog")]), now: 1)
             // An older Trawl queued a partial update of the same media, same kind and size, and died.
             try await first.enqueue(PageUpdate.updates(for: extraction(page: page, [media("https://a.test/1.gif", title: "new cat")], complete: false)), now: 2)
-            try await first.enqueue(PageUpdate.updates(for: extraction(page: "https://a.test/q", [media("https://a.test/1.gif", title: "other cat")], complete: false)), now: 2)
+            try await first.enqueue(
+                PageUpdate.updates(for: extraction(page: "https://a.test/q", [media("https://a.test/1.gif", title: "other cat")], complete: false)), now: 2)
         }
         let index = try MediaIndex(path: path)
         #expect(try await index.applyPending(now: 3) == 2)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlCore
+
 @testable import TrawlIndex
 
 /// Searches consider at most `countLimit` matches, the newest: beyond it `total` and the facets

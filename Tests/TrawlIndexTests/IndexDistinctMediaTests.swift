@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TrawlCore
 import TrawlTesting
+
 @testable import TrawlIndex
 
 /// One media found on several pages is one entry per page in the index, and one result in a
@@ -13,9 +14,12 @@ struct IndexDistinctMediaTests {
     func sameMediaOnSixPages() async throws {
         let index = try MediaIndex(path: temporaryIndexPath())
         for n in 0..<6 {
-            try await index.apply(extraction(page: "https://giphy.com/gifs/cats-\(n)", [
-                media("https://media.giphy.com/cat.gif", title: "Cat typing"),
-            ]), now: Double(1000 + n))
+            try await index.apply(
+                extraction(
+                    page: "https://giphy.com/gifs/cats-\(n)",
+                    [
+                        media("https://media.giphy.com/cat.gif", title: "Cat typing")
+                    ]), now: Double(1000 + n))
         }
         let cats = try await index.search("!local cat")
         #expect(cats.total == 1)
@@ -26,20 +30,29 @@ struct IndexDistinctMediaTests {
         #expect(cats.facets.kind == [.init(value: "gif", count: 1)])
         #expect(try await index.search("!local kind:gif").total == 1)
         // Spellings of one URL (scheme, host case, HTML entities) are one media.
-        try await index.apply(extraction(page: "https://tenor.com/view/cats", [
-            media("http://MEDIA.giphy.com/cat.gif", title: "Cat typing"),
-            media("https://media.giphy.com/a.gif?x=1&amp;y=2", title: "Cat sleeping"),
-        ]), now: 1010)
-        try await index.apply(extraction(page: "https://giphy.com/gifs/more", [
-            media("https://media.giphy.com/a.gif?x=1&y=2", title: "Cat sleeping"),
-        ]), now: 1011)
+        try await index.apply(
+            extraction(
+                page: "https://tenor.com/view/cats",
+                [
+                    media("http://MEDIA.giphy.com/cat.gif", title: "Cat typing"),
+                    media("https://media.giphy.com/a.gif?x=1&amp;y=2", title: "Cat sleeping"),
+                ]), now: 1010)
+        try await index.apply(
+            extraction(
+                page: "https://giphy.com/gifs/more",
+                [
+                    media("https://media.giphy.com/a.gif?x=1&y=2", title: "Cat sleeping")
+                ]), now: 1011)
         let spelled = try await index.search("!local cat")
         #expect(spelled.total == 2)
         #expect(spelled.media.map(\.page) == ["https://giphy.com/gifs/more", "https://tenor.com/view/cats"])
         // A page resolved again enters anew: it is the media's latest page.
-        try await index.apply(extraction(page: "https://giphy.com/gifs/cats-2", [
-            media("https://media.giphy.com/cat.gif", title: "Cat typing"),
-        ]), now: 1020)
+        try await index.apply(
+            extraction(
+                page: "https://giphy.com/gifs/cats-2",
+                [
+                    media("https://media.giphy.com/cat.gif", title: "Cat typing")
+                ]), now: 1020)
         let again = try await index.search("!local typing")
         #expect(again.total == 1)
         #expect(again.media.map(\.page) == ["https://giphy.com/gifs/cats-2"])
@@ -85,16 +98,25 @@ struct IndexDistinctMediaTests {
         let index = try MediaIndex(path: temporaryIndexPath())
         // The otter on three giphy pages and a tenor page, the heron on one giphy page.
         for n in 0..<3 {
-            try await index.apply(extraction(page: "https://giphy.com/gifs/otter-\(n)", [
-                media("https://media.example.net/otter.gif", title: "Otter swimming"),
-            ]), now: Double(1000 + n))
+            try await index.apply(
+                extraction(
+                    page: "https://giphy.com/gifs/otter-\(n)",
+                    [
+                        media("https://media.example.net/otter.gif", title: "Otter swimming")
+                    ]), now: Double(1000 + n))
         }
-        try await index.apply(extraction(page: "https://tenor.com/view/otter", [
-            media("https://media.example.net/otter.gif", title: "Otter swimming"),
-        ]), now: 1003)
-        try await index.apply(extraction(page: "https://giphy.com/gifs/heron", [
-            media("https://media.example.net/heron.mp4", title: "Heron swimming", kind: .mp4, width: 1280, height: 720),
-        ]), now: 1004)
+        try await index.apply(
+            extraction(
+                page: "https://tenor.com/view/otter",
+                [
+                    media("https://media.example.net/otter.gif", title: "Otter swimming")
+                ]), now: 1003)
+        try await index.apply(
+            extraction(
+                page: "https://giphy.com/gifs/heron",
+                [
+                    media("https://media.example.net/heron.mp4", title: "Heron swimming", kind: .mp4, width: 1280, height: 720)
+                ]), now: 1004)
 
         let swimming = try await index.search("!local swimming")
         #expect(swimming.total == 2)
@@ -121,28 +143,32 @@ struct IndexDistinctMediaTests {
     func upgradesVersionFour() async throws {
         let path = try await indexFile(migratedUpTo: "v4-fts-per-transaction") { db in
             for (page, url) in [(1, "https://media.giphy.com/cat.gif"), (2, "http://MEDIA.GIPHY.COM/cat.gif"), (3, "https://media.giphy.com/cat.gif")] {
-                try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (?, ?, 'giphy', 5)",
-                               arguments: [page, "https://giphy.com/gifs/cats-\(page)"])
+                try db.execute(
+                    sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (?, ?, 'giphy', 5)",
+                    arguments: [page, "https://giphy.com/gifs/cats-\(page)"])
                 let stored = media(url, title: "Cat typing", page: "https://giphy.com/gifs/cats-\(page)")
-                try db.execute(sql: """
-                    INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, json)
-                    VALUES (?, ?, 'gif', 'small', 'giphy', ?, 'Cat typing', ?)
-                    """, arguments: [page, url, "https://giphy.com/gifs/cats-\(page)", Data(MediaRecord.encode(stored))])
+                try db.execute(
+                    sql: """
+                        INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, json)
+                        VALUES (?, ?, 'gif', 'small', 'giphy', ?, 'Cat typing', ?)
+                        """, arguments: [page, url, "https://giphy.com/gifs/cats-\(page)", Data(MediaRecord.encode(stored))])
             }
             let dog = media("https://media.giphy.com/dog.gif", title: "Dog typing", page: "https://giphy.com/gifs/dogs")
             try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (4, 'https://giphy.com/gifs/dogs', 'giphy', 5)")
-            try db.execute(sql: """
-                INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, json)
-                VALUES (4, ?, 'gif', 'small', 'giphy', 'https://giphy.com/gifs/dogs', 'Dog typing', ?)
-                """, arguments: [dog.url, Data(MediaRecord.encode(dog))])
+            try db.execute(
+                sql: """
+                    INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, json)
+                    VALUES (4, ?, 'gif', 'small', 'giphy', 'https://giphy.com/gifs/dogs', 'Dog typing', ?)
+                    """, arguments: [dog.url, Data(MediaRecord.encode(dog))])
             try IndexSchema.indexPendingRows(db)
             // An update that version left queued: the cat once more, on a page of its own.
             let queued = media("https://media.giphy.com/cat.gif", title: "Cat typing", page: "https://tenor.com/view/cats")
             try db.execute(sql: "INSERT INTO pending (page, mode, version, queuedAt) VALUES ('https://tenor.com/view/cats', 'replace', 1, 6)")
-            try db.execute(sql: """
-                INSERT INTO pending_media (page, url, position, kind, sizeClass, site, pageURL, title, json)
-                VALUES ('https://tenor.com/view/cats', ?, 0, 'gif', 'small', 'tenor', 'https://tenor.com/view/cats', 'Cat typing', ?)
-                """, arguments: [queued.url, Data(MediaRecord.encode(queued))])
+            try db.execute(
+                sql: """
+                    INSERT INTO pending_media (page, url, position, kind, sizeClass, site, pageURL, title, json)
+                    VALUES ('https://tenor.com/view/cats', ?, 0, 'gif', 'small', 'tenor', 'https://tenor.com/view/cats', 'Cat typing', ?)
+                    """, arguments: [queued.url, Data(MediaRecord.encode(queued))])
         }
         let index = try MediaIndex(path: path)
         let before = try await index.search("!local typing")
@@ -169,10 +195,11 @@ struct IndexDistinctMediaTests {
         // A row written without a key (by an older Trawl sharing the file) is a media of its own.
         try await index.write("an older writer's row") { db in
             let stored = media("https://media.giphy.com/cat.gif", title: "Cat typing", page: "https://giphy.com/gifs/dogs")
-            try db.execute(sql: """
-                INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, json)
-                VALUES (4, ?, 'gif', 'small', 'giphy', 'https://giphy.com/gifs/dogs', 'Cat typing', ?)
-                """, arguments: [stored.url, Data(MediaRecord.encode(stored))])
+            try db.execute(
+                sql: """
+                    INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, json)
+                    VALUES (4, ?, 'gif', 'small', 'giphy', 'https://giphy.com/gifs/dogs', 'Cat typing', ?)
+                    """, arguments: [stored.url, Data(MediaRecord.encode(stored))])
         }
         #expect(try await index.search("!local cat").total == 2)
         #expect(try await index.search("!local typing").media.count == 3)

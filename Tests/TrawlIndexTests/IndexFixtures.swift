@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import TrawlCore
+
 @testable import TrawlIndex
 
 /// A fresh index file in a folder of its own.
@@ -37,17 +38,26 @@ extension MediaIndex {
 /// A small index of three sites' pages.
 func sampleIndex() async throws -> MediaIndex {
     let index = try MediaIndex(path: temporaryIndexPath())
-    try await index.apply(extraction(page: "https://giphy.com/gifs/cat-typing", [
-        media("https://media.giphy.com/1.gif", title: "Cat typing on a keyboard"),
-        media("https://media.giphy.com/1.mp4", title: "Cat typing fast", kind: .mp4, width: 480, height: 270),
-    ]))
-    try await index.apply(extraction(page: "https://tenor.com/view/dog", [
-        media("https://media.tenor.com/2.gif", title: "Dog typing a letter", width: 1280, height: 720),
-        media("https://media.tenor.com/3.mp4", title: "A cat and a dog", kind: .mp4, width: nil, height: nil),
-    ]))
-    try await index.apply(extraction(page: "https://www.example.co.uk/post", [
-        media("https://example.co.uk/4.webp", title: "Typewriter <sound> & cat", kind: .webp),
-    ]))
+    try await index.apply(
+        extraction(
+            page: "https://giphy.com/gifs/cat-typing",
+            [
+                media("https://media.giphy.com/1.gif", title: "Cat typing on a keyboard"),
+                media("https://media.giphy.com/1.mp4", title: "Cat typing fast", kind: .mp4, width: 480, height: 270),
+            ]))
+    try await index.apply(
+        extraction(
+            page: "https://tenor.com/view/dog",
+            [
+                media("https://media.tenor.com/2.gif", title: "Dog typing a letter", width: 1280, height: 720),
+                media("https://media.tenor.com/3.mp4", title: "A cat and a dog", kind: .mp4, width: nil, height: nil),
+            ]))
+    try await index.apply(
+        extraction(
+            page: "https://www.example.co.uk/post",
+            [
+                media("https://example.co.uk/4.webp", title: "Typewriter <sound> & cat", kind: .webp)
+            ]))
     return index
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TrawlTesting
+
 @testable import TrawlIndex
 
 /// A process writing the index is killed (SIGKILL) mid-stream: what it queued is applied by the
@@ -18,16 +19,14 @@ struct IndexKillTests {
         // It writes until killed: always still writing when killed, however slowly this test is
         // scheduled.
         process.arguments = ["write-index", path]
-        process.standardOutput = FileHandle.nullDevice
+        let output = Pipe()
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Kill it once it has written a good part (the file and its WAL past 4 MB), mid-flush
-        // as likely as not.
-        let files = FileManager.default
-        func written() -> Int {
-            ["", "-wal"].reduce(0) { $0 + ((try? files.attributesOfItem(atPath: path + $1)[.size] as? NSNumber)?.intValue ?? 0) }
-        }
-        for _ in 0..<6000 where process.isRunning && written() < 4 << 20 { try await Task.sleep(for: .milliseconds(10)) }
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Kill it once it says it has written a good part (the file and its WAL past 4 MB),
+        // mid-flush as likely as not.
+        _ = try await OutputLines(output).first(for: "the writer has written 4 MB") { $0 == "written" }
         #expect(process.isRunning, "the writer finished before it could be killed")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

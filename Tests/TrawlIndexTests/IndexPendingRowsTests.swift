@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TrawlCore
+
 @testable import TrawlIndex
 
 /// New media reach FTS5 at the end of their transaction (`media_fts_pending`, migration
@@ -16,15 +17,17 @@ struct IndexPendingRowsTests {
             try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (1, 'https://a.test/p', 'a', 1)")
             for (id, title) in [(1, "first draft"), (2, "doomed row"), (3, "steady row")] {
                 let stored = media("https://a.test/\(id).gif", title: title, page: "https://a.test/p")
-                try db.execute(sql: """
-                    INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
-                    VALUES (?, 1, ?, 'gif', 'small', 'a', 'https://a.test/p', ?, ?)
-                    """, arguments: [id, stored.url, title, Data(MediaRecord.encode(stored))])
+                try db.execute(
+                    sql: """
+                        INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
+                        VALUES (?, 1, ?, 'gif', 'small', 'a', 'https://a.test/p', ?, ?)
+                        """, arguments: [id, stored.url, title, Data(MediaRecord.encode(stored))])
             }
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM media_fts_pending") == 3)
             let final = media("https://a.test/1.gif", title: "final version", kind: .mp4, page: "https://a.test/p")
-            try db.execute(sql: "UPDATE media SET title = 'final version', kind = 'mp4', json = ? WHERE id = 1",
-                           arguments: [Data(MediaRecord.encode(final))])
+            try db.execute(
+                sql: "UPDATE media SET title = 'final version', kind = 'mp4', json = ? WHERE id = 1",
+                arguments: [Data(MediaRecord.encode(final))])
             try db.execute(sql: "DELETE FROM media WHERE id = 2")
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM media_fts_pending") == 2)
         }
@@ -54,16 +57,22 @@ struct IndexPendingRowsTests {
     @Test("A group written straight into the index, with a page listing one URL twice and a page replaced, is searchable and whole")
     func writerGroups() async throws {
         let index = try MediaIndex(path: temporaryIndexPath())
-        let twice = extraction(page: "https://a.test/twice", [
-            media("https://a.test/1.gif", title: "otter early"),
-            media("https://a.test/1.gif", title: "otter late"),
-            media("https://a.test/2.gif", title: "heron"),
-        ])
+        let twice = extraction(
+            page: "https://a.test/twice",
+            [
+                media("https://a.test/1.gif", title: "otter early"),
+                media("https://a.test/1.gif", title: "otter late"),
+                media("https://a.test/2.gif", title: "heron"),
+            ])
         try await index.store(PageUpdate.updates(for: twice), now: 1)
         #expect(try await index.titles("otter") == ["otter late"])
-        try await index.store(PageUpdate.updates(for: extraction(page: "https://a.test/twice", [
-            media("https://a.test/3.gif", title: "otter again"),
-        ])) + PageUpdate.updates(for: extraction(page: "https://a.test/other", [media("https://a.test/4.gif", title: "heron two")])), now: 2)
+        try await index.store(
+            PageUpdate.updates(
+                for: extraction(
+                    page: "https://a.test/twice",
+                    [
+                        media("https://a.test/3.gif", title: "otter again")
+                    ])) + PageUpdate.updates(for: extraction(page: "https://a.test/other", [media("https://a.test/4.gif", title: "heron two")])), now: 2)
         #expect(try await index.titles("otter") == ["otter again"])
         #expect(try await index.titles("heron") == ["heron two"])
         #expect(try await index.checkIntegrity())
@@ -75,18 +84,22 @@ struct IndexPendingRowsTests {
             try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (1, 'https://giphy.com/gifs/otters', 'giphy', 5)")
             for (id, title) in [(1, "Otter typing"), (2, "Otter sleeping")] {
                 let stored = media("https://media.giphy.com/\(id)", title: title, page: "https://giphy.com/gifs/otters")
-                try db.execute(sql: """
-                    INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
-                    VALUES (?, 1, ?, 'gif', 'small', 'giphy', 'https://giphy.com/gifs/otters', ?, ?)
-                    """, arguments: [id, stored.url, title, Data(MediaRecord.encode(stored))])
+                try db.execute(
+                    sql: """
+                        INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
+                        VALUES (?, 1, ?, 'gif', 'small', 'giphy', 'https://giphy.com/gifs/otters', ?, ?)
+                        """, arguments: [id, stored.url, title, Data(MediaRecord.encode(stored))])
             }
         }
         let index = try MediaIndex(path: path)
         #expect(try await index.search("!local otter").total == 2)
-        try await index.apply(extraction(page: "https://giphy.com/gifs/otters", [
-            media("https://media.giphy.com/2", title: "Otter swimming"),
-            media("https://media.giphy.com/3", title: "Otter diving"),
-        ]))
+        try await index.apply(
+            extraction(
+                page: "https://giphy.com/gifs/otters",
+                [
+                    media("https://media.giphy.com/2", title: "Otter swimming"),
+                    media("https://media.giphy.com/3", title: "Otter diving"),
+                ]))
         #expect(Set(try await index.titles("otter")) == ["Otter swimming", "Otter diving"])
         #expect(try await index.checkIntegrity())
     }
@@ -100,10 +113,11 @@ struct IndexPendingRowsTests {
         let queue = try DatabaseQueue(path: path)
         let stranded = media("https://a.test/2.gif", title: "stranded heron", page: "https://a.test/p")
         try await queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, json)
-                SELECT id, 'https://a.test/2.gif', 'gif', 'small', site, url, 'stranded heron', ? FROM page
-                """, arguments: [Data(MediaRecord.encode(stranded))])
+            try db.execute(
+                sql: """
+                    INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, json)
+                    SELECT id, 'https://a.test/2.gif', 'gif', 'small', site, url, 'stranded heron', ? FROM page
+                    """, arguments: [Data(MediaRecord.encode(stranded))])
         }
         try queue.close()
         #expect(try await index.titles("heron") == [])

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TrawlCore
+
 @testable import TrawlIndex
 
 /// What `--probe` found is stored with each media and filters `!local`: `animated:yes|no`,
@@ -11,8 +12,9 @@ import TrawlCore
 struct IndexProbeTests {
     static func probed(_ url: String, title: String, animated: Bool?, seconds: Double?) -> Media {
         var found = media(url, title: title)
-        found.probe = MediaProbe(status: 206, contentType: "image/gif", bytes: 90_000, format: "gif", animated: animated,
-                                 frames: animated == true ? 12 : 1, durationSeconds: seconds, width: 480, height: 270)
+        found.probe = MediaProbe(
+            status: 206, contentType: "image/gif", bytes: 90_000, format: "gif", animated: animated,
+            frames: animated == true ? 12 : 1, durationSeconds: seconds, width: 480, height: 270)
         return found
     }
 
@@ -79,10 +81,11 @@ struct IndexProbeTests {
         let path = try await indexFile(migratedUpTo: "v5-media-url-key") { db in
             try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (1, 'https://giphy.com/gifs/old', 'giphy', 1)")
             let record = Data(MediaRecord.encode(media("https://media.giphy.com/old.gif", title: "old cat")))
-            try db.execute(sql: """
-                INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, json, urlKey)
-                VALUES (1, 'https://media.giphy.com/old.gif', 'gif', 'small', 'giphy', 'https://giphy.com/gifs/old', 'old cat', ?, 1)
-                """, arguments: [record])
+            try db.execute(
+                sql: """
+                    INSERT INTO media (pageID, url, kind, sizeClass, site, pageURL, title, json, urlKey)
+                    VALUES (1, 'https://media.giphy.com/old.gif', 'gif', 'small', 'giphy', 'https://giphy.com/gifs/old', 'old cat', ?, 1)
+                    """, arguments: [record])
             try IndexSchema.indexPendingRows(db)
         }
         let index = try MediaIndex(path: path)

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TrawlCore
+
 @testable import TrawlIndex
 
 /// The narrow `media_cell` table that facets and filters read, and the migration that made it.
@@ -14,10 +15,11 @@ struct IndexSchemaTests {
             try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (1, 'https://giphy.com/a', 'giphy', 5)")
             for (id, kind, size, title) in [(1, "gif", "small", "Cat typing"), (2, "mp4", "large", "Cat sleeping"), (3, "gif", "small", "Dog")] {
                 let stored = media("https://media.giphy.com/\(id)", title: title, page: "https://giphy.com/a")
-                try db.execute(sql: """
-                    INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
-                    VALUES (?, 1, ?, ?, ?, 'giphy', 'https://giphy.com/a', ?, ?)
-                    """, arguments: [id, stored.url, kind, size, title, try JSONEncoder().encode(stored)])
+                try db.execute(
+                    sql: """
+                        INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
+                        VALUES (?, 1, ?, ?, ?, 'giphy', 'https://giphy.com/a', ?, ?)
+                        """, arguments: [id, stored.url, kind, size, title, try JSONEncoder().encode(stored)])
             }
         }
         let index = try MediaIndex(path: path)
@@ -36,9 +38,12 @@ struct IndexSchemaTests {
     func cellsFollowUpdatesAndDeletes() async throws {
         let index = try await sampleIndex()
         // A partial update of one media: kind and size change in place (the UPDATE trigger).
-        try await index.apply(extraction(page: "https://giphy.com/gifs/cat-typing", [
-            media("https://media.giphy.com/1.gif", title: "Cat typing on a keyboard", kind: .webp, width: 1080, height: 1080),
-        ], complete: false))
+        try await index.apply(
+            extraction(
+                page: "https://giphy.com/gifs/cat-typing",
+                [
+                    media("https://media.giphy.com/1.gif", title: "Cat typing on a keyboard", kind: .webp, width: 1080, height: 1080)
+                ], complete: false))
         let cats = try await index.search("!local cat")
         #expect(cats.total == 4)
         #expect(cats.facets.kind == [.init(value: "mp4", count: 2), .init(value: "webp", count: 2)])
@@ -59,10 +64,11 @@ struct IndexSchemaTests {
             try db.execute(sql: "INSERT INTO page (id, url, site, indexedAt) VALUES (1, 'https://giphy.com/gifs/funny-animals', 'giphy', 5)")
             for (id, kind, size, title) in [(1, "gif", "small", "Otter typing"), (2, "mp4", "large", "Otter sleeping"), (3, "webp", "small", "Heron")] {
                 let stored = media("https://media.giphy.com/\(id)", title: title, page: "https://giphy.com/gifs/funny-animals")
-                try db.execute(sql: """
-                    INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
-                    VALUES (?, 1, ?, ?, ?, 'giphy', 'https://giphy.com/gifs/funny-animals', ?, ?)
-                    """, arguments: [id, stored.url, kind, size, title, Data(MediaRecord.encode(stored))])
+                try db.execute(
+                    sql: """
+                        INSERT INTO media (id, pageID, url, kind, sizeClass, site, pageURL, title, json)
+                        VALUES (?, 1, ?, ?, ?, 'giphy', 'https://giphy.com/gifs/funny-animals', ?, ?)
+                        """, arguments: [id, stored.url, kind, size, title, Data(MediaRecord.encode(stored))])
             }
             let columns = try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_info('media_fts')")
             #expect(columns == 7)
@@ -85,9 +91,12 @@ struct IndexSchemaTests {
         #expect(try await index.search("!local funny").total == 3)
         #expect(try await index.search("!local giphy her*").media.map(\.title) == ["Heron"])
         // The triggers were made anew: an update and a delete keep FTS5 and the cells in step.
-        try await index.apply(extraction(page: "https://giphy.com/gifs/funny-animals", [
-            media("https://media.giphy.com/2", title: "Otter swimming", kind: .mp4, width: 1280, height: 720),
-        ]))
+        try await index.apply(
+            extraction(
+                page: "https://giphy.com/gifs/funny-animals",
+                [
+                    media("https://media.giphy.com/2", title: "Otter swimming", kind: .mp4, width: 1280, height: 720)
+                ]))
         #expect(try await index.titles("otter") == ["Otter swimming"])
         #expect(try await index.search("!local heron").total == 0)
         #expect(try await index.stats().facets.kind == [.init(value: "mp4", count: 1)])

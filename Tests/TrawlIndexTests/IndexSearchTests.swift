@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlCore
+
 @testable import TrawlIndex
 
 @Suite("Local index search")
@@ -67,9 +68,14 @@ struct IndexSearchTests {
     func paging() async throws {
         let index = try MediaIndex(path: temporaryIndexPath())
         for pageNumber in 0..<7 {
-            try await index.apply(extraction(page: "https://giphy.com/gifs/\(pageNumber)", (0..<5).map {
-                media("https://media.giphy.com/\(pageNumber)-\($0).gif", title: "cat number \(pageNumber) \($0)" + String(repeating: " padding", count: $0))
-            }))
+            try await index.apply(
+                extraction(
+                    page: "https://giphy.com/gifs/\(pageNumber)",
+                    (0..<5).map {
+                        media(
+                            "https://media.giphy.com/\(pageNumber)-\($0).gif",
+                            title: "cat number \(pageNumber) \($0)" + String(repeating: " padding", count: $0))
+                    }))
         }
         var seen: [String] = []
         var pagination = Pagination.start

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlCore
+
 @testable import TrawlIndex
 
 /// `!local` queries users type that once failed: groups beside words, control characters.
@@ -10,8 +11,9 @@ struct LocalQueryBadInputTests {
     func groupsBesideWords() async throws {
         let index = try await sampleIndex()
         #expect(try LocalQuery(parsing: "!local cat (zebra OR dog)").match == #""cat" AND ( "zebra" OR "dog" )"#)
-        #expect(try LocalQuery(parsing: "!local (cat OR dog) (typing OR letter) fast").match
-            == #"( "cat" OR "dog" ) AND ( "typing" OR "letter" ) AND "fast""#)
+        #expect(
+            try LocalQuery(parsing: "!local (cat OR dog) (typing OR letter) fast").match
+                == #"( "cat" OR "dog" ) AND ( "typing" OR "letter" ) AND "fast""#)
         #expect(try await index.titles("!local cat (zebra OR dog)") == ["A cat and a dog"])
         #expect(Set(try await index.titles("!local (keyboard OR letter) typing")) == ["Cat typing on a keyboard", "Dog typing a letter"])
         #expect(try await index.titles("!local cat (zebra OR giraffe)").isEmpty)

@@ -1,5 +1,6 @@
 import Testing
 import TrawlCore
+
 @testable import TrawlIndex
 
 @Suite("!local queries")
@@ -36,11 +37,13 @@ struct LocalQueryTests {
         #expect(try LocalQuery(parsing: "!local site:giphy").match == nil)
     }
 
-    @Test("What cannot be read is an invalid-query error naming the query, never SQL", arguments: [
-        "!local \"cat", "!local cat OR", "!local OR cat", "!local (cat", "!local cat)", "!local ()", "!local *cat",
-        "!local c*t", "!local kind:jpeg", "!local size:huge", "!local animated:maybe", "!local animated:yes,no",
-        "!local min-duration:long", "!local min-duration:-1", "!local min-duration:nan", "!local colour:red", "!local cat AND OR dog", "!local \"\"",
-    ])
+    @Test(
+        "What cannot be read is an invalid-query error naming the query, never SQL",
+        arguments: [
+            "!local \"cat", "!local cat OR", "!local OR cat", "!local (cat", "!local cat)", "!local ()", "!local *cat",
+            "!local c*t", "!local kind:jpeg", "!local size:huge", "!local animated:maybe", "!local animated:yes,no",
+            "!local min-duration:long", "!local min-duration:-1", "!local min-duration:nan", "!local colour:red", "!local cat AND OR dog", "!local \"\"",
+        ])
     func invalid(_ text: String) throws {
         let error = try #require(throws: IndexError.self) { try LocalQuery(parsing: text) }
         #expect(error.code == .invalidQuery)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlCore
+
 @testable import TrawlIndex
 
 /// The binary record the index stores each media as, and the JSON older indexes hold.
@@ -15,8 +16,9 @@ struct MediaRecordTests {
                 Rendition(url: "https://media.giphy.com/media/x/200.webp", kind: .webp),
             ],
             page: "https://giphy.com/gifs/x",
-            provenance: Provenance(parser: "giphy-page", origin: .embedded(EmbeddedLocator(kind: .nextData, scriptIndex: 7, name: "__NEXT_DATA__")),
-                                   payloadURL: "https://giphy.com/gifs/x"),
+            provenance: Provenance(
+                parser: "giphy-page", origin: .embedded(EmbeddedLocator(kind: .nextData, scriptIndex: 7, name: "__NEXT_DATA__")),
+                payloadURL: "https://giphy.com/gifs/x"),
             caption: "a cat typing", tags: ["cat", "typing", ""])
         media.highlight = "<mark>Cat</mark>"
         media.durationSeconds = 8.4
@@ -30,8 +32,10 @@ struct MediaRecordTests {
         #expect(try MediaRecord.decode(MediaRecord.encode(Self.full)) == expected)
         let bare = Media(url: "u", kind: .video, provenance: Provenance(parser: "p", origin: .document))
         #expect(try MediaRecord.decode(MediaRecord.encode(bare)) == bare)
-        for origin: PayloadOrigin in [.document, .followUp(reason: "oembed"), .browserXHR, .domSnapshot,
-                                      .embedded(EmbeddedLocator(kind: .assignment, scriptIndex: 0))] {
+        for origin: PayloadOrigin in [
+            .document, .followUp(reason: "oembed"), .browserXHR, .domSnapshot,
+            .embedded(EmbeddedLocator(kind: .assignment, scriptIndex: 0)),
+        ] {
             var media = bare
             media.provenance.origin = origin
             #expect(try MediaRecord.decode(MediaRecord.encode(media)) == media)

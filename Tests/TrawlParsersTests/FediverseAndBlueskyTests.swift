@@ -3,6 +3,7 @@ import Testing
 import TrawlCore
 import TrawlEngines
 import TrawlHTML
+
 @testable import TrawlParsers
 
 /// Mastodon-API statuses, Misskey notes and Bluesky posts, resolved from the URL a person
@@ -48,8 +49,9 @@ struct FediverseAndBlueskyTests {
 
     @Test func aReblogIsItsRebloggedStatusesMediaAndAQuoteIsNot() async throws {
         let reblog = Self.status(id: "113370000000000002", extra: #","reblog":"# + Self.status(media: Self.gifv))
-        let boosted = try await resolvePage("https://mastodon.example/@bob/113370000000000002",
-                                            ["https://mastodon.example/api/v1/statuses/113370000000000002": ("application/json", reblog)])
+        let boosted = try await resolvePage(
+            "https://mastodon.example/@bob/113370000000000002",
+            ["https://mastodon.example/api/v1/statuses/113370000000000002": ("application/json", reblog)])
         #expect(boosted.map(\.url) == ["https://files.mastodon.example/media_attachments/files/022/345/792/original/cat.mp4"])
 
         // A status quoting another: the quoted post's gifv is that post's, not this one's.
@@ -69,8 +71,9 @@ struct FediverseAndBlueskyTests {
             [{"id":"AcJ","type":"image","url":"https://akko.example/media/2c6c0a6e/dance.gif","preview_url":"https://akko.example/media/2c6c0a6e/dance.gif",
               "remote_url":"https://akko.example/media/2c6c0a6e/dance.gif","description":"dancing","pleroma":{"mime_type":"image/gif"}}]
             """
-        let akkoma = try await resolvePage("https://akko.example/notice/AcJ2Lz1Kf5TGq3ZKxE",
-                                           ["https://akko.example/api/v1/statuses/AcJ2Lz1Kf5TGq3ZKxE": ("application/json", Self.status(id: "AcJ2Lz1Kf5TGq3ZKxE", media: gif))])
+        let akkoma = try await resolvePage(
+            "https://akko.example/notice/AcJ2Lz1Kf5TGq3ZKxE",
+            ["https://akko.example/api/v1/statuses/AcJ2Lz1Kf5TGq3ZKxE": ("application/json", Self.status(id: "AcJ2Lz1Kf5TGq3ZKxE", media: gif))])
         #expect(akkoma.map(\.url) == ["https://akko.example/media/2c6c0a6e/dance.gif"])
     }
 
@@ -104,7 +107,8 @@ struct FediverseAndBlueskyTests {
 
     // MARK: Bluesky
 
-    static let thread = "https://public.api.bsky.app/xrpc/app.bsky.feed.getPostThread?uri=at://alice.bsky.social/app.bsky.feed.post/3l6oveex3ii2l&depth=0&parentHeight=0"
+    static let thread =
+        "https://public.api.bsky.app/xrpc/app.bsky.feed.getPostThread?uri=at://alice.bsky.social/app.bsky.feed.post/3l6oveex3ii2l&depth=0&parentHeight=0"
     static let postPage = "https://bsky.app/profile/alice.bsky.social/post/3l6oveex3ii2l"
 
     static func post(embed: String, replies: String = "") -> String {
@@ -141,7 +145,8 @@ struct FediverseAndBlueskyTests {
     }
 
     @Test func aGIFPickerLinkIsTheGIFWithItsSizeAndNotAReplysGIF() async throws {
-        let reply = #","replies":[{"$type":"app.bsky.feed.defs#threadViewPost","post":{"uri":"at://did:plc:bob/app.bsky.feed.post/3l6ozzz","author":{"handle":"bob.bsky.social"},"record":{"text":"lol"},"embed":{"$type":"app.bsky.embed.external#view","external":{"uri":"https://media.tenor.com/bobReplyAAAAC/lol.gif?hh=200&ww=200","title":"lol"}}}}]"#
+        let reply =
+            #","replies":[{"$type":"app.bsky.feed.defs#threadViewPost","post":{"uri":"at://did:plc:bob/app.bsky.feed.post/3l6ozzz","author":{"handle":"bob.bsky.social"},"record":{"text":"lol"},"embed":{"$type":"app.bsky.embed.external#view","external":{"uri":"https://media.tenor.com/bobReplyAAAAC/lol.gif?hh=200&ww=200","title":"lol"}}}}]"#
         let media = try await resolvePage(Self.postPage, [Self.thread: ("application/json", Self.post(embed: Self.tenorGIF, replies: reply))])
         #expect(media.map(\.url) == ["https://media.tenor.com/kYQmTkZ9lWkAAAAC/cat-dance.gif?hh=280&ww=498"])
         #expect(media.first?.kind == .gif && media.first?.width == 498 && media.first?.height == 280)
@@ -154,14 +159,16 @@ struct FediverseAndBlueskyTests {
              "value":{"text":"original"},"embeds":[\(Self.video)]}
             """
         // A plain quote: the quoted post's video is not this post's.
-        let quote = try await resolvePage(Self.postPage, [Self.thread: ("application/json", Self.post(embed: #"{"$type":"app.bsky.embed.record#view","record":"# + quoted + "}"))])
+        let quote = try await resolvePage(
+            Self.postPage, [Self.thread: ("application/json", Self.post(embed: #"{"$type":"app.bsky.embed.record#view","record":"# + quoted + "}"))])
         #expect(quote.isEmpty, "\(quote.map(\.url))")
         // A quote with media of its own: that media, not the quoted video.
         let withMedia = #"{"$type":"app.bsky.embed.recordWithMedia#view","media":"# + Self.tenorGIF + #","record":{"record":"# + quoted + "}}"
         let media = try await resolvePage(Self.postPage, [Self.thread: ("application/json", Self.post(embed: withMedia))])
         #expect(media.map(\.url) == ["https://media.tenor.com/kYQmTkZ9lWkAAAAC/cat-dance.gif?hh=280&ww=498"])
         // Photos are re-encoded stills: no animated media.
-        let photos = #"{"$type":"app.bsky.embed.images#view","images":[{"thumb":"https://cdn.bsky.app/img/feed_thumbnail/plain/did:plc:alice/bafkreiimg@jpeg","fullsize":"https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:alice/bafkreiimg@jpeg","alt":"a cat","aspectRatio":{"width":1000,"height":750}}]}"#
+        let photos =
+            #"{"$type":"app.bsky.embed.images#view","images":[{"thumb":"https://cdn.bsky.app/img/feed_thumbnail/plain/did:plc:alice/bafkreiimg@jpeg","fullsize":"https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:alice/bafkreiimg@jpeg","alt":"a cat","aspectRatio":{"width":1000,"height":750}}]}"#
         #expect(try await resolvePage(Self.postPage, [Self.thread: ("application/json", Self.post(embed: photos))]).isEmpty)
     }
 }

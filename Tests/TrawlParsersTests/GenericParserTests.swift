@@ -14,7 +14,8 @@ func documentPayload(_ html: String, url: String = "https://site.example/post/1"
 @Suite("Generic parsers")
 struct GenericParserTests {
     @Test func openGraphAttachesTheStillToTheVideo() throws {
-        let payload = try documentPayload("""
+        let payload = try documentPayload(
+            """
             <meta property="og:title" content="Cat">
             <meta property="og:image" content="https://m.example/still.jpg">
             <meta property="og:video" content="http://m.example/cat.mp4">
@@ -32,7 +33,8 @@ struct GenericParserTests {
     }
 
     @Test func twitterPlayerStream() throws {
-        let payload = try documentPayload("""
+        let payload = try documentPayload(
+            """
             <meta name="twitter:player:stream" content="https://i.example/a.mp4">
             <meta name="twitter:player:width" content="400"><meta name="twitter:image" content="https://i.example/a.jpg">
             """)
@@ -48,7 +50,8 @@ struct GenericParserTests {
               "width":{"@type":"QuantitativeValue","value":640},"height":"360 px"},
              {"@type":"Article","image":{"@type":"ImageObject","url":"https://m.example/article.gif"}}]}
             """
-        let info = PayloadInfo(url: URL(string: "https://site.example/p")!, contentType: "application/json", origin: .embedded(.init(kind: .linkedData, scriptIndex: 0)))
+        let info = PayloadInfo(
+            url: URL(string: "https://site.example/p")!, contentType: "application/json", origin: .embedded(.init(kind: .linkedData, scriptIndex: 0)))
         let media = try JSONLDParser().parse(Payload(body: Data(json.utf8), info: info)).media
         #expect(media.map(\.url) == ["https://site.example/v/clip.mp4", "https://m.example/article.gif"])
         #expect(media.first?.width == 640 && media.first?.height == 360)
@@ -71,7 +74,8 @@ struct GenericParserTests {
     }
 
     @Test func html5SkipsBlobsAndPixels() throws {
-        let payload = try documentPayload("""
+        let payload = try documentPayload(
+            """
             <video poster="/p.jpg"><source src="blob:https://site.example/abc"></video>
             <img src="/pixel.gif" width="1" height="1"><img src="/spacer.gif"><img src="/real.gif" width="300">
             """)
@@ -93,10 +97,11 @@ struct RegexFallbackTests {
             &quot;https://m.example/z.mp4&quot; https://v.redd.it/abcdef/DASH_720.mp4 https://v.redd.it/ghijkl https://m.example/still.jpg
             url(https://m.example/bg.webm) https://m.example/q.mp4.
             """#
-        #expect(scan(text) == [
-            "https://media.example/x/giphy.gif?cid=1&rid=2", "https://i.imgur.com/abc.gifv", "https://media.giphy.com/y.webp",
-            "https://m.example/z.mp4", "https://v.redd.it/abcdef/DASH_720.mp4", "https://m.example/bg.webm", "https://m.example/q.mp4",
-        ])
+        #expect(
+            scan(text) == [
+                "https://media.example/x/giphy.gif?cid=1&rid=2", "https://i.imgur.com/abc.gifv", "https://media.giphy.com/y.webp",
+                "https://m.example/z.mp4", "https://v.redd.it/abcdef/DASH_720.mp4", "https://m.example/bg.webm", "https://m.example/q.mp4",
+            ])
     }
 
     @Test func aGifvIsItsMP4WithTheGifvBeside() throws {
@@ -120,7 +125,8 @@ struct RegexFallbackTests {
     @Test(arguments: [
         ("https://m.example/a.GIF", true), ("https://m.example/a.gif.", true), ("https://m.example/a.mp4?x=1#y", true),
         ("https://V.REDD.IT/abc/DASH_480", true), ("https://v.redd.it/abc", false), (#"https:\/\/m.example\/a.webm"#, true), ("https://m.example/a.gifv", true),
-        ("https://m.example/a.apng,", true), ("//i.imgur.com/x/y.webp", true), ("https://m.example/still-thumb.webp", false), ("https://video.twimg.com/tweet_video/x", true),
+        ("https://m.example/a.apng,", true), ("//i.imgur.com/x/y.webp", true), ("https://m.example/still-thumb.webp", false),
+        ("https://video.twimg.com/tweet_video/x", true),
         ("https://m.example/a.MOV;", true), ("https://m.example:8080/a.m4v", true),
         ("https://m.example/a.jpg", false), ("https://m.example/page", false), ("https://m.example/a.gif/", false),
         ("https://m.example/?f=a.gif", false),

@@ -34,7 +34,10 @@ struct ListingTests {
         // The post's own .gifv stays one of its files.
         #expect(set.media[0].allURLs.contains("https://i.imgur.com/Kq3xZ9a.gifv"))
         // The preview's GIF and MP4 variants are the second post's renditions; its JPEGs are stills.
-        #expect(Set(set.media[1].allURLs).isSuperset(of: ["https://g.redditmedia.com/HLzqL8nYBAeZ.gif?s=3", "https://g.redditmedia.com/HLzqL8nYBAeZ.gif?fm=mp4&s=5"]))
+        #expect(
+            Set(set.media[1].allURLs).isSuperset(of: [
+                "https://g.redditmedia.com/HLzqL8nYBAeZ.gif?s=3", "https://g.redditmedia.com/HLzqL8nYBAeZ.gif?fm=mp4&s=5",
+            ]))
         #expect(!set.media.flatMap(\.allURLs).contains { $0.contains("fm=jpg") })
         #expect(set.isDefinitive)
     }

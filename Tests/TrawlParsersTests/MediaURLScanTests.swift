@@ -32,12 +32,13 @@ struct MediaURLScanTests {
 
     /// Every URL form the scan reads, near one another, so that piece boundaries fall in every
     /// place: in schemes, escapes, `&quot;`, and between a slash and what it needs after it.
-    static let forms = Array(#"""
-    <a href="https://m.example/a.gif">x</a> "//cdn.example/b.mp4" ('//c.example/c.webm')
-    {"u":"https:\/\/j.example\/d.gif?x=1\u0026y=2","v":"https:\/\/v.redd.it\/abc"}
-    &quot;https://q.example/e.gifv&quot; HTTPS://UP.EXAMPLE/F.GIF. http://x.example/page
-    =//eq.example/g.webp https://i.example/h.gif\u0022tail https://video.twimg.com/v/1
-    """#.utf8)
+    static let forms = Array(
+        #"""
+        <a href="https://m.example/a.gif">x</a> "//cdn.example/b.mp4" ('//c.example/c.webm')
+        {"u":"https:\/\/j.example\/d.gif?x=1\u0026y=2","v":"https:\/\/v.redd.it\/abc"}
+        &quot;https://q.example/e.gifv&quot; HTTPS://UP.EXAMPLE/F.GIF. http://x.example/page
+        =//eq.example/g.webp https://i.example/h.gif\u0022tail https://video.twimg.com/v/1
+        """#.utf8)
 
     @Test func everyPieceSizeOverEveryFormFindsTheWholeScansCandidates() {
         let whole = Self.whole(Self.forms)

@@ -42,7 +42,8 @@ struct PageItemTests {
     // MARK: media of other posts
 
     @Test func aNamedItemComesAloneWithoutRelatedPostsCommentsAndSidebars() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><head><title>Cat learns to skate</title>
             <meta property="og:video" content="https://cdn.news.example/v/skate.mp4"><meta property="og:video:type" content="video/mp4">
             <meta property="og:image" content="https://cdn.news.example/v/skate.jpg"></head>
@@ -64,7 +65,8 @@ struct PageItemTests {
     }
 
     @Test func aPageThatNamesNothingReturnsItsOwnArticleFirstAndNeverItsSidebar() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><head><title>Five skating cats</title><meta property="og:image" content="https://cdn.news.example/cover.jpg"></head>
             <body><nav><img src="https://cdn.news.example/menu/animated-menu.gif" width="120"></nav>
             <div class="promo-strip"><img src="https://cdn.news.example/strip/cats-parade-anim.gif" width="600"></div>
@@ -81,7 +83,8 @@ struct PageItemTests {
     // MARK: tracking pixels and interface images
 
     @Test func pixelsSpinnersSpritesAdsAndHiddenImagesAreNotMedia() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><body>
             <img src="https://cdn.blog.example/assets/ajax-spinner.gif">
             <img src="https://cdn.blog.example/assets/ui_sprites.gif">
@@ -106,7 +109,8 @@ struct PageItemTests {
     // MARK: state objects and script-built markup
 
     @Test func thePostObjectInAStateAssignmentIsTheItemEvenWhenTheBodyShowsOtherMedia() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><head><meta property="og:image" content="https://cdn.news.example/cover.jpg"></head><body>
             <div><img src="https://cdn.news.example/house/welcome-wave.gif" width="300"></div>
             <script>
@@ -122,12 +126,15 @@ struct PageItemTests {
         #expect(media.first?.still == "https://cdn.news.example/c/Qm81xZ/poster.jpg")
         #expect(media.first?.title == "Cat learns to skate")
         // Each file keeps the size written beside it: the mp4's, not given to the gif.
-        let mp4 = media.first.flatMap { m in m.url.hasSuffix(".mp4") ? (m.width, m.height) : m.renditions.first { $0.kind == .mp4 }.map { ($0.width, $0.height) } }
+        let mp4 = media.first.flatMap { m in
+            m.url.hasSuffix(".mp4") ? (m.width, m.height) : m.renditions.first { $0.kind == .mp4 }.map { ($0.width, $0.height) }
+        }
         #expect(mp4?.0 == 1280 && mp4?.1 == 720)
     }
 
     @Test func aVarAssignedStateIsReadToo() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><body><script>var skateData = {"gif":{"slug":"cat-learns-to-skate-Qm81xZ","files":[
               {"type":"video/mp4","url":"https://cdn.news.example/f/cat.mp4","width":640,"height":360},
               {"type":"image/gif","url":"https://cdn.news.example/f/cat.gif","width":320,"height":180}]}};</script>
@@ -141,7 +148,8 @@ struct PageItemTests {
     }
 
     @Test func markupAScriptBuildsAsAStringIsRead() async throws {
-        let media = try await resolveHTML(#"""
+        let media = try await resolveHTML(
+            #"""
             <html><body><div id="player"></div>
             <script>
             document.getElementById("player").innerHTML = '<img class="clip" src="https://cdn.news.example/built/skate-loop.gif" width="480">';
@@ -153,7 +161,8 @@ struct PageItemTests {
     }
 
     @Test func containersMarkedOnlyByClassHoldOtherPostsMedia() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><body><div class="post-body"><img src="https://cdn.news.example/p/mine.gif" width="480" height="270"></div>
             <div class="related-posts"><img src="https://cdn.news.example/p/theirs.gif" width="480" height="270"></div>
             <div id="comments"><div class="c"><img src="https://cdn.news.example/u/reply.gif" width="300" height="200"></div></div>
@@ -167,36 +176,52 @@ struct PageItemTests {
 
     @Test func aVideoPagesStateGivesItsPlayerAddressesNotItsStickers() async throws {
         let url = "https://clips.example/@cat/video/7301234567890"
-        let media = try await resolvePage(url, [url: ("text/html", """
-            <html><head><meta property="og:image" content="https://p16.clips.example/cover/7301.jpeg"></head><body><div id="app"></div>
-            <script id="__UNIVERSAL_DATA_FOR_REHYDRATION__" type="application/json">{"__DEFAULT_SCOPE__":{"webapp.video-detail":{"itemInfo":{"itemStruct":{
-              "id":"7301234567890","desc":"Cat on a skateboard",
-              "video":{"playAddr":"https://v16.clips.example/aa11/video/tos/7301/?mime_type=video_mp4&expire=1","downloadAddr":"https://v16.clips.example/bb22/video/tos/7301/?a=1",
-                       "duration":12,"width":576,"height":1024,"cover":"https://p16.clips.example/cover/7301.jpeg"},
-              "stickersOnItem":[{"url":"https://sf.clips.example/sticker/laugh.gif"}]}}},
-              "stickers":{"list":[{"url":"https://sf.clips.example/sticker/wow.gif"},{"url":"https://sf.clips.example/emoji/heart.gif"}]}}}</script>
-            </body></html>
-            """)])
+        let media = try await resolvePage(
+            url,
+            [
+                url: (
+                    "text/html",
+                    """
+                    <html><head><meta property="og:image" content="https://p16.clips.example/cover/7301.jpeg"></head><body><div id="app"></div>
+                    <script id="__UNIVERSAL_DATA_FOR_REHYDRATION__" type="application/json">{"__DEFAULT_SCOPE__":{"webapp.video-detail":{"itemInfo":{"itemStruct":{
+                      "id":"7301234567890","desc":"Cat on a skateboard",
+                      "video":{"playAddr":"https://v16.clips.example/aa11/video/tos/7301/?mime_type=video_mp4&expire=1","downloadAddr":"https://v16.clips.example/bb22/video/tos/7301/?a=1",
+                               "duration":12,"width":576,"height":1024,"cover":"https://p16.clips.example/cover/7301.jpeg"},
+                      "stickersOnItem":[{"url":"https://sf.clips.example/sticker/laugh.gif"}]}}},
+                      "stickers":{"list":[{"url":"https://sf.clips.example/sticker/wow.gif"},{"url":"https://sf.clips.example/emoji/heart.gif"}]}}}</script>
+                    </body></html>
+                    """
+                )
+            ])
         #expect(media.count == 1, "\(media.map(\.url))")
-        #expect(Set(media.first?.allURLs ?? []) == [
-            "https://v16.clips.example/aa11/video/tos/7301/?mime_type=video_mp4&expire=1", "https://v16.clips.example/bb22/video/tos/7301/?a=1",
-        ])
+        #expect(
+            Set(media.first?.allURLs ?? []) == [
+                "https://v16.clips.example/aa11/video/tos/7301/?mime_type=video_mp4&expire=1", "https://v16.clips.example/bb22/video/tos/7301/?a=1",
+            ])
         #expect(!media.flatMap(\.allURLs).contains { $0.contains("sticker") || $0.contains("emoji") })
     }
 
     @Test(arguments: ["mime_type", "MimeType", "content_type", "encodingFormat"])
     func anExtensionlessFileIsAVideoWhenItsSiblingTypeSaysSo(field: String) async throws {
         let url = "https://clips.example/v/Qm81xZ"
-        let media = try await resolvePage(url, [url: ("application/json", """
-            {"id":"Qm81xZ","files":[{"\(field)":"video/mp4","src":"https://cdn.clips.example/f/aa11bb22"},{"src":"https://clips.example/about"}]}
-            """)])
+        let media = try await resolvePage(
+            url,
+            [
+                url: (
+                    "application/json",
+                    """
+                    {"id":"Qm81xZ","files":[{"\(field)":"video/mp4","src":"https://cdn.clips.example/f/aa11bb22"},{"src":"https://clips.example/about"}]}
+                    """
+                )
+            ])
         #expect(media.map(\.url) == ["https://cdn.clips.example/f/aa11bb22"])
     }
 
     // MARK: stills
 
     @Test func aStillIsNeverTheAnimation() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><body>
             <img src="https://media2.giphy.com/media/abc123XYZ/200w_s.gif" width="200">
             <video src="https://cdn.blog.example/v/loop.mp4" poster="https://cdn.blog.example/v/loop-first-frame.gif" width="400"></video>
@@ -212,7 +237,8 @@ struct PageItemTests {
     // MARK: originals over variants
 
     @Test func theOriginalNamedBesideAResizedImageIsThePrimary() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><body><article>
             <img src="https://cdn.blog.example/2026/skate-320.gif" data-original="https://cdn.blog.example/2026/skate.gif" width="320" height="180">
             <img src="https://cdn.blog.example/2026/juggle-small.gif" width="300"
@@ -220,9 +246,10 @@ struct PageItemTests {
             <img src="https://cdn.blog.example/2026/spin-still.jpg" data-gif="https://cdn.blog.example/2026/spin.gif" width="400">
             </article></body></html>
             """)
-        #expect(media.map(\.url) == [
-            "https://cdn.blog.example/2026/skate.gif", "https://cdn.blog.example/2026/juggle.gif", "https://cdn.blog.example/2026/spin.gif",
-        ])
+        #expect(
+            media.map(\.url) == [
+                "https://cdn.blog.example/2026/skate.gif", "https://cdn.blog.example/2026/juggle.gif", "https://cdn.blog.example/2026/spin.gif",
+            ])
         #expect(media[0].width == nil)
         #expect(media[0].renditions.map(\.url) == ["https://cdn.blog.example/2026/skate-320.gif"])
         #expect(media[0].renditions.first?.width == 320 && media[0].renditions.first?.height == 180)
@@ -235,18 +262,26 @@ struct PageItemTests {
 
     @Test func anAPIObjectIsOneMediaWithItsGifv() async throws {
         let url = "https://api.pics.example/3/image/Tq7Lm2x"
-        let media = try await resolvePage(url, [url: ("application/json", """
-            {"data":{"id":"Tq7Lm2x","title":"Owl","width":480,"height":270,"animated":true,
-             "link":"https://i.pics.example/Tq7Lm2x.gif","mp4":"https://i.pics.example/Tq7Lm2x.mp4","gifv":"https://i.pics.example/Tq7Lm2x.gifv"},
-             "success":true}
-            """)])
+        let media = try await resolvePage(
+            url,
+            [
+                url: (
+                    "application/json",
+                    """
+                    {"data":{"id":"Tq7Lm2x","title":"Owl","width":480,"height":270,"animated":true,
+                     "link":"https://i.pics.example/Tq7Lm2x.gif","mp4":"https://i.pics.example/Tq7Lm2x.mp4","gifv":"https://i.pics.example/Tq7Lm2x.gifv"},
+                     "success":true}
+                    """
+                )
+            ])
         #expect(media.count == 1)
         #expect(media.first?.url == "https://i.pics.example/Tq7Lm2x.gif")
         #expect(Set(media.first?.renditions.map(\.url) ?? []) == ["https://i.pics.example/Tq7Lm2x.mp4", "https://i.pics.example/Tq7Lm2x.gifv"])
     }
 
     @Test func aStateThatNamesNoItemStillGroupsEachItemsFiles() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><body><script>window.__FEED__ = {"items":[
               {"gif":"https://cdn.feed.example/a/anim.gif","mp4":"https://cdn.feed.example/a/clip.mp4"},
               {"gif":"https://cdn.feed.example/b/anim.gif","mp4":"https://cdn.feed.example/b/clip.mp4"}]};</script></body></html>
@@ -285,7 +320,9 @@ struct PageItemTests {
         let found = Array(text.utf8).withUnsafeBufferPointer { RegexFallbackParser.scan($0, limit: 10) }
         #expect(found == ["https://v.redd.it/k3j4h5g6/DASH_720.mp4"])
         // Nor are an ad network's images, found in any text.
-        let ads = Array(#"x("https://tpc.googlesyndication.com/simgad/123/creative.gif"); z("https://idsync.rlcdn.com/379708.gif?partner_uid="); y("https://m.example/real.gif")"#.utf8)
+        let ads = Array(
+            #"x("https://tpc.googlesyndication.com/simgad/123/creative.gif"); z("https://idsync.rlcdn.com/379708.gif?partner_uid="); y("https://m.example/real.gif")"#
+                .utf8)
         #expect(ads.withUnsafeBufferPointer { RegexFallbackParser.scan($0, limit: 10) } == ["https://m.example/real.gif"])
     }
 
@@ -296,13 +333,15 @@ struct PageItemTests {
             {"@type":"VideoObject","name":"Clip","width":640,"height":360,
              "contentUrl":["https://m.example/clip.mp4","https://m.example/clip.webm"]}
             """
-        let info = PayloadInfo(url: URL(string: "https://site.example/p")!, contentType: "application/json", origin: .embedded(.init(kind: .linkedData, scriptIndex: 0)))
+        let info = PayloadInfo(
+            url: URL(string: "https://site.example/p")!, contentType: "application/json", origin: .embedded(.init(kind: .linkedData, scriptIndex: 0)))
         let media = try JSONLDParser().parse(Payload(body: Data(json.utf8), info: info)).media
         #expect(media.first?.width == 640)
         #expect(media.first?.renditions.map(\.url) == ["https://m.example/clip.webm"])
         #expect(media.first?.renditions.first?.width == nil && media.first?.renditions.first?.height == nil)
 
-        let page = try documentPayload("""
+        let page = try documentPayload(
+            """
             <meta name="twitter:image" content="https://m.example/one.gif"><meta name="twitter:image:width" content="500">
             <meta name="twitter:image" content="https://m.example/two.gif">
             """)
@@ -328,9 +367,10 @@ struct PageItemTests {
         #expect(media.first?.url == "\(base)/giphy.gif")
         #expect(media.first?.width == 240)
         // Renditions by what they are: GIFs largest first, then MP4s, then WebPs; stills apart.
-        #expect(media.first?.renditions.map(\.url) == [
-            "\(base)/200.gif", "\(base)/100w.gif", "\(base)/giphy.mp4", "\(base)/200.mp4", "\(base)/giphy.webp", "\(base)/200.webp",
-        ])
+        #expect(
+            media.first?.renditions.map(\.url) == [
+                "\(base)/200.gif", "\(base)/100w.gif", "\(base)/giphy.mp4", "\(base)/200.mp4", "\(base)/giphy.webp", "\(base)/200.webp",
+            ])
         #expect(media.first?.renditions.first?.name == "fixed_height")
         #expect(media.first?.still == "\(base)/480w_s.jpg")
     }

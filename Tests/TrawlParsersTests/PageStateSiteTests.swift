@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlCore
+
 @testable import TrawlParsers
 
 /// Threads, TikTok and Pinterest pages: the post, video or pin the URL names, read from the
@@ -58,7 +59,10 @@ struct PageStateSiteTests {
         let photoReply = Self.videoPost.replacingOccurrences(of: "DAbC123xYz_", with: "DAbD999zzz1")
         let media = try await resolvePage(Self.threadsPage, [Self.threadsPage: ("text/html", Self.threadsHTML(post: post, other: photoReply))])
         #expect(media.map(\.url) == ["https://media.giphy.com/media/reply123/200.gif"])
-        #expect(Set(media.first?.renditions.map(\.url) ?? []) == ["https://media.giphy.com/media/reply123/200.mp4", "https://media.giphy.com/media/reply123/200.webp"])
+        #expect(
+            Set(media.first?.renditions.map(\.url) ?? []) == [
+                "https://media.giphy.com/media/reply123/200.mp4", "https://media.giphy.com/media/reply123/200.webp",
+            ])
     }
 
     // MARK: TikTok
@@ -146,7 +150,9 @@ struct PageStateSiteTests {
 
     @Test func aPinIsFirstReadFromItsPinResource() async throws {
         let resource = try #require(PinterestSite().rewrite(URL(string: Self.pinPage)!).first)
-        #expect(resource.absoluteString.hasPrefix("https://www.pinterest.com/resource/PinResource/get/?data=") && resource.query?.contains("unauth_react_main_pin") == true)
+        #expect(
+            resource.absoluteString.hasPrefix("https://www.pinterest.com/resource/PinResource/get/?data=")
+                && resource.query?.contains("unauth_react_main_pin") == true)
         let story = """
             {"resource_response":{"status":"success","code":0,"data":{"id":"99360735500167749","title":"Gadget","images":{"orig":{"url":"https://i.pinimg.com/originals/ab/cd/ef/gadget.jpg"}},
              "videos":null,"story_pin_data":{"pages":[{"blocks":[{"block_type":3,"video":{"video_list":{

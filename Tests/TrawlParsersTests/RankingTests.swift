@@ -26,7 +26,8 @@ struct RankingTests {
     }
 
     @Test func interfaceArtWithoutEvidenceIsDroppedAndSaysWhy() async throws {
-        let sets = try await Self.explained("""
+        let sets = try await Self.explained(
+            """
             <html><body><div class="box">
             <img src="https://blog.example/assets/partners/acme-gmbh-ss5863475-100x50.gif" width="100" height="50">
             <img src="https://blog.example/static/store/takeover-mobile.gif">
@@ -39,15 +40,17 @@ struct RankingTests {
         #expect(kept.first?.explanation == Explanation(.kept, rule: "declared-size"))
         #expect(kept.first?.evidence?.contains("declared 480×270") == true)
         let dropped = sets.flatMap { $0.dropped ?? [] }
-        #expect(Set(dropped.map(\.url)) == [
-            "https://blog.example/assets/partners/acme-gmbh-ss5863475-100x50.gif", "https://blog.example/static/store/takeover-mobile.gif",
-            "https://blog.example/images/choc/expand.gif",
-        ])
+        #expect(
+            Set(dropped.map(\.url)) == [
+                "https://blog.example/assets/partners/acme-gmbh-ss5863475-100x50.gif", "https://blog.example/static/store/takeover-mobile.gif",
+                "https://blog.example/images/choc/expand.gif",
+            ])
         #expect(dropped.allSatisfy { $0.explanation?.verdict == .dropped && $0.explanation?.rule == "no-evidence-beyond-extension" })
     }
 
     @Test func evidenceBeyondTheExtensionKeepsAGIF() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><body><article>
             <img src="https://media.giphy.com/media/Qm81xZabc/giphy.gif">
             <img src="https://cdn.blog.example/uploads/lede_2000x1000.gif">
@@ -58,16 +61,18 @@ struct RankingTests {
             </article></body></html>
             """)
         let urls = Set(media.flatMap(\.allURLs))
-        #expect(urls.isSuperset(of: [
-            "https://media.giphy.com/media/Qm81xZabc/giphy.gif", "https://cdn.blog.example/uploads/lede_2000x1000.gif",
-            "https://cdn.blog.example/uploads/dance.gif", "https://cdn.blog.example/uploads/wave.gif",
-        ]))
+        #expect(
+            urls.isSuperset(of: [
+                "https://media.giphy.com/media/Qm81xZabc/giphy.gif", "https://cdn.blog.example/uploads/lede_2000x1000.gif",
+                "https://cdn.blog.example/uploads/dance.gif", "https://cdn.blog.example/uploads/wave.gif",
+            ]))
         #expect(!urls.contains("https://cdn.blog.example/misc/bare.gif"))
     }
 
     @Test func aGIFBesideThePagesOtherGIFsIsOneOfThem() async throws {
         // A blog post's GIFs, uploaded together: one declares its size, the others do not.
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><body><article>
             <img src="https://cdn.game.example/blog/fff-282/moisture.gif" width="900" height="664">
             <img src="https://cdn.game.example/blog/fff-282/enemy-bases.gif">
@@ -78,7 +83,8 @@ struct RankingTests {
     }
 
     @Test func anEmbeddedStateObjectsImagesNeedEvidenceItsAPIAnswersDoNot() async throws {
-        let page = try await resolveHTML("""
+        let page = try await resolveHTML(
+            """
             <html><body><script id="__APP_STATE__" type="application/json">{"help":{"cover":"https://cdn.blog.example/img/help/add-cover.gif"},
               "promo":{"banner":"https://cdn.blog.example/wp/landing-fanfix.gif"}}</script></body></html>
             """)
@@ -95,7 +101,8 @@ struct RankingTests {
     }
 
     @Test func aSharedLazyPlaceholderIsNeverMediaNorARendition() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><body><article>
             <img src="/img/p.gif" data-src="https://cdn.blog.example/u/one.gif" width="400" height="300">
             <img src="/img/p.gif" data-src="https://cdn.blog.example/u/two.gif" width="400" height="300">
@@ -103,15 +110,17 @@ struct RankingTests {
             <img src="https://cdn.blog.example/plugins/lazy-load/lazy_placeholder.gif" data-src="https://cdn.blog.example/u/four.gif" width="400" height="300">
             </article></body></html>
             """)
-        #expect(media.map(\.url) == [
-            "https://cdn.blog.example/u/one.gif", "https://cdn.blog.example/u/two.gif", "https://cdn.blog.example/u/three.gif",
-            "https://cdn.blog.example/u/four.gif",
-        ])
+        #expect(
+            media.map(\.url) == [
+                "https://cdn.blog.example/u/one.gif", "https://cdn.blog.example/u/two.gif", "https://cdn.blog.example/u/three.gif",
+                "https://cdn.blog.example/u/four.gif",
+            ])
         #expect(media.allSatisfy { $0.renditions.isEmpty })
     }
 
     @Test func aLazyPlayerNamesItsFilesInDataAttributes() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><body><article><video poster="data:image/gif;base64,R0lGODlhAQABAAAAACw="
               data-mp4src="https://cdn.blog.example/v/18zqfwc3l0k28gif.mp4" data-webmsrc="https://cdn.blog.example/v/18zqfwc3l0k28gif.webm"></video>
             </article></body></html>
@@ -124,7 +133,8 @@ struct RankingTests {
         // og:image names a 1200×630 focal crop; the body shows a 640 resize linked to the
         // uploaded file: one media, the upload its primary.
         let base = "https://2.bp.blogspot.com/-chCZZinlUTg/WEcxvJo9gdI/AAAAAAAADnk/3ND_BspqN6Y2j5xxkLFW3RyS2Ig0NHZpQCLcB"
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><head><meta property="og:image" content="\(base)/w1200-h630-p-k-nu/ipsum.gif"></head><body><article>
             <a href="\(base)/s1600/ipsum.gif"><img src="\(base)/s640/ipsum.gif" width="640" height="105"></a></article></body></html>
             """)
@@ -133,27 +143,30 @@ struct RankingTests {
         #expect(Set(media.first?.renditions.map(\.url) ?? []) == ["\(base)/w1200-h630-p-k-nu/ipsum.gif", "\(base)/s640/ipsum.gif"])
     }
 
-    @Test(arguments: [
-        ("https://x.example/a/w1200-h630-p-k-nu/n.gif", true, true, 1200),
-        ("https://x.example/a/s72-c/n.gif", true, true, 72),
-        ("https://x.example/a/s1600/n.gif", true, false, 1600),
-        ("https://x.example/u/n-300x200.gif", true, false, 300),
-        ("https://x.example/u/n.gif?fit=crop&w=108", true, true, 108),
-        ("https://x.example/u/n.gif?s=abc123", false, false, nil),
-    ] as [(String, Bool, Bool, Int?)])
+    @Test(
+        arguments: [
+            ("https://x.example/a/w1200-h630-p-k-nu/n.gif", true, true, 1200),
+            ("https://x.example/a/s72-c/n.gif", true, true, 72),
+            ("https://x.example/a/s1600/n.gif", true, false, 1600),
+            ("https://x.example/u/n-300x200.gif", true, false, 300),
+            ("https://x.example/u/n.gif?fit=crop&w=108", true, true, 108),
+            ("https://x.example/u/n.gif?s=abc123", false, false, nil),
+        ] as [(String, Bool, Bool, Int?)])
     func resizeMarks(url: String, resized: Bool, cropped: Bool, width: Int?) {
         let marks = ResizeMarks(url)
         #expect(marks.isResized == resized && marks.isCropped == cropped && marks.width == width, "\(url)")
     }
 
     @Test func anHLSOnlySourceIsReturnedAsHLSAndBesideAnMP4IsItsRendition() async throws {
-        let only = try await resolveHTML("""
+        let only = try await resolveHTML(
+            """
             <html><body><article><video width="640" height="360">
             <source src="https://cdn.blog.example/v/7Qm81xZ/playlist.m3u8" type="application/x-mpegURL"></video></article></body></html>
             """)
         #expect(only.map(\.url) == ["https://cdn.blog.example/v/7Qm81xZ/playlist.m3u8"])
         #expect(only.first?.kind == .hls)
-        let both = try await resolveHTML("""
+        let both = try await resolveHTML(
+            """
             <html><body><article><video width="640" height="360">
             <source src="https://cdn.blog.example/v/7Qm81xZ/playlist.m3u8" type="application/x-mpegURL">
             <source src="https://cdn.blog.example/v/7Qm81xZ/720.mp4" type="video/mp4"></video></article></body></html>
@@ -163,7 +176,8 @@ struct RankingTests {
     }
 
     @Test func aMetaTagMayGiveItsValueInValue() async throws {
-        let media = try await resolveHTML("""
+        let media = try await resolveHTML(
+            """
             <html><head><meta property="og:video" value="https://cdn.blog.example/v/skate.mp4"></head><body></body></html>
             """)
         #expect(media.map(\.url) == ["https://cdn.blog.example/v/skate.mp4"])

@@ -20,23 +20,25 @@ func jsonPayload(_ json: String, at url: String) -> Payload {
 struct SiteParserTests {
     // MARK: Redgifs
 
-    @Test(arguments: [
-        ("https://www.redgifs.com/watch/squeakyhelplesswisent", "squeakyhelplesswisent"),
-        ("https://redgifs.com/watch/SqueakyHelplessWisent?utm_source=x", "squeakyhelplesswisent"),
-        ("https://www.redgifs.com/ifr/squeakyhelplesswisent", "squeakyhelplesswisent"),
-        ("https://thumbs2.redgifs.com/SqueakyHelplessWisent-mobile.mp4", "squeakyhelplesswisent"),
-        ("https://thumbs44.redgifs.com/SqueakyHelplessWisent.webm", "squeakyhelplesswisent"),
-        ("https://i.redgifs.com/i/squeakyhelplesswisent.jpg", "squeakyhelplesswisent"),
-        ("https://media.redgifs.com/SqueakyHelplessWisent-poster.jpg", "squeakyhelplesswisent"),
-        ("https://www.redgifs.com/browse", nil), ("https://api.redgifs.com/v2/gifs/abc", nil), ("https://www.redgifs.com/", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("https://www.redgifs.com/watch/squeakyhelplesswisent", "squeakyhelplesswisent"),
+            ("https://redgifs.com/watch/SqueakyHelplessWisent?utm_source=x", "squeakyhelplesswisent"),
+            ("https://www.redgifs.com/ifr/squeakyhelplesswisent", "squeakyhelplesswisent"),
+            ("https://thumbs2.redgifs.com/SqueakyHelplessWisent-mobile.mp4", "squeakyhelplesswisent"),
+            ("https://thumbs44.redgifs.com/SqueakyHelplessWisent.webm", "squeakyhelplesswisent"),
+            ("https://i.redgifs.com/i/squeakyhelplesswisent.jpg", "squeakyhelplesswisent"),
+            ("https://media.redgifs.com/SqueakyHelplessWisent-poster.jpg", "squeakyhelplesswisent"),
+            ("https://www.redgifs.com/browse", nil), ("https://api.redgifs.com/v2/gifs/abc", nil), ("https://www.redgifs.com/", nil),
+        ] as [(String, String?)])
     func redgifsIDs(url: String, id: String?) throws {
         #expect(RedgifsSite.id(of: try #require(URL(string: url))) == id)
         #expect(RedgifsSite().rewrite(try #require(URL(string: url))).first?.absoluteString == id.map { "https://api.redgifs.com/v2/gifs/\($0)" })
     }
 
     @Test func redgifsSearchPageAndAnItemWithoutFiles() throws {
-        let search = jsonPayload("""
+        let search = jsonPayload(
+            """
             {"page":1,"pages":40,"total":3987,"gifs":[
               {"id":"a","width":640,"height":360,"tags":["Cat"],"urls":{"hd":"https://media.redgifs.com/A.mp4","sd":"https://media.redgifs.com/A-mobile.mp4"}},
               {"id":"b","urls":{"sd":"https://media.redgifs.com/B-mobile.mp4","poster":"https://media.redgifs.com/B-poster.jpg"}}]}
@@ -56,7 +58,8 @@ struct SiteParserTests {
         #expect(StreamableSite().rewrite(URL(string: "https://streamable.com/dnd1")!).map(\.absoluteString) == ["https://api.streamable.com/videos/dnd1"])
         #expect(StreamableSite().rewrite(URL(string: "https://streamable.com/e/dnd1")!).map(\.absoluteString) == ["https://api.streamable.com/videos/dnd1"])
         #expect(StreamableSite().rewrite(URL(string: "https://api.streamable.com/videos/dnd1")!).isEmpty)
-        let page = try scannedPage("""
+        let page = try scannedPage(
+            """
             <html><head><meta property="og:title" content="Streamable - free video publishing">
             <meta property="og:video" content="https://cdn.streamable.com/video/mp4/dnd1.mp4?token=a&amp;expires=1"></head>
             <body><script>var videoObject = {"title": "", "reddit_title": "Duck", "files": {"mp4": {"url": "//cdn.streamable.com/video/mp4/dnd1.mp4?token=a&amp;expires=1", "width": 640, "height": 800},
@@ -79,7 +82,8 @@ struct SiteParserTests {
     @Test func imgflipGIFAndStill() throws {
         #expect(ImgflipSite().rewrite(URL(string: "https://i.imgflip.com/2d3al6.mp4")!).map(\.absoluteString) == ["https://imgflip.com/gif/2d3al6"])
         #expect(ImgflipSite().rewrite(URL(string: "https://i.imgflip.com/2d3al6.jpg")!).isEmpty)
-        let gif = try scannedPage("""
+        let gif = try scannedPage(
+            """
             <html><head><meta property="og:image" content="https://i.imgflip.com/2d3al6.gif"><meta property="og:title" content="Skate"></head>
             <body><video><source src="https://i.imgflip.com/2d3al6.mp4" type="video/mp4"></video><img src="https://i.imgflip.com/other.gif"></body></html>
             """, at: "https://imgflip.com/gif/2d3al6")
@@ -87,8 +91,9 @@ struct SiteParserTests {
         #expect(media.map(\.url) == ["https://i.imgflip.com/2d3al6.gif"])
         #expect(media.first?.renditions.map(\.url) == ["https://i.imgflip.com/2d3al6.mp4"])
         // Negative: a still meme.
-        let still = try scannedPage(#"<html><head><meta property="og:image" content="https://i.imgflip.com/1dtdbv.jpg"></head><body><img src="https://i.imgflip.com/other.gif"></body></html>"#,
-                                    at: "https://imgflip.com/i/1dtdbv")
+        let still = try scannedPage(
+            #"<html><head><meta property="og:image" content="https://i.imgflip.com/1dtdbv.jpg"></head><body><img src="https://i.imgflip.com/other.gif"></body></html>"#,
+            at: "https://imgflip.com/i/1dtdbv")
         let set = try ImgflipPageParser().parse(still)
         #expect(set.media.isEmpty && set.isDefinitive)
     }
@@ -97,7 +102,8 @@ struct SiteParserTests {
 
     @Test func knowYourMemeGIFAndStill() throws {
         func page(_ ext: String) throws -> Payload {
-            try scannedPage("""
+            try scannedPage(
+                """
                 <html><head><meta property="og:image" content="https://i.kym-cdn.com/photos/images/newsfeed/000/041/494/a1.\(ext)"><meta property="og:title" content="Rickroll"></head>
                 <body><img src="https://i.kym-cdn.com/photos/images/newsfeed/000/041/494/a1.\(ext)"><aside><img src="https://i.kym-cdn.com/photos/images/masonry/000/1/2/x.gif"></aside></body></html>
                 """, at: "https://knowyourmeme.com/photos/41494-rickroll")
@@ -118,7 +124,8 @@ struct SiteParserTests {
         #expect(CoubSite().rewrite(URL(string: "https://coub.com/view/5u5n1")!).map(\.absoluteString) == ["https://coub.com/api/v2/coubs/5u5n1"])
         #expect(CoubSite().rewrite(URL(string: "https://coub.com/embed/5u5n1")!).map(\.absoluteString) == ["https://coub.com/api/v2/coubs/5u5n1"])
         #expect(CoubSite().rewrite(URL(string: "https://coub.com/community/animals")!).isEmpty)
-        let coub = jsonPayload("""
+        let coub = jsonPayload(
+            """
             {"title":"Loop","dimensions":{"big":[1280,720]},"tags":[{"title":"cat"}],"picture":"https://c.example/p.jpg",
              "file_versions":{"html5":{"video":{"med":{"url":"https://c.example/med.mp4","size":7},"higher":{"url":"https://c.example/higher.mp4","size":29}},
              "audio":{"high":{"url":"https://c.example/a.mp3"}}},"share":{"default":"https://c.example/share.mp4"}}}
@@ -137,10 +144,12 @@ struct SiteParserTests {
     // MARK: v.redd.it and preview.redd.it
 
     @Test func redditShortHostsRewrite() {
-        #expect(RedditSite().rewrite(URL(string: "https://v.redd.it/zv89llsvexdz")!).map(\.absoluteString) == ["https://v.redd.it/zv89llsvexdz/DASHPlaylist.mpd"])
+        #expect(
+            RedditSite().rewrite(URL(string: "https://v.redd.it/zv89llsvexdz")!).map(\.absoluteString) == ["https://v.redd.it/zv89llsvexdz/DASHPlaylist.mpd"])
         #expect(RedditSite().rewrite(URL(string: "https://v.redd.it/zv89llsvexdz/DASH_720.mp4")!).isEmpty)
-        #expect(RedditSite().rewrite(URL(string: "https://preview.redd.it/abc123.gif?width=640&format=mp4&s=deadbeef")!).map(\.absoluteString)
-            == ["https://i.redd.it/abc123.gif"])
+        #expect(
+            RedditSite().rewrite(URL(string: "https://preview.redd.it/abc123.gif?width=640&format=mp4&s=deadbeef")!).map(\.absoluteString)
+                == ["https://i.redd.it/abc123.gif"])
         #expect(RedditSite().rewrite(URL(string: "https://i.redd.it/abc123.gif")!).isEmpty)
     }
 
@@ -151,22 +160,26 @@ struct SiteParserTests {
             <Representation bandwidth="2400000" height="720" id="VIDEO-1" mimeType="video/mp4" width="720"><BaseURL>DASH_720.mp4</BaseURL></Representation>
             </AdaptationSet><AdaptationSet><Representation id="AUDIO-1" mimeType="audio/mp4" bandwidth="131111"><BaseURL>DASH_AUDIO_128.mp4</BaseURL></Representation></AdaptationSet></Period></MPD>
             """
-        let payload = Payload(body: Data(mpd.utf8), info: PayloadInfo(url: URL(string: "https://v.redd.it/abc/DASHPlaylist.mpd")!, contentType: "application/dash+xml"))
+        let payload = Payload(
+            body: Data(mpd.utf8), info: PayloadInfo(url: URL(string: "https://v.redd.it/abc/DASHPlaylist.mpd")!, contentType: "application/dash+xml"))
         let media = try #require(try RedditDASHParser().parse(payload).media.first)
         #expect(media.url == "https://v.redd.it/abc/DASH_720.mp4")
         #expect(media.width == 720)
         #expect(media.renditions.map(\.url) == ["https://v.redd.it/abc/DASH_360.mp4", "https://v.redd.it/abc/DASHPlaylist.mpd"])
         // Negative: a playlist with sound only.
-        let audio = Payload(body: Data(#"<MPD><Representation id="AUDIO-1" mimeType="audio/mp4"><BaseURL>audio</BaseURL></Representation></MPD>"#.utf8),
-                            info: PayloadInfo(url: URL(string: "https://v.redd.it/abc/DASHPlaylist.mpd")!, contentType: "application/dash+xml"))
+        let audio = Payload(
+            body: Data(#"<MPD><Representation id="AUDIO-1" mimeType="audio/mp4"><BaseURL>audio</BaseURL></Representation></MPD>"#.utf8),
+            info: PayloadInfo(url: URL(string: "https://v.redd.it/abc/DASHPlaylist.mpd")!, contentType: "application/dash+xml"))
         #expect(throws: ParseError.self) { try RedditDASHParser().parse(audio) }
     }
 
     // MARK: Giphy and Tenor short forms
 
     @Test func giphyMediaHostsAreReadFromTheirPage() {
-        for url in ["https://media1.giphy.com/media/12XMGIWtrHBl5e/giphy.gif", "https://media.giphy.com/media/v1.Y2lkPTc5/12XMGIWtrHBl5e/200w.webp",
-                    "https://i.giphy.com/12XMGIWtrHBl5e.gif", "https://i.giphy.com/media/12XMGIWtrHBl5e/giphy.mp4"] {
+        for url in [
+            "https://media1.giphy.com/media/12XMGIWtrHBl5e/giphy.gif", "https://media.giphy.com/media/v1.Y2lkPTc5/12XMGIWtrHBl5e/200w.webp",
+            "https://i.giphy.com/12XMGIWtrHBl5e.gif", "https://i.giphy.com/media/12XMGIWtrHBl5e/giphy.mp4",
+        ] {
             #expect(GiphySite().rewrite(URL(string: url)!).map(\.absoluteString) == ["https://giphy.com/gifs/12XMGIWtrHBl5e"], "\(url)")
         }
         #expect(GiphySite().rewrite(URL(string: "https://giphy.com/gifs/the-office-no-12XMGIWtrHBl5e")!).isEmpty)
@@ -182,10 +195,12 @@ struct SiteParserTests {
         """#
 
     @Test func instagramEmbedVideoURLAcrossEscapes() throws {
-        #expect(InstagramSite().rewrite(URL(string: "https://www.instagram.com/reel/CxYz_1-a/?igsh=1")!).map(\.absoluteString)
-            == ["https://www.instagram.com/p/CxYz_1-a/embed/captioned/"])
+        #expect(
+            InstagramSite().rewrite(URL(string: "https://www.instagram.com/reel/CxYz_1-a/?igsh=1")!).map(\.absoluteString)
+                == ["https://www.instagram.com/p/CxYz_1-a/embed/captioned/"])
         #expect(InstagramSite().rewrite(URL(string: "https://www.instagram.com/natgeo/")!).isEmpty)
-        let embed = try scannedPage(Self.instagramEmbedVideo, at: "https://www.instagram.com/p/CxYz1a/embed/captioned/", origin: .followUp(reason: "instagram source"))
+        let embed = try scannedPage(
+            Self.instagramEmbedVideo, at: "https://www.instagram.com/p/CxYz1a/embed/captioned/", origin: .followUp(reason: "instagram source"))
         let set = try InstagramParser().parse(embed)
         #expect(set.media.map(\.url) == ["https://scontent.cdninstagram.com/v/t50/clip.mp4?_nc_ht=x&oh=1"])
         #expect(set.degradation == nil)
@@ -193,42 +208,48 @@ struct SiteParserTests {
 
     @Test func instagramStillOnlyPhotoAndLoginWall() throws {
         // A video post whose file is not public: its still, degraded.
-        let stillOnly = try scannedPage(#"<html><head><meta property="og:image" content="https://scontent.cdninstagram.com/v/poster.jpg"><meta property="og:type" content="video.other"></head></html>"#,
-                                        at: "https://www.instagram.com/p/CxYz1a/")
+        let stillOnly = try scannedPage(
+            #"<html><head><meta property="og:image" content="https://scontent.cdninstagram.com/v/poster.jpg"><meta property="og:type" content="video.other"></head></html>"#,
+            at: "https://www.instagram.com/p/CxYz1a/")
         let degraded = try InstagramParser().parse(stillOnly)
         #expect(degraded.media.map(\.url) == ["https://scontent.cdninstagram.com/v/poster.jpg"])
         #expect(degraded.media.first?.kind == .still)
         #expect(degraded.isDegraded)
         // Negative: a photo post holds no media.
-        let photo = try scannedPage(#"<html><head><meta property="og:image" content="https://scontent.cdninstagram.com/v/photo.jpg"><meta property="og:type" content="instapp:photo"></head></html>"#,
-                                    at: "https://www.instagram.com/p/BIxQ0vrBN2Y/")
+        let photo = try scannedPage(
+            #"<html><head><meta property="og:image" content="https://scontent.cdninstagram.com/v/photo.jpg"><meta property="og:type" content="instapp:photo"></head></html>"#,
+            at: "https://www.instagram.com/p/BIxQ0vrBN2Y/")
         let none = try InstagramParser().parse(photo)
         #expect(none.media.isEmpty && none.isDefinitive && !none.diagnostics.contains(where: NotPublicError.isNote))
         // The login form alone: nothing public.
-        let login = try scannedPage("<html><head><title>Login • Instagram</title></head><body><form></form></body></html>", at: "https://www.instagram.com/p/BIxQ0vrBN2Y/")
+        let login = try scannedPage(
+            "<html><head><title>Login • Instagram</title></head><body><form></form></body></html>", at: "https://www.instagram.com/p/BIxQ0vrBN2Y/")
         #expect(try InstagramParser().parse(login).diagnostics.contains(where: NotPublicError.isNote))
     }
 
     @Test func facebookPluginVideo() throws {
         let target = try #require(FacebookSite().rewrite(URL(string: "https://www.facebook.com/watch/?v=10153231379946729")!).first)
         #expect(target.host == "www.facebook.com" && target.path == "/plugins/video.php")
-        #expect(URLComponents(url: target, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "href" }?.value
-            == "https://www.facebook.com/watch/?v=10153231379946729")
+        #expect(
+            URLComponents(url: target, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "href" }?.value
+                == "https://www.facebook.com/watch/?v=10153231379946729")
         #expect(FacebookSite().rewrite(URL(string: "https://www.facebook.com/zuck")!).isEmpty)
-        let plugin = try scannedPage(#"<html><body><script>{"hd_src":"https:\/\/video.xx.fbcdn.net\/v\/t42\/hd.mp4?oh=1\u0026oe=2","sd_src":"https:\/\/video.xx.fbcdn.net\/v\/t42\/sd.mp4"}</script></body></html>"#,
-                                     at: target.absoluteString, origin: .followUp(reason: "facebook source"))
+        let plugin = try scannedPage(
+            #"<html><body><script>{"hd_src":"https:\/\/video.xx.fbcdn.net\/v\/t42\/hd.mp4?oh=1\u0026oe=2","sd_src":"https:\/\/video.xx.fbcdn.net\/v\/t42\/sd.mp4"}</script></body></html>"#,
+            at: target.absoluteString, origin: .followUp(reason: "facebook source"))
         let media = try #require(try FacebookParser().parse(plugin).media.first)
         #expect(media.url == "https://video.xx.fbcdn.net/v/t42/hd.mp4?oh=1&oe=2")
         #expect(media.renditions.map(\.url) == ["https://video.xx.fbcdn.net/v/t42/sd.mp4"])
     }
 
-    @Test(arguments: [
-        (#""video_url":"https://a.example/v.mp4""#, "https://a.example/v.mp4"),
-        (#""video_url":"https:\/\/a.example\/v.mp4?a=1\u0026b=2""#, "https://a.example/v.mp4?a=1&b=2"),
-        (#"\"video_url\":\"https:\\\/\\\/a.example\\\/v.mp4\""#, "https://a.example/v.mp4"),
-        (#""video_url" : "https://a.example/spaced.mp4""#, "https://a.example/spaced.mp4"),
-        (#""video_url": "not a url""#, nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            (#""video_url":"https://a.example/v.mp4""#, "https://a.example/v.mp4"),
+            (#""video_url":"https:\/\/a.example\/v.mp4?a=1\u0026b=2""#, "https://a.example/v.mp4?a=1&b=2"),
+            (#"\"video_url\":\"https:\\\/\\\/a.example\\\/v.mp4\""#, "https://a.example/v.mp4"),
+            (#""video_url" : "https://a.example/spaced.mp4""#, "https://a.example/spaced.mp4"),
+            (#""video_url": "not a url""#, nil),
+        ] as [(String, String?)])
     func escapedStrings(text: String, expected: String?) {
         #expect(LoginWalledPage.strings(for: "video_url", in: text).first == expected)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlCore
+
 @testable import TrawlParsers
 
 @Suite("Site registry")
@@ -17,7 +18,8 @@ struct SiteRegistryTests {
         ("https://www.redgifs.com/watch/squeakyhelplesswisent", "redgifs"), ("https://thumbs2.redgifs.com/A-mobile.mp4", "redgifs"),
         ("https://api.redgifs.com/v2/gifs/a", "redgifs"), ("https://streamable.com/dnd1", "streamable"), ("https://coub.com/view/5u5n1", "coub"),
         ("https://imgflip.com/gif/2d3al6", "imgflip"), ("https://i.imgflip.com/2d3al6.mp4", "imgflip"),
-        ("https://knowyourmeme.com/photos/572078-how-to-draw-an-owl", "knowyourmeme"), ("https://i.kym-cdn.com/photos/images/original/0/1/2/a.gif", "knowyourmeme"),
+        ("https://knowyourmeme.com/photos/572078-how-to-draw-an-owl", "knowyourmeme"),
+        ("https://i.kym-cdn.com/photos/images/original/0/1/2/a.gif", "knowyourmeme"),
         ("https://www.instagram.com/p/BUm3cvEhFMt/", "instagram"), ("https://www.facebook.com/watch/?v=1", "facebook"), ("https://fb.watch/abc/", "facebook"),
         ("https://v.redd.it/zv89llsvexdz", "reddit"), ("https://preview.redd.it/a.gif?width=640", "reddit"), ("https://tenor.co/bq3Yd.gif", "tenor"),
         ("https://media.tenor.com/x/a.gif", "tenor"), ("https://t.co/AbCdEf", nil), ("https://gifdeliverynetwork.com/a", nil),
@@ -64,11 +66,15 @@ struct SiteRegistryTests {
     }
 
     @Test func rewrites() throws {
-        #expect(RedditSite().rewrite(URL(string: "https://www.reddit.com/r/gifs/comments/4vv0sa/leo/")!).map(\.absoluteString)
-            == ["https://www.reddit.com/comments/4vv0sa/.json?raw_json=1"])
+        #expect(
+            RedditSite().rewrite(URL(string: "https://www.reddit.com/r/gifs/comments/4vv0sa/leo/")!).map(\.absoluteString)
+                == ["https://www.reddit.com/comments/4vv0sa/.json?raw_json=1"])
         #expect(RedditSite().rewrite(URL(string: "https://www.reddit.com/gallery/huw6vs")!).first?.path == "/comments/huw6vs/.json")
         #expect(RedditSite().rewrite(URL(string: "https://www.reddit.com/comments/k5rsq3/.json")!).isEmpty)
-        #expect(ImgurSite().rewrite(URL(string: "https://i.imgur.com/Qcx1DSD.gifv")!).map(\.absoluteString) == ["https://imgur.com/Qcx1DSD", "https://i.imgur.com/Qcx1DSD.mp4"])
+        #expect(
+            ImgurSite().rewrite(URL(string: "https://i.imgur.com/Qcx1DSD.gifv")!).map(\.absoluteString) == [
+                "https://imgur.com/Qcx1DSD", "https://i.imgur.com/Qcx1DSD.mp4",
+            ])
         #expect(ImgurSite().rewrite(URL(string: "https://i.imgur.com/Qcx1DSD.gif")!).map(\.absoluteString) == ["https://imgur.com/Qcx1DSD"])
         #expect(ImgurSite().rewrite(URL(string: "https://i.imgur.com/Qcx1DSD.jpg")!).isEmpty)
         let tweet = XSite().rewrite(URL(string: "https://x.com/Kikobeats/status/880139124791029763?s=20")!).first
@@ -77,23 +83,26 @@ struct SiteRegistryTests {
         #expect(XSite.token("880139124791029763").allSatisfy { $0.isLetter || $0.isNumber })
         #expect(XSite().rewrite(URL(string: "https://x.com/Kikobeats")!).isEmpty)
         func rewritten(_ site: some Site, _ url: String) -> [String] { site.rewrite(URL(string: url)!).map(\.absoluteString) }
-        #expect(rewritten(FediverseSite(), "https://mastodon.social/@Gargron/109391432396542043?x=1")
-            == ["https://mastodon.social/api/v1/statuses/109391432396542043"])
+        #expect(
+            rewritten(FediverseSite(), "https://mastodon.social/@Gargron/109391432396542043?x=1")
+                == ["https://mastodon.social/api/v1/statuses/109391432396542043"])
         #expect(rewritten(FediverseSite(), "https://fosstodon.org/users/alice/statuses/112") == ["https://fosstodon.org/api/v1/statuses/112"])
         #expect(rewritten(FediverseSite(), "http://localhost:3000/notice/AcJ2Lz1Kf5TGq3ZKxE") == ["http://localhost:3000/api/v1/statuses/AcJ2Lz1Kf5TGq3ZKxE"])
         #expect(rewritten(FediverseSite(), "https://mastodon.social/api/v1/statuses/1").isEmpty, "the API URL is read as it is")
         let note = try #require(FediverseSite().sources(for: URL(string: "https://misskey.io/notes/9l8rj1p0cd")!).first)
         #expect(note.method == "POST" && note.url.absoluteString == "https://misskey.io/api/notes/show")
         #expect(note.body.flatMap { String(data: $0, encoding: .utf8) } == #"{"noteId":"9l8rj1p0cd"}"#)
-        #expect(rewritten(BlueskySite(), "https://bsky.app/profile/bsky.app/post/3l6oveex3ii2l")
-            == ["https://public.api.bsky.app/xrpc/app.bsky.feed.getPostThread?uri=at://bsky.app/app.bsky.feed.post/3l6oveex3ii2l&depth=0&parentHeight=0"])
+        #expect(
+            rewritten(BlueskySite(), "https://bsky.app/profile/bsky.app/post/3l6oveex3ii2l")
+                == ["https://public.api.bsky.app/xrpc/app.bsky.feed.getPostThread?uri=at://bsky.app/app.bsky.feed.post/3l6oveex3ii2l&depth=0&parentHeight=0"])
         #expect(rewritten(BlueskySite(), "https://bsky.app/profile/bsky.app").isEmpty)
         #expect(TikTokSite.videoID(URL(string: "https://www.tiktok.com/@scout2015/video/6718335390845095173?lang=en")!) == "6718335390845095173")
         #expect(PinterestSite.pinID(URL(string: "https://www.pinterest.com/pin/cat-gif--99360735500167749/")!) == "99360735500167749")
         #expect(ThreadsSite.code(URL(string: "https://www.threads.net/@zuck/post/CuP48CiS5sx")!) == "CuP48CiS5sx")
         #expect(ThreadsSite.code(URL(string: "https://www.threads.net/t/CuP48CiS5sx")!) == "CuP48CiS5sx")
-        #expect(rewritten(FediverseSite(), "https://gts.example/@tobi/statuses/01F8MH1H7YV1Z7D2C8K2730QBF")
-            == ["https://gts.example/api/v1/statuses/01F8MH1H7YV1Z7D2C8K2730QBF"])
+        #expect(
+            rewritten(FediverseSite(), "https://gts.example/@tobi/statuses/01F8MH1H7YV1Z7D2C8K2730QBF")
+                == ["https://gts.example/api/v1/statuses/01F8MH1H7YV1Z7D2C8K2730QBF"])
     }
 
     @Test func primaryRule() throws {

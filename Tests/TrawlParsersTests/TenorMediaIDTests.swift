@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrawlCore
+
 @testable import TrawlParsers
 
 /// The post id a Tenor media file's path carries, and the lookup it leads to only with a key.

@@ -1,6 +1,7 @@
 import Testing
-@testable import TrawlProbe
 import TrawlTesting
+
+@testable import TrawlProbe
 
 /// Each format's facts from its first bytes, and the rule every reader keeps: a file cut short
 /// gives fewer facts, never a wrong one.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import TrawlProbe
 import TrawlTesting
+
+@testable import TrawlProbe
 
 /// Each reader on files that real encoders wrote: ffmpeg (GIF, APNG, animated WebP, MP4 with
 /// `moov` first and last, WebM, HLS, DASH) and ImageMagick (a GIF and the stills), made at test
@@ -24,10 +25,13 @@ struct RealFileTests {
             ("ffmpeg", big + ["-movflags", "+faststart", "front.mp4"]),
             ("ffmpeg", big + ["end.mp4"]),
             ("ffmpeg", ["-f", "lavfi", "-i", "testsrc=size=96x64:rate=10:duration=2", "-c:v", "libvpx", "clip.webm"]),
-            ("ffmpeg", ["-f", "lavfi", "-i", "testsrc=size=96x64:rate=10:duration=4"] + h264 + [
-                "-b:v", "200k", "-f", "hls", "-hls_time", "1", "-hls_list_size", "0", "-master_pl_name", "master.m3u8",
-                "-var_stream_map", "v:0", "-hls_segment_filename", "v%v_%d.ts", "v%v.m3u8",
-            ]),
+            (
+                "ffmpeg",
+                ["-f", "lavfi", "-i", "testsrc=size=96x64:rate=10:duration=4"] + h264 + [
+                    "-b:v", "200k", "-f", "hls", "-hls_time", "1", "-hls_list_size", "0", "-master_pl_name", "master.m3u8",
+                    "-var_stream_map", "v:0", "-hls_segment_filename", "v%v_%d.ts", "v%v.m3u8",
+                ]
+            ),
             ("ffmpeg", ["-f", "lavfi", "-i", "testsrc=size=96x64:rate=10:duration=2"] + h264 + ["-f", "dash", "manifest.mpd"]),
             ("convert", ["-delay", "20", "-size", "30x20", "xc:red", "xc:blue", "xc:green", "-loop", "0", "magick.gif"]),
             ("convert", ["-size", "50x40", "xc:red", "still.gif"]),

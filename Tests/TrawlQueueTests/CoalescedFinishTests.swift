@@ -39,15 +39,17 @@ struct CoalescedFinishTests {
                 // The finish gave the slots back in its own row and left the host row alone:
                 // no host row is held while a finish waits for the disk.
                 #expect(try fixture.cluster.psql("SELECT xmin::text FROM trawl_host", database: database) == hostVersion)
-                #expect(try fixture.cluster.psql("SELECT owner || ' ' || n FROM trawl_host_returned", database: database)
-                    .trimmingCharacters(in: .whitespacesAndNewlines) == "w 8")
+                #expect(
+                    try fixture.cluster.psql("SELECT owner || ' ' || n FROM trawl_host_returned", database: database)
+                        .trimmingCharacters(in: .whitespacesAndNewlines) == "w 8")
                 return kept
             }
         }
         #expect(kept == Array(repeating: true, count: 8))
         let written = try fixture.cluster.psql("SELECT COUNT(*) || ' ' || COUNT(DISTINCT xmin::text) FROM trawl_result", database: database)
         #expect(written.trimmingCharacters(in: .whitespacesAndNewlines) == "8 1", "8 results written by one transaction")
-        let hosts = try fixture.cluster.psql("SELECT h.in_flight - COALESCE((SELECT SUM(r.n) FROM trawl_host_returned r WHERE r.host = h.name), 0) FROM trawl_host h", database: database)
+        let hosts = try fixture.cluster.psql(
+            "SELECT h.in_flight - COALESCE((SELECT SUM(r.n) FROM trawl_host_returned r WHERE r.host = h.name), 0) FROM trawl_host h", database: database)
         #expect(hosts.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
@@ -65,11 +67,11 @@ struct CoalescedFinishTests {
             let long = try #require(try await store.claim(limit: 1, owner: "w", rules: Self.rules, now: now + 0.001, leaseUntil: now + 600).first)
             let committer = QueueCommitter(store: store, owner: "w", rules: Self.rules, group: 10, delay: .seconds(3600), now: { Date().timeIntervalSince1970 })
             let first = Task { try await committer.commit(Self.done(short)) }
-            try await waitUntilAsync { await committer.waitingCount == 1 }
+            try await waitUntil("the first outcome to wait in the committer") { await committer.waitingCount == 1 }
             // While the first outcome waits, its lease runs out and the reaper returns the job.
             #expect(try await store.reap(now: now + 10) == 1)
             let second = Task { try await committer.commit(Self.done(long)) }
-            try await waitUntilAsync { await committer.waitingCount == 2 }
+            try await waitUntil("both outcomes to wait in the committer") { await committer.waitingCount == 2 }
             await committer.flush()
             let verdicts = (try await first.value, try await second.value)
             // The returned job is claimed again (by another worker) and finished.
@@ -90,18 +92,5 @@ struct CoalescedFinishTests {
         let database = String(fixture.url.split(separator: "/").last!)
         let workers = try fixture.cluster.psql("SELECT worker FROM trawl_result ORDER BY job_id", database: database)
         #expect(workers.split(separator: "\n") == ["v", "w"])
-    }
-}
-
-/// Waits (polling, up to two minutes) until an asynchronous `condition` holds.
-func waitUntilAsync(_ condition: @Sendable () async -> Bool) async throws {
-    let clock = ContinuousClock()
-    let end = clock.now + .seconds(120)
-    while await !condition() {
-        guard clock.now < end else {
-            Issue.record("the awaited condition did not come true within two minutes")
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(5))
     }
 }

@@ -54,7 +54,9 @@ struct ConnectionCutTests {
             let tries = Shared(0)
             let value = try await store.reconnecting(stallLimit: .seconds(90)).run("cut a transaction") { connection in
                 try await connection.withTransaction(logger: Self.quiet) { connection in
-                    if tries.withLock({ $0 += 1; return $0 }) == 1 {
+                    if tries.withLock({
+                        $0 += 1; return $0
+                    }) == 1 {
                         // The backend ends itself: the transaction fails with 57P01, wrapped
                         // in postgres-nio's transaction error.
                         try await connection.query("SELECT pg_terminate_backend(pg_backend_pid())", logger: Self.quiet)

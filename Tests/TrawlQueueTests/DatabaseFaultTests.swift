@@ -33,7 +33,7 @@ struct DatabaseFaultTests {
     /// A page takes a moment to answer, so the run is long enough for a fault to land in it.
     static func fixture(cluster: PostgresCluster) throws -> QueueFixture {
         try QueueFixture(hosts: ["a.test", "b.test", "c.test", "d.test", "e.test", "f.test"], cluster: cluster) { request in
-            Thread.sleep(forTimeInterval: 0.03)
+            Thread.sleep(forTimeInterval: 0.03)  // a slow peer, not a wait: the run's length
             return QueueFixture.page(request.path)
         }
     }
@@ -123,7 +123,7 @@ struct DatabaseFaultTests {
             try await fixture.server.waitForRequests { $0.count >= 90 }
             requestsAtCrash.withLock { $0 = fixture.server.requests.count }
             try cluster.crash()
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(for: .milliseconds(1500))  // the outage itself, not a wait: its length
             try cluster.start()
         }
         #expect(requestsAtCrash.withLock { $0 } < jobs, "the crash came before the run ended")
@@ -142,11 +142,16 @@ struct DatabaseFaultTests {
         let outcome = try await Self.run(fixture, jobs: 300, lease: .seconds(2)) {
             try await fixture.server.waitForRequests { $0.count >= 60 }
             try cluster.crash()
-            try await Task.sleep(for: .milliseconds(1000))
+            try await Task.sleep(for: .milliseconds(1000))  // the first outage, not a wait: its length
             try cluster.start()
-            try await Task.sleep(for: .milliseconds(200))
+            // The second crash once a participant has its connection back: the others are
+            // still reconnecting (each on its own backoff), or have only just done it.
+            try await waitUntil("a participant to reconnect after the first restart", interval: .milliseconds(20)) {
+                let count = try? cluster.psql("SELECT COUNT(*) FROM pg_stat_activity WHERE application_name LIKE 'trawl-%'")
+                return (Int(count?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0) > 0
+            }
             try cluster.crash()
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(for: .milliseconds(1500))  // the second outage, not a wait: its length
             try cluster.start()
         }
         Self.expectExactlyOnce(outcome)
@@ -214,14 +219,14 @@ struct DatabaseFaultTests {
         let cluster = try Self.cluster()
         defer { cluster.stop() }
         // Pages wait until every process has joined, so the cuts land in the middle of the run.
-        let gate = Shared(false)
+        let gate = Watched(false)
         let fixture = try QueueFixture(hosts: ["a.test", "b.test", "c.test", "d.test", "e.test", "f.test"], cluster: cluster) { request in
-            while !gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
-            Thread.sleep(forTimeInterval: 0.03)
+            guard (try? gate.block(for: "every process to join the queue", within: .seconds(180)) { $0 }) != nil else { return .status(503) }
+            Thread.sleep(forTimeInterval: 0.03)  // a slow peer, not a wait: the run's length
             return QueueFixture.page(request.path)
         }
         defer {
-            gate.withLock { $0 = true }
+            gate.set(true)
             fixture.server.shutdown()
         }
         let lines = (1...300).map { "http://\(["a", "b", "c", "d", "e", "f"][$0 % 6]).test/p/\($0)" }
@@ -230,13 +235,16 @@ struct DatabaseFaultTests {
         let configuration = fixture.configuration(concurrency: 4, perHost: 4)
         try await fixture.withStore { store in try await fixture.push(store, configuration: configuration) }
 
+        let exits = Watched(0)
         func launch(_ arguments: [String], application: String) throws -> Process {
             let process = Process()
+            process.terminationHandler = { _ in exits.update { $0 += 1 } }
             process.executableURL = binary
-            process.arguments = arguments + [
-                "--queue", fixture.url + "?application_name=\(application)", "--concurrency", "4", "--per-host", "4", "--backoff", "0.02",
-                "--lease", "6",
-            ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
+            process.arguments =
+                arguments + [
+                    "--queue", fixture.url + "?application_name=\(application)", "--concurrency", "4", "--per-host", "4", "--backoff", "0.02",
+                    "--lease", "6",
+                ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
             process.environment = CommandRun.isolatedEnvironment()
             process.standardOutput = FileHandle.nullDevice
             let log = fixture.folder.appendingPathComponent("\(application).txt")
@@ -258,20 +266,24 @@ struct DatabaseFaultTests {
         // Cut in the middle of the run, not at start-up: a process that loses its connection
         // while it brings the schema up to date fails at once (as it should: a person started it).
         func registered() -> Int {
-            Int((try? cluster.psql("SELECT COUNT(*) FROM trawl_worker", database: fixture.database))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+            Int(
+                (try? cluster.psql("SELECT COUNT(*) FROM trawl_worker", database: fixture.database))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
         }
-        try await waitUntil { registered() == names.count + 1 || !everyone.allSatisfy(\.isRunning) }
-        gate.withLock { $0 = true }
+        try await waitUntil("the batch and the workers to join the queue", interval: .milliseconds(20)) {
+            registered() == names.count + 1 || exits.value > 0
+        }
+        gate.set(true)
         var cuts = 0
         for at in stride(from: fixture.server.requests.count + 10, to: 270, by: 12) {
-            try await waitUntil { fixture.server.requests.count >= at || !batch.isRunning }
+            try await waitUntil("\(at) requests or the batch's end") { fixture.server.requests.count >= at || !batch.isRunning }
             guard batch.isRunning else { break }
             var terminated = 0
             for name in names { terminated += try cluster.terminateConnections(application: name) }
             if terminated > 0 { cuts += 1 }
         }
-        try await waitUntil(within: .seconds(180)) { everyone.allSatisfy { !$0.isRunning } }
+        try await exits.wait(for: "the batch and the workers to exit", within: .seconds(180)) { $0 == everyone.count }
+        for process in everyone { process.waitUntilExit() }
 
         #expect(cuts >= 3, "the workers had connections to cut")
         #expect(batch.terminationStatus == 0, "\(log("trawl-batch").suffix(2000))")

@@ -52,7 +52,11 @@ struct FleetPolitenessTests {
         let fixture = try QueueFixture(hosts: ["busy.test", "fine.test"]) { request in
             let host = request.header("host") ?? "?"
             log.withLock { $0.append((host, request.path, clock.now)) }
-            if host == "busy.test", refused.withLock({ was in defer { was = true }; return !was }) {
+            if host == "busy.test",
+                refused.withLock({ was in
+                    defer { was = true }; return !was
+                })
+            {
                 return .status(429, headers: [("Retry-After", "2")])
             }
             return QueueFixture.page(request.path)

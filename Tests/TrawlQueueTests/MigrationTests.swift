@@ -20,8 +20,9 @@ struct MigrationTests {
         let tables = try fixture.cluster.psql(
             "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE tablename LIKE 'trawl_%'",
             database: String(fixture.url.split(separator: "/").last!))
-        #expect(tables.trimmingCharacters(in: .whitespacesAndNewlines)
-            == "trawl_host,trawl_host_returned,trawl_intake,trawl_job,trawl_job_key,trawl_migrations,trawl_output,trawl_result,trawl_worker")
+        #expect(
+            tables.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "trawl_host,trawl_host_returned,trawl_intake,trawl_job,trawl_job_key,trawl_migrations,trawl_output,trawl_result,trawl_worker")
     }
 
     @Test("A queue made by the previous schema (v1) is upgraded with its jobs, which are then worked")
@@ -33,7 +34,8 @@ struct MigrationTests {
         // its lease long expired) as that version left them.
         let first = try await fixture.withStore(migrate: false) { store in try await store.migrate(upTo: "v1-jobs") }
         #expect(first == ["v1-jobs"])
-        try fixture.cluster.psql("""
+        try fixture.cluster.psql(
+            """
             INSERT INTO trawl_host (name, in_flight) VALUES ('a.test', 1);
             INSERT INTO trawl_job (key, input, url, host, state, updated_at) VALUES ('http://a.test/old', 'http://a.test/old', 'http://a.test/old', 'a.test', 'pending', 0);
             INSERT INTO trawl_job (key, input, url, host, state, attempts, lease_owner, lease_until, updated_at)
@@ -66,7 +68,8 @@ struct MigrationTests {
         let first = try await fixture.withStore(migrate: false) { store in try await store.migrate(upTo: "v4-lease-expiries") }
         #expect(first == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries"])
         try fixture.cluster.psql(Self.pushedBefore(["http://a.test/written", "http://a.test/old", "http://a.test/half"]), database: database)
-        try fixture.cluster.psql("""
+        try fixture.cluster.psql(
+            """
             UPDATE trawl_job SET state = 'done' WHERE key = 'http://a.test/written';
             INSERT INTO trawl_result (job_id, out_seq, line, outcome, host, finished_at)
                 SELECT id, nextval('trawl_result_out_seq'), '{"input":"http://a.test/written","status":"done","attempts":1}', 'done', 'a.test', 0
@@ -94,9 +97,10 @@ struct MigrationTests {
         #expect(!indexes.contains("trawl_result_out_seq_key"))
         #expect(indexes.contains("trawl_result_numbered"))
         #expect(try fixture.cluster.psql("SELECT reloptions::text FROM pg_class WHERE relname = 'trawl_host'", database: database).contains("fillfactor=50"))
-        #expect(try fixture.cluster.psql(
-            "SELECT COUNT(*) FROM pg_constraint WHERE conrelid = 'trawl_result'::regclass AND contype = 'f'", database: database
-        ).hasPrefix("0"), "v6: no foreign key checked per result")
+        #expect(
+            try fixture.cluster.psql(
+                "SELECT COUNT(*) FROM pg_constraint WHERE conrelid = 'trawl_result'::regclass AND contype = 'f'", database: database
+            ).hasPrefix("0"), "v6: no foreign key checked per result")
     }
 
     @Test("A queue made by v6 is upgraded to v7: its keys move to their own table, and a URL pushed again is a duplicate, not a second job")
@@ -122,13 +126,16 @@ struct MigrationTests {
         #expect(applied.last == "v7-job-keys")
         #expect(report.finished == 3)
         #expect(try fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job", database: database).hasPrefix("3"))
-        #expect(try fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job_key k JOIN trawl_job j ON j.id = k.job_id AND j.key = k.key", database: database).hasPrefix("3"))
+        #expect(
+            try fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job_key k JOIN trawl_job j ON j.id = k.job_id AND j.key = k.key", database: database)
+                .hasPrefix("3"))
         let results = try fixture.results()
         #expect(results.map(\.input).sorted() == ["http://a.test/one", "http://a.test/three", "http://a.test/two"])
         #expect(results.first { $0.input.hasSuffix("/one") }?.duplicates == 1)
-        #expect(try fixture.cluster.psql(
-            "SELECT COUNT(*) FROM pg_constraint WHERE conrelid = 'trawl_job'::regclass AND contype = 'u'", database: database
-        ).hasPrefix("0"), "v7: no key index on the job rows")
+        #expect(
+            try fixture.cluster.psql(
+                "SELECT COUNT(*) FROM pg_constraint WHERE conrelid = 'trawl_job'::regclass AND contype = 'u'", database: database
+            ).hasPrefix("0"), "v7: no key index on the job rows")
     }
 
     /// The SQL with which a Trawl before v7 pushed a list of URLs on host `a.test` (keys unique

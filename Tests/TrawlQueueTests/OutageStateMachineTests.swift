@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TrawlQueue
 
 /// How a store waits out an outage, without PostgreSQL: ``OutageStateMachine`` fed events at

@@ -19,12 +19,15 @@ struct ProcessKillTests {
         }
     }
 
-    func launch(_ binary: URL, _ fixture: QueueFixture, _ arguments: [String], log: String) throws -> Process {
+    /// - Parameter exits: gathers the process's ID when it exits.
+    func launch(_ binary: URL, _ fixture: QueueFixture, _ arguments: [String], log: String, exits: Watched<Set<Int32>>? = nil) throws -> Process {
         let process = Process()
+        if let exits { process.terminationHandler = { process in exits.update { _ = $0.insert(process.processIdentifier) } } }
         process.executableURL = binary
-        process.arguments = arguments + [
-            "--queue", fixture.url, "--concurrency", "6", "--per-host", "6", "--backoff", "0.01", "--lease", "1", "--quiet",
-        ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
+        process.arguments =
+            arguments + [
+                "--queue", fixture.url, "--concurrency", "6", "--per-host", "6", "--backoff", "0.01", "--lease", "1", "--quiet",
+            ] + fixture.connectTo.flatMap { ["--connect-to", $0] }
         process.standardOutput = FileHandle.nullDevice
         let path = fixture.folder.appendingPathComponent(log).path
         if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
@@ -38,8 +41,10 @@ struct ProcessKillTests {
     @Test("The batch and two workers, each killed at random moments and restarted: each input once")
     func killAndRestart() throws {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
+        let kills = KillSwitch()
         let fixture = try QueueFixture(hosts: ["a.test", "b.test", "c.test"]) { request in
-            Thread.sleep(forTimeInterval: Double.random(in: 0.004...0.016))
+            kills.requestArrived()
+            Thread.sleep(forTimeInterval: Double.random(in: 0.004...0.016))  // a peer of uneven speed, not a wait
             if request.path.hasSuffix("/404") { return .status(404) }
             return QueueFixture.page(request.path)
         }
@@ -52,26 +57,30 @@ struct ProcessKillTests {
         // A job may be in flight in several of the killed processes: no attempt cap here (see attemptCap).
         let batchArguments = ["batch", fixture.list.path, "--out", fixture.output.path, "--max-lease-expiries", "1000"]
         let workerArguments = ["worker", "--max-lease-expiries", "1000"]
+        let exits = Watched<Set<Int32>>([])
         var running: [(process: Process, arguments: [String], log: String)] = [
-            (try launch(binary, fixture, batchArguments, log: "batch.txt"), batchArguments, "batch.txt"),
-            (try launch(binary, fixture, workerArguments, log: "worker1.txt"), workerArguments, "worker1.txt"),
-            (try launch(binary, fixture, workerArguments, log: "worker2.txt"), workerArguments, "worker2.txt"),
+            (try launch(binary, fixture, batchArguments, log: "batch.txt", exits: exits), batchArguments, "batch.txt"),
+            (try launch(binary, fixture, workerArguments, log: "worker1.txt", exits: exits), workerArguments, "worker1.txt"),
+            (try launch(binary, fixture, workerArguments, log: "worker2.txt", exits: exits), workerArguments, "worker2.txt"),
         ]
-        var kills = 0
+        var killed = 0
         for _ in 0..<30 {
-            // Killed once the server has seen a random number of further requests: at a random
-            // moment of real work, however fast or loaded the machine is.
-            let target = fixture.server.requests.count + Int.random(in: 1...25)
-            let deadline = Date().addingTimeInterval(120)
-            while running[0].process.isRunning, fixture.server.requests.count < target, Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.001)
-            }
-            guard running[0].process.isRunning else { break }  // the batch finished: the list is done
+            // Killed by the server's handler once it has seen a random number of further
+            // requests: at a random moment of real work, however fast or loaded the machine is.
             let victim = Int.random(in: 0..<running.count)
-            kill(running[victim].process.processIdentifier, SIGKILL)
+            let (batchID, victimID) = (running[0].process.processIdentifier, running[victim].process.processIdentifier)
+            kills.arm(victimID, afterRequests: Int.random(in: 1...25))
+            try exits.block(for: "process \(victim) to be killed or the batch to finish") { $0.contains(victimID) || $0.contains(batchID) }
+            kills.disarm()
+            let exited = exits.value
+            if exited.contains(batchID) {
+                running[0].process.waitUntilExit()
+                if running[0].process.terminationReason == .exit { break }  // the batch finished: the list is done
+            }
             running[victim].process.waitUntilExit()
-            if running[victim].process.terminationReason == .uncaughtSignal { kills += 1 }
-            running[victim].process = try launch(binary, fixture, running[victim].arguments, log: running[victim].log)
+            if running[victim].process.terminationReason == .uncaughtSignal { killed += 1 }
+            exits.update { _ = $0.remove(victimID) }
+            running[victim].process = try launch(binary, fixture, running[victim].arguments, log: running[victim].log, exits: exits)
         }
         // Let the batch finish; then stop the workers (they would wait for more work).
         running[0].process.waitUntilExit()
@@ -81,7 +90,7 @@ struct ProcessKillTests {
             kill(worker.process.processIdentifier, SIGTERM)
             worker.process.waitUntilExit()
         }
-        #expect(kills >= 5, "only \(kills) kills landed before the batch finished")
+        #expect(killed >= 5, "only \(killed) kills landed before the batch finished")
 
         let results = try fixture.results()
         #expect(results.count == expected.count)
@@ -106,16 +115,16 @@ struct ProcessKillTests {
     func attemptCap() async throws {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
         let poisoned = Shared(0)
-        let released = Shared(false)
+        let released = Watched(false)
         let fixture = try QueueFixture(hosts: ["a.test"]) { request in
             guard request.path == "/poison" else { return QueueFixture.page(request.path) }
             // The worker fetching this page is killed by the test; the answer never leaves.
             poisoned.withLock { $0 += 1 }
-            while !released.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.01) }
+            _ = try? released.block(for: "the end of the test") { $0 }
             return QueueFixture.page(request.path)
         }
         defer {
-            released.withLock { $0 = true }
+            released.set(true)
             fixture.server.shutdown()
         }
         let lines = ["http://a.test/poison"] + (1...20).map { "http://a.test/ok/\($0)" }
@@ -123,19 +132,27 @@ struct ProcessKillTests {
         let configuration = fixture.configuration()
         try await fixture.withStore { store in try await fixture.push(store, configuration: configuration) }
         let database = String(fixture.url.split(separator: "/").last!)
-        func done() -> Int { Int((try? fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job WHERE state = 'done'", database: database))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0 }
+        func done() -> Int {
+            Int(
+                (try? fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job WHERE state = 'done'", database: database))?.trimmingCharacters(
+                    in: .whitespacesAndNewlines) ?? "") ?? 0
+        }
         // Each worker is killed (kill -9) while it waits for the page; the first once the other
         // pages are done (its other slots work on while one hangs), so only this page's leases expire.
         for kill in 1...3 {
             let worker = try launch(binary, fixture, ["worker", "--max-lease-expiries", "3"], log: "worker\(kill).txt")
-            try await waitUntil { (poisoned.withLock { $0 } == kill && done() == 20) || !worker.isRunning }
+            try await waitUntil("worker \(kill) to hold the poisoned page with the rest done", interval: .milliseconds(20)) {
+                (poisoned.withLock { $0 } == kill && done() == 20) || !worker.isRunning
+            }
             #expect(worker.isRunning, "worker \(kill) ended by itself")
             Glibc.kill(worker.processIdentifier, SIGKILL)
             worker.waitUntilExit()
         }
         // The next worker returns the job the third time its lease runs out: failed, not claimed.
-        let last = try launch(binary, fixture, ["worker", "--max-lease-expiries", "3", "--exit-when-empty"], log: "last.txt")
-        try await waitUntil { !last.isRunning }
+        let lastExit = Watched<Set<Int32>>([])
+        let last = try launch(binary, fixture, ["worker", "--max-lease-expiries", "3", "--exit-when-empty"], log: "last.txt", exits: lastExit)
+        try await lastExit.wait(for: "the last worker to exit") { !$0.isEmpty }
+        last.waitUntilExit()
         #expect(last.terminationStatus == 0)
         #expect(poisoned.withLock { $0 } == 3, "the page was asked for once per killed worker, then never again")
         try await fixture.withStore { store in try await fixture.writeOutput(store) }

@@ -12,7 +12,11 @@ struct QueueErrorTests {
 
     @Test("A queue URL that is not postgres:// fails with queue-invalid-url, its password never shown")
     func invalidLocation() {
-        for text in ["mysql://me:\(Self.secret)@db/x", "postgres://me:\(Self.secret)@db/x?sslmode=sometimes", "postgres://me:\(Self.secret)@db/x?sslrootcert=/etc/hostname", "postgres://me:\(Self.secret)@db/x?sslmode=verify-full&sslrootcert=/no/such/ca.pem", "postgres:///x", "not a url"] {
+        for text in [
+            "mysql://me:\(Self.secret)@db/x", "postgres://me:\(Self.secret)@db/x?sslmode=sometimes",
+            "postgres://me:\(Self.secret)@db/x?sslrootcert=/etc/hostname", "postgres://me:\(Self.secret)@db/x?sslmode=verify-full&sslrootcert=/no/such/ca.pem",
+            "postgres:///x", "not a url",
+        ] {
             do {
                 _ = try QueueLocation(text)
                 Issue.record("\(text) was accepted")

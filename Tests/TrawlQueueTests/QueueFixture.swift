@@ -86,7 +86,9 @@ struct QueueFixture {
 
     /// A page whose one GIF is named after its path.
     static func page(_ path: String) -> TestResponse {
-        .html("<html><head><title>\(path)</title><meta property=\"og:image\" content=\"https://media.test/\(path.replacingOccurrences(of: "/", with: "_")).gif\"></head><body></body></html>")
+        .html(
+            "<html><head><title>\(path)</title><meta property=\"og:image\" content=\"https://media.test/\(path.replacingOccurrences(of: "/", with: "_")).gif\"></head><body></body></html>"
+        )
     }
 
     static func gif(for path: String) -> String { "https://media.test/\(path.replacingOccurrences(of: "/", with: "_")).gif" }

@@ -1,5 +1,6 @@
 import Testing
 import TrawlStore
+
 @testable import TrawlQueue
 @testable import TrawlQueueWorker
 
@@ -55,7 +56,8 @@ import TrawlStore
     }
 
     static func job(_ id: Int64) -> Job {
-        Job(id: id, key: "k\(id)", input: "http://h.test/\(id)", url: "http://h.test/\(id)", host: "h.test", state: .pending,
+        Job(
+            id: id, key: "k\(id)", input: "http://h.test/\(id)", url: "http://h.test/\(id)", host: "h.test", state: .pending,
             attempts: 1, lastError: nil, nextAttemptAt: 0, duplicates: 0)
     }
 
@@ -66,90 +68,110 @@ import TrawlStore
     }
 
     static let rows: [Row] = [
-        Row(name: "An idle worker claims, starts what it got, and waits", beats: [
-            beat(.begin, at: 0, free: 4, [.claim]),
-            beat(.claimed([1, 2], at: 0), at: 0, free: 2, start(1, 2) + [.claim]),
-            beat(.claimed([], at: 0.01), at: 0.01, free: 2, [.wait]),
-        ]),
-        Row(name: "Slots limit the attempts in flight; held jobs start as slots free", concurrency: 2, claimGroup: 2, beats: [
-            beat(.begin, at: 0, free: 4, [.claim]),
-            beat(.claimed([1, 2, 3, 4], at: 0), at: 0, free: 0, start(1, 2) + [.wait]),
-            beat(.ended, at: 1, free: 0, start(3) + [.wait]),
-            beat(.abandoned, at: 1, free: 1, start(4) + [.wait]),
-            beat(.ended, at: 2, free: 1, [.wait]),
-        ]),
-        Row(name: "A claim that filled its group and left room for another claims again at once", concurrency: 8, claimGroup: 2, beats: [
-            beat(.begin, at: 0, free: 8, [.claim]),
-            beat(.claimed([1, 2], at: 0), at: 0, free: 6, start(1, 2) + [.claim]),
-            beat(.claimed([3], at: 0), at: 0, free: 5, start(3) + [.claim]),
-            beat(.claimed([], at: 0), at: 0, free: 5, [.wait]),
-        ]),
-        Row(name: "Below a claim group, a busy worker waits; an idle one claims whatever room it has", concurrency: 8, claimGroup: 4, beats: [
-            beat(.begin, at: 0, free: 3, [.claim]),
-            beat(.claimed([1], at: 0), at: 0, free: 2, start(1) + [.wait]),
-            beat(.ended, at: 1, free: 2, [.wait]),
-            beat(.committed(kept: true, final: true), at: 1, free: 3, [.claim]),
-        ]),
-        Row(name: "After an empty claim, the next waits a tenth of a second or a wake-up", concurrency: 4, claimGroup: 1, beats: [
-            beat(.begin, at: 0, free: 4, [.claim]),
-            beat(.claimed([1], at: 0), at: 0, free: 3, start(1) + [.claim]),
-            beat(.claimed([], at: 0), at: 0, free: 3, [.wait]),
-            beat(.ended, at: 0.05, free: 3, [.wait]),
-            beat(.tookOver([]), at: 0.09, free: 3, [.wait]),
-            beat(.committed(kept: true, final: true), at: 0.1, free: 4, [.claim]),
-            beat(.claimed([], at: 0.1), at: 0.1, free: 4, [.idle]),
-            beat(.due(nil), at: 0.1, free: 4, [.wait]),
-            beat(.woke, at: 0.11, free: 4, [.claim]),
-        ]),
-        Row(name: "An idle worker sets a timer for the next due time, not sooner than 50 ms, never a later one", beats: [
-            beat(.begin, at: 0, free: 4, [.claim]),
-            beat(.claimed([], at: 0), at: 0, free: 4, [.idle]),
-            beat(.due(5), at: 0, free: 4, [.setTimer(at: 5), .wait]),
-            beat(.woke, at: 1, free: 4, [.claim]),
-            beat(.claimed([], at: 1), at: 1, free: 4, [.idle]),
-            beat(.due(5), at: 1, free: 4, [.wait]),
-            beat(.woke, at: 2, free: 4, [.claim]),
-            beat(.claimed([], at: 2), at: 2, free: 4, [.idle]),
-            beat(.due(2), at: 2, free: 4, [.setTimer(at: 2.05), .wait]),
-            beat(.woke, at: 2.05, free: 4, [.claim]),
-            beat(.claimed([], at: 2.05), at: 2.05, free: 4, [.idle]),
-            beat(.due(5), at: 2.05, free: 4, [.setTimer(at: 5), .wait]),
-        ]),
-        Row(name: "A worker with an outcome committing is not idle", beats: [
-            beat(.begin, at: 0, free: 4, [.claim]),
-            beat(.claimed([1], at: 0), at: 0, free: 3, start(1) + [.claim]),
-            beat(.claimed([], at: 0), at: 0, free: 3, [.wait]),
-            beat(.ended, at: 1, free: 3, [.claim]),
-            beat(.claimed([], at: 1), at: 1, free: 3, [.wait]),
-            beat(.committed(kept: true, final: false), at: 1.2, free: 4, [.claim]),
-            beat(.claimed([], at: 1.2), at: 1.2, free: 4, [.idle]),
-        ]),
-        Row(name: "Jobs a commit took over start in the slots it freed, without a claim", concurrency: 2, claimGroup: 2, beats: [
-            beat(.begin, at: 0, free: 2, [.claim]),
-            beat(.claimed([1, 2], at: 0), at: 0, free: 0, start(1, 2) + [.wait]),
-            beat(.ended, at: 1, free: 0, [.wait]),
-            beat(.tookOver([3]), at: 1, free: 0, start(3) + [.wait]),
-            beat(.committed(kept: true, final: true), at: 1, free: 0, [.wait]),
-        ]),
-        Row(name: "Told to exit when empty, an idle worker looks for work and exits when there is none", exitWhenEmpty: true, beats: [
-            beat(.begin, at: 0, free: 4, [.claim]),
-            beat(.claimed([], at: 0), at: 0, free: 4, [.lookForWork]),
-            beat(.looked(unfinished: true), at: 0, free: 4, [.idle]),
-            beat(.due(nil), at: 0, free: 4, [.wait]),
-            beat(.woke, at: 3, free: 4, [.claim]),
-            beat(.claimed([], at: 3), at: 3, free: 4, [.lookForWork]),
-            beat(.looked(unfinished: false), at: 3, free: 4, [.exit]),
-        ]),
-        Row(name: "A worker that exits when empty goes on while an attempt of its own runs", exitWhenEmpty: true, beats: [
-            beat(.begin, at: 0, free: 4, [.claim]),
-            beat(.claimed([1], at: 0), at: 0, free: 3, start(1) + [.claim]),
-            beat(.claimed([], at: 0), at: 0, free: 3, [.wait]),
-            beat(.ended, at: 0.5, free: 3, [.claim]),
-            beat(.claimed([], at: 0.5), at: 0.5, free: 3, [.wait]),
-            // Idle now, its last claim empty: it looks (a claim would wait for a tenth of a second).
-            beat(.committed(kept: true, final: true), at: 0.5, free: 4, [.lookForWork]),
-            beat(.looked(unfinished: false), at: 0.5, free: 4, [.exit]),
-        ]),
+        Row(
+            name: "An idle worker claims, starts what it got, and waits",
+            beats: [
+                beat(.begin, at: 0, free: 4, [.claim]),
+                beat(.claimed([1, 2], at: 0), at: 0, free: 2, start(1, 2) + [.claim]),
+                beat(.claimed([], at: 0.01), at: 0.01, free: 2, [.wait]),
+            ]),
+        Row(
+            name: "Slots limit the attempts in flight; held jobs start as slots free", concurrency: 2, claimGroup: 2,
+            beats: [
+                beat(.begin, at: 0, free: 4, [.claim]),
+                beat(.claimed([1, 2, 3, 4], at: 0), at: 0, free: 0, start(1, 2) + [.wait]),
+                beat(.ended, at: 1, free: 0, start(3) + [.wait]),
+                beat(.abandoned, at: 1, free: 1, start(4) + [.wait]),
+                beat(.ended, at: 2, free: 1, [.wait]),
+            ]),
+        Row(
+            name: "A claim that filled its group and left room for another claims again at once", concurrency: 8, claimGroup: 2,
+            beats: [
+                beat(.begin, at: 0, free: 8, [.claim]),
+                beat(.claimed([1, 2], at: 0), at: 0, free: 6, start(1, 2) + [.claim]),
+                beat(.claimed([3], at: 0), at: 0, free: 5, start(3) + [.claim]),
+                beat(.claimed([], at: 0), at: 0, free: 5, [.wait]),
+            ]),
+        Row(
+            name: "Below a claim group, a busy worker waits; an idle one claims whatever room it has", concurrency: 8, claimGroup: 4,
+            beats: [
+                beat(.begin, at: 0, free: 3, [.claim]),
+                beat(.claimed([1], at: 0), at: 0, free: 2, start(1) + [.wait]),
+                beat(.ended, at: 1, free: 2, [.wait]),
+                beat(.committed(kept: true, final: true), at: 1, free: 3, [.claim]),
+            ]),
+        Row(
+            name: "After an empty claim, the next waits a tenth of a second or a wake-up", concurrency: 4, claimGroup: 1,
+            beats: [
+                beat(.begin, at: 0, free: 4, [.claim]),
+                beat(.claimed([1], at: 0), at: 0, free: 3, start(1) + [.claim]),
+                beat(.claimed([], at: 0), at: 0, free: 3, [.wait]),
+                beat(.ended, at: 0.05, free: 3, [.wait]),
+                beat(.tookOver([]), at: 0.09, free: 3, [.wait]),
+                beat(.committed(kept: true, final: true), at: 0.1, free: 4, [.claim]),
+                beat(.claimed([], at: 0.1), at: 0.1, free: 4, [.idle]),
+                beat(.due(nil), at: 0.1, free: 4, [.wait]),
+                beat(.woke, at: 0.11, free: 4, [.claim]),
+            ]),
+        Row(
+            name: "An idle worker sets a timer for the next due time, not sooner than 50 ms, never a later one",
+            beats: [
+                beat(.begin, at: 0, free: 4, [.claim]),
+                beat(.claimed([], at: 0), at: 0, free: 4, [.idle]),
+                beat(.due(5), at: 0, free: 4, [.setTimer(at: 5), .wait]),
+                beat(.woke, at: 1, free: 4, [.claim]),
+                beat(.claimed([], at: 1), at: 1, free: 4, [.idle]),
+                beat(.due(5), at: 1, free: 4, [.wait]),
+                beat(.woke, at: 2, free: 4, [.claim]),
+                beat(.claimed([], at: 2), at: 2, free: 4, [.idle]),
+                beat(.due(2), at: 2, free: 4, [.setTimer(at: 2.05), .wait]),
+                beat(.woke, at: 2.05, free: 4, [.claim]),
+                beat(.claimed([], at: 2.05), at: 2.05, free: 4, [.idle]),
+                beat(.due(5), at: 2.05, free: 4, [.setTimer(at: 5), .wait]),
+            ]),
+        Row(
+            name: "A worker with an outcome committing is not idle",
+            beats: [
+                beat(.begin, at: 0, free: 4, [.claim]),
+                beat(.claimed([1], at: 0), at: 0, free: 3, start(1) + [.claim]),
+                beat(.claimed([], at: 0), at: 0, free: 3, [.wait]),
+                beat(.ended, at: 1, free: 3, [.claim]),
+                beat(.claimed([], at: 1), at: 1, free: 3, [.wait]),
+                beat(.committed(kept: true, final: false), at: 1.2, free: 4, [.claim]),
+                beat(.claimed([], at: 1.2), at: 1.2, free: 4, [.idle]),
+            ]),
+        Row(
+            name: "Jobs a commit took over start in the slots it freed, without a claim", concurrency: 2, claimGroup: 2,
+            beats: [
+                beat(.begin, at: 0, free: 2, [.claim]),
+                beat(.claimed([1, 2], at: 0), at: 0, free: 0, start(1, 2) + [.wait]),
+                beat(.ended, at: 1, free: 0, [.wait]),
+                beat(.tookOver([3]), at: 1, free: 0, start(3) + [.wait]),
+                beat(.committed(kept: true, final: true), at: 1, free: 0, [.wait]),
+            ]),
+        Row(
+            name: "Told to exit when empty, an idle worker looks for work and exits when there is none", exitWhenEmpty: true,
+            beats: [
+                beat(.begin, at: 0, free: 4, [.claim]),
+                beat(.claimed([], at: 0), at: 0, free: 4, [.lookForWork]),
+                beat(.looked(unfinished: true), at: 0, free: 4, [.idle]),
+                beat(.due(nil), at: 0, free: 4, [.wait]),
+                beat(.woke, at: 3, free: 4, [.claim]),
+                beat(.claimed([], at: 3), at: 3, free: 4, [.lookForWork]),
+                beat(.looked(unfinished: false), at: 3, free: 4, [.exit]),
+            ]),
+        Row(
+            name: "A worker that exits when empty goes on while an attempt of its own runs", exitWhenEmpty: true,
+            beats: [
+                beat(.begin, at: 0, free: 4, [.claim]),
+                beat(.claimed([1], at: 0), at: 0, free: 3, start(1) + [.claim]),
+                beat(.claimed([], at: 0), at: 0, free: 3, [.wait]),
+                beat(.ended, at: 0.5, free: 3, [.claim]),
+                beat(.claimed([], at: 0.5), at: 0.5, free: 3, [.wait]),
+                // Idle now, its last claim empty: it looks (a claim would wait for a tenth of a second).
+                beat(.committed(kept: true, final: true), at: 0.5, free: 4, [.lookForWork]),
+                beat(.looked(unfinished: false), at: 0.5, free: 4, [.exit]),
+            ]),
     ]
 
     @Test(arguments: rows)

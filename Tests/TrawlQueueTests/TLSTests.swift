@@ -22,7 +22,8 @@ struct TLSTests {
             let (migrations, pushed, encrypted) = try await QueueStore.withStore(location, logger: Logger(label: "test")) { store in
                 let url = "http://a.test/\(parameters)"
                 let counts = try await store.addCounting(
-                    [NewJob(key: url, input: url, url: url, host: "a.test")], source: parameters, linesRead: 1, complete: true, now: Date().timeIntervalSince1970)
+                    [NewJob(key: url, input: url, url: url, host: "a.test")], source: parameters, linesRead: 1, complete: true,
+                    now: Date().timeIntervalSince1970)
                 return (try await store.appliedMigrations(), counts.added, try await store.usesTLS())
             }
             #expect(migrations.contains("v1-jobs"))

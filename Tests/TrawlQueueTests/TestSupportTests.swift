@@ -101,9 +101,82 @@ struct TestSupportTests {
         meter.enter("a.test")
         let started = Date()
         #expect(!meter.waitUntil("a.test", inFlight: 2, before: started.addingTimeInterval(0.2)))
-        let second = Thread { Thread.sleep(forTimeInterval: 0.05); meter.enter("a.test") }
+        // Not a wait: the second request comes after the handler began waiting, what is tested.
+        let second = Thread {
+            Thread.sleep(forTimeInterval: 0.05); meter.enter("a.test")
+        }
         second.start()
         #expect(meter.waitUntil("a.test", inFlight: 2, before: Date().addingTimeInterval(30)))
         #expect(meter.peaks["a.test"] == 2)
+    }
+
+    @Test("A watched value wakes a task and a thread when it changes to what they wait for; a wait that is never met names what it waited for")
+    func watchedValue() async throws {
+        let value = Watched(0)
+        async let reached = value.wait(for: "the value to reach 3") { $0 >= 3 }
+        let blocked = Watched<Int?>(nil)
+        let thread = Thread { blocked.set(try? value.block(for: "the value to reach 2") { $0 >= 2 }) }
+        thread.start()
+        // Changed only once both wait: what is tested is the wake-up, not the first check.
+        try await waitUntil("the task and the thread to wait") { value.waiting == 2 }
+        for _ in 1...3 { value.update { $0 += 1 } }
+        #expect(try await reached == 3)
+        #expect(try await blocked.wait(for: "the thread to be woken") { $0 != nil } ?? 0 >= 2)
+        do {
+            try await value.wait(for: "the value to go negative", within: .milliseconds(100)) { $0 < 0 }
+            Issue.record("the wait should have timed out")
+        } catch let error as WaitTimedOut {
+            #expect(error.description.contains("the value to go negative"), "\(error)")
+        }
+        #expect(throws: WaitTimedOut.self) { try value.block(for: "never", within: .milliseconds(100)) { $0 < 0 } }
+    }
+
+    @Test("A child's lines are awaited as it prints them; its output ending without the line fails the wait at once")
+    func outputLines() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // Prints its second line only once it is told to (the test writes to its input).
+        process.arguments = ["-c", "echo first; read go; echo \"second $go\""]
+        let (input, output) = (Pipe(), Pipe())
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let lines = OutputLines(output)
+        #expect(try await lines.first(for: "the first line") { $0 == "first" } == "first")
+        #expect(lines.lines == ["first"])
+        input.fileHandleForWriting.write(Data("now\n".utf8))
+        #expect(try await lines.first(for: "the second line") { $0.hasPrefix("second") } == "second now")
+        await #expect(throws: OutputEnded.self) { try await lines.first(for: "a third line", within: .seconds(60)) { $0 == "third" } }
+        process.waitUntilExit()
+        #expect(try await lines.end() == "first\nsecond now\n")
+    }
+
+    @Test("A kill switch kills the process it is armed for when the requests it counts reach the number, and not once disarmed")
+    func killSwitch() async throws {
+        func sleeper() throws -> (Process, Watched<Bool>) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sleep")
+            process.arguments = ["60"]
+            let exited = process.watchExit()
+            try process.run()
+            return (process, exited)
+        }
+        let kills = KillSwitch()
+        let (armed, armedExit) = try sleeper()
+        kills.arm(armed.processIdentifier, afterRequests: 2)
+        kills.requestArrived()
+        #expect(armed.isRunning && kills.isArmed)
+        kills.requestArrived()
+        try await armedExit.wait(for: "the armed process to be killed")
+        armed.waitUntilExit()
+        #expect(armed.terminationReason == .uncaughtSignal)
+        #expect(!kills.isArmed)
+
+        let (spared, _) = try sleeper()
+        defer { kill(spared.processIdentifier, SIGKILL) }
+        kills.arm(spared.processIdentifier, afterRequests: 1)
+        kills.disarm()
+        kills.requestArrived()
+        #expect(spared.isRunning)
     }
 }

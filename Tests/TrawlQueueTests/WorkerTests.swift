@@ -60,22 +60,22 @@ struct WorkerTests {
         waiting.lease = .seconds(3600)
         let configuration = waiting
         try fixture.writeList(["http://a.test/late/1", "http://a.test/late/2"])
-        let idle = Shared(0)
-        let finished = Shared(0)
+        let idle = Watched(0)
+        let finished = Watched(0)
         try await fixture.withStore { store in
             let worker = Task {
                 try await QueueWorker(store: store, configuration: configuration).run { event in
                     switch event {
-                    case .idle: idle.withLock { $0 += 1 }
-                    case .finished: finished.withLock { $0 += 1 }
+                    case .idle: idle.update { $0 += 1 }
+                    case .finished: finished.update { $0 += 1 }
                     }
                 }
             }
             // The queue is empty: the worker claims nothing and waits, with no timer set.
-            try await waitUntil { idle.withLock { $0 } >= 1 }
+            try await idle.wait(for: "the worker to find the queue empty") { $0 >= 1 }
             #expect(try await store.nextWake(rules: ClaimRules(perHost: 2, delay: 0)) == nil)
             try await fixture.push(store, configuration: configuration)
-            try await waitUntil { finished.withLock { $0 } == 2 }
+            try await finished.wait(for: "the worker to finish both jobs") { $0 == 2 }
             worker.cancel()
             _ = try await worker.value
         }
@@ -84,16 +84,18 @@ struct WorkerTests {
 
     @Test("A lease that expires while its worker is only slow: the job goes to another worker, the late result is discarded")
     func lateResultDiscarded() async throws {
-        let release = Shared(false)
-        let slowArrived = Shared(false)
+        let release = Watched(false)
+        let slowArrived = Watched(false)
         let fixture = try QueueFixture(hosts: ["a.test"]) { request in
             // The first request for /slow hangs until the test lets it go; later ones answer at once.
-            let first = request.path == "/slow" && slowArrived.withLock { was in
-                defer { was = true }
-                return !was
-            }
+            let first =
+                request.path == "/slow"
+                && slowArrived.update { was in
+                    defer { was = true }
+                    return !was
+                }
             if first {
-                while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
+                _ = try? release.block(for: "the test to release /slow") { $0 }
                 return .html("<html><head><meta property=\"og:image\" content=\"https://media.test/late.gif\"></head></html>")
             }
             return QueueFixture.page(request.path)
@@ -108,20 +110,20 @@ struct WorkerTests {
             // One slot: while its request hangs it claims nothing more (not even the job again).
             slowConfiguration.batch.concurrency = 1
             let slow = QueueWorker(store: store, configuration: slowConfiguration, id: "slow")
-            let slowVerdict = Shared<Bool?>(nil)
+            let slowVerdict = Watched<Bool?>(nil)
             let slowRun = Task {
                 try await slow.run { event in
-                    if case .finished(_, _, let kept) = event { slowVerdict.withLock { $0 = kept } }
+                    if case .finished(_, _, let kept) = event { slowVerdict.set(kept) }
                 }
             }
-            try await waitUntil { slowArrived.withLock { $0 } }
+            try await slowArrived.wait(for: "the request for /slow")
             // The slow worker's lease runs out (the reaper is asked as if its time had passed).
             let reaped = try await store.reap(now: Date().timeIntervalSince1970 + 3600)
             #expect(reaped == 1)
             let fastReport = try await QueueWorker(store: store, configuration: configuration, id: "fast").run()
             // Now the slow worker's answer arrives, late, and its commit finds the lease gone.
-            release.withLock { $0 = true }
-            try await waitUntil { slowVerdict.withLock { $0 } != nil }
+            release.set(true)
+            try await slowVerdict.wait(for: "the slow worker's verdict on its late result") { $0 != nil }
             slowRun.cancel()
             let slowReport = try await slowRun.value
             try await fixture.writeOutput(store)
@@ -136,14 +138,16 @@ struct WorkerTests {
         #expect(results.first?.attempts == 2)
     }
 
-    @Test("A worker renews only the leases it holds: a job the queue shows as its own but that it does not run (a finish lost in a server crash) expires and is worked again")
+    @Test(
+        "A worker renews only the leases it holds: a job the queue shows as its own but that it does not run (a finish lost in a server crash) expires and is worked again"
+    )
     func renewsOnlyHeldLeases() async throws {
-        let release = Shared(false)
-        let slowArrived = Shared(false)
+        let release = Watched(false)
+        let slowArrived = Watched(false)
         let fixture = try QueueFixture(hosts: ["a.test"]) { request in
             if request.path == "/slow" {
-                slowArrived.withLock { $0 = true }
-                while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
+                slowArrived.set(true)
+                _ = try? release.block(for: "the test to release /slow") { $0 }
             }
             return QueueFixture.page(request.path)
         }
@@ -166,19 +170,22 @@ struct WorkerTests {
             // What a server crash leaves when it loses a finish that did not wait for the disk:
             // the job is running under the worker's name, its slot counted, but the worker
             // has moved on.
-            try fixture.cluster.psql("""
+            try fixture.cluster.psql(
+                """
                 UPDATE trawl_job SET state = 'running', attempts = 1, lease_owner = 'w',
                     lease_until = extract(epoch FROM now()) + 0.6 WHERE key = 'http://a.test/ghost';
                 UPDATE trawl_host SET in_flight = 1 WHERE name = 'a.test';
                 """, database: database)
             let run = Task { try await QueueWorker(store: store, configuration: worker, id: "w").run() }
-            try await waitUntil { slowArrived.withLock { $0 } }
+            try await slowArrived.wait(for: "the request for /slow")
             // The ghost's lease runs out (the worker does not renew it), the worker's own
             // reaper returns it and the worker takes it again, while /slow still hangs.
-            try await waitUntil(within: .seconds(30)) { (try? job("ghost")) == "done 2" }
+            try await waitUntil("the ghost job to be worked again", within: .seconds(30), interval: .milliseconds(20)) {
+                (try? job("ghost")) == "done 2"
+            }
             // /slow's lease, renewed every second, never ran out: still its first attempt.
             let slow = try job("slow")
-            release.withLock { $0 = true }
+            release.set(true)
             run.cancel()
             _ = try await run.value
             return (try job("ghost"), slow)
@@ -197,36 +204,38 @@ struct WorkerTests {
         configuration.exitWhenEmpty = true
         configuration.lease = .seconds(3600)
         let waiting = configuration
-        let idle = Shared(0)
-        let firstLeft = Shared(false)
+        let idle = Watched(0)
+        let firstLeft = Watched(false)
         try await fixture.withStore { store in
             try await fixture.push(store, configuration: waiting)
             // Another worker's last job, running.
-            try fixture.cluster.psql("""
+            try fixture.cluster.psql(
+                """
                 UPDATE trawl_job SET state = 'running', attempts = 1, lease_owner = 'other',
                     lease_until = extract(epoch FROM now()) + 3600;
                 UPDATE trawl_host SET in_flight = 1;
                 """, database: database)
             let first = Task {
-                defer { firstLeft.withLock { $0 = true } }
+                defer { firstLeft.set(true) }
                 return try await QueueWorker(store: store, configuration: waiting, id: "first").run { event in
-                    if case .idle = event { idle.withLock { $0 += 1 } }
+                    if case .idle = event { idle.update { $0 += 1 } }
                 }
             }
             // It finds work unfinished (the other's job) and waits: its timer is an hour away.
-            try await waitUntil { idle.withLock { $0 } >= 1 }
+            try await idle.wait(for: "the first worker to wait for the other's job") { $0 >= 1 }
             // That job ends without a notification, as a finish whose snapshot still saw
             // another's job running does.
-            try fixture.cluster.psql("""
+            try fixture.cluster.psql(
+                """
                 UPDATE trawl_job SET state = 'done', lease_owner = NULL, lease_until = NULL;
                 UPDATE trawl_host SET in_flight = 0;
                 """, database: database)
             // The next worker to look finds nothing left, leaves, and wakes the first, which
             // looks again and leaves too.
             _ = try await QueueWorker(store: store, configuration: waiting, id: "second").run()
-            try await waitUntil(within: .seconds(30)) { firstLeft.withLock { $0 } }
+            try await firstLeft.wait(for: "the first worker to leave", within: .seconds(30))
             _ = try await first.value
         }
-        #expect(firstLeft.withLock { $0 })
+        #expect(firstLeft.value)
     }
 }

@@ -56,7 +56,7 @@ struct CorpusReplayTests {
     /// way shows as a failure, so the table is kept true. The reddit link post's `<video>`
     /// preview is found; the post's target, an imgur `.gifv`, is not.
     static let knownShortfalls: [String: Int] = [
-        "reddit/redesign-post-external-imgur-gifv.html": 1,
+        "reddit/redesign-post-external-imgur-gifv.html": 1
     ]
 
     /// Every entry: all its expected media found (or exactly its known shortfall), and an
@@ -67,7 +67,9 @@ struct CorpusReplayTests {
         let urls = Set(media.flatMap(\.allURLs).map(CanonicalURL.key))
         let found = entry.expected_media.filter { urls.contains(CanonicalURL.key($0)) }
         let expected = Self.knownShortfalls[entry.file] ?? entry.expected_media.count
-        #expect(found.count == expected, "\(entry.file): \(found.count) of \(entry.expected_media.count) found, missing \(Set(entry.expected_media).subtracting(found))")
+        #expect(
+            found.count == expected,
+            "\(entry.file): \(found.count) of \(entry.expected_media.count) found, missing \(Set(entry.expected_media).subtracting(found))")
         #expect(!entry.expected_media.isEmpty || media.isEmpty, "\(entry.file) expects no media, found \(media.flatMap(\.allURLs))")
     }
 }

@@ -23,10 +23,13 @@ struct DevSetTests {
     /// One response replayed at `url`; its media's URLs, or `nil` when the resolve failed.
     static func resolve(_ entry: DevSet.Entry, at url: String) async -> [[String]]? {
         do {
-            let replay = entry.kind == "har"
+            let replay =
+                entry.kind == "har"
                 ? try TrawlConfiguration.Replay(path: entry.path)
                 // Served as saved: a scrubbed copy would no longer carry the labelled URLs.
-            : TrawlConfiguration.Replay(entries: [HARImporter.entry(body: try Data(contentsOf: entry.path), url: url, fileName: entry.path.lastPathComponent)])
+                : TrawlConfiguration.Replay(entries: [
+                    HARImporter.entry(body: try Data(contentsOf: entry.path), url: url, fileName: entry.path.lastPathComponent)
+                ])
             var sets: [ResultSet] = []
             for try await set in SearchProvider(.init(replay: replay)).results(for: Request(url)) { sets.append(set) }
             return MediaCollection(sets.flatMap(\.media)).media.map(\.allURLs)
@@ -36,8 +39,9 @@ struct DevSetTests {
     }
 
     static func describe(_ name: String, _ tally: DevSet.Tally) -> String {
-        String(format: "%@: recall %d/%d = %.3f, precision %d/%d = %.3f, %d of %d resolves failed",
-               name, tally.found, tally.expected, tally.recall, tally.right, tally.results, tally.precision, tally.failures, tally.pages)
+        String(
+            format: "%@: recall %d/%d = %.3f, precision %d/%d = %.3f, %d of %d resolves failed",
+            name, tally.found, tally.expected, tally.recall, tally.right, tally.results, tally.precision, tally.failures, tally.pages)
     }
 
     @Test(.tags(.corpus)) func overallRecallAndPrecisionHoldTheirFloors() async throws {
@@ -63,7 +67,9 @@ struct DevSetTests {
     @Test(.tags(.corpus)) func manifestMatchesTheFilesAndNotice() throws {
         let entries = try DevSet.entries()
         let notice = try String(contentsOf: DevSet.folder.appendingPathComponent("NOTICE"), encoding: .utf8)
-        let classes: Set<String> = ["no-media", "related-posts", "comments", "ui-gif", "tracking-pixel", "placeholder", "state-object", "rendition", "duplicate-upload"]
+        let classes: Set<String> = [
+            "no-media", "related-posts", "comments", "ui-gif", "tracking-pixel", "placeholder", "state-object", "rendition", "duplicate-upload",
+        ]
         #expect(entries.count >= 120)
         #expect(Set(entries.map(\.site)).count >= 25)
         #expect(entries.filter(\.expected_media.isEmpty).count * 4 >= entries.count)
@@ -74,7 +80,8 @@ struct DevSetTests {
             #expect(["html", "json", "har"].contains(entry.kind), "\(entry.file): kind \(entry.kind)")
             if entry.kind != "html" { #expect((try? JSONSerialization.jsonObject(with: data)) != nil, "\(entry.file) is not JSON") }
             #expect(URL(string: entry.url)?.host != nil, "\(entry.file): \(entry.url)")
-            #expect(notice.contains(entry.file) && notice.contains(entry.source_repo) && notice.contains(entry.commit), "\(entry.file) is not credited in NOTICE")
+            #expect(
+                notice.contains(entry.file) && notice.contains(entry.source_repo) && notice.contains(entry.commit), "\(entry.file) is not credited in NOTICE")
             #expect(Set(entry.traps).isSubset(of: classes), "\(entry.file): \(entry.traps)")
             #expect(entry.expected_media.isEmpty == entry.traps.contains("no-media"), "\(entry.file): no-media and expected_media disagree")
         }

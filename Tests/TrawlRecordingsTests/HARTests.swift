@@ -36,7 +36,9 @@ struct HARTests {
     }
 
     @Test func validatorNamesWhatIsMissing() {
-        let data = Data(#"{"log":{"version":"1.2","creator":{"name":"x","version":"1"},"entries":[{"startedDateTime":"2024-01-01T00:00:00Z","time":1,"request":{"method":"GET","url":"https://a.example/"},"response":{"status":200},"cache":{},"timings":{"send":0,"wait":0,"receive":0}}]}}"#.utf8)
+        let data = Data(
+            #"{"log":{"version":"1.2","creator":{"name":"x","version":"1"},"entries":[{"startedDateTime":"2024-01-01T00:00:00Z","time":1,"request":{"method":"GET","url":"https://a.example/"},"response":{"status":200},"cache":{},"timings":{"send":0,"wait":0,"receive":0}}]}}"#
+                .utf8)
         let problems = HARValidator.problems(in: data)
         #expect(problems.contains("log.entries[0].request.httpVersion: missing"))
         #expect(problems.contains("log.entries[0].response.content: missing"))
@@ -55,7 +57,8 @@ struct HARTests {
     /// A browser-style archive: pages, a 301 recorded as its own entry, a gzip header on an
     /// already-decoded body, base64 content, fields Trawl does not know, missing optional ones.
     @Test func archiveFromAnotherToolReplays() async throws {
-        let html = #"<html><head><meta property="og:video" content="https://media.example/clip.mp4"><meta property="og:video:type" content="video/mp4"></head></html>"#
+        let html =
+            #"<html><head><meta property="og:video" content="https://media.example/clip.mp4"><meta property="og:video:type" content="video/mp4"></head></html>"#
         let har = """
             {"log":{"version":"1.2","creator":{"name":"WebInspector","version":"537.36"},
              "pages":[{"startedDateTime":"2024-05-01T10:00:00.000Z","id":"page_1","title":"x","pageTimings":{"onLoad":120}}],

@@ -58,9 +58,11 @@ struct ScrubberTests {
         let scrubbed = Scrubber().scrubQuery(in: "https://api.giphy.com/v1/gifs/search?api_key=abcdef123456&q=cats&offset=0")
         let matcher = ReplayMatcher()
         #expect(scrubbed.contains("api_key=REDACTED"))
-        #expect(matcher.looseKey(method: "GET", url: scrubbed)
-            == matcher.looseKey(method: "get", url: "https://API.giphy.com/v1/gifs/search?q=cats&offset=0&api_key=mine-000&cid=x&_=17"))
-        #expect(matcher.looseKey(method: "GET", url: scrubbed)
-            != matcher.looseKey(method: "GET", url: "https://api.giphy.com/v1/gifs/search?api_key=mine&q=cats&offset=25"))
+        #expect(
+            matcher.looseKey(method: "GET", url: scrubbed)
+                == matcher.looseKey(method: "get", url: "https://API.giphy.com/v1/gifs/search?q=cats&offset=0&api_key=mine-000&cid=x&_=17"))
+        #expect(
+            matcher.looseKey(method: "GET", url: scrubbed)
+                != matcher.looseKey(method: "GET", url: "https://api.giphy.com/v1/gifs/search?api_key=mine&q=cats&offset=25"))
     }
 }

@@ -13,13 +13,12 @@ import TrawlTesting
 struct BatchRouteTests {
     /// Polls the batch until it is no longer running.
     static func waitUntilFinished(_ client: some TestClientProtocol, id: String) async throws -> [String: Any] {
-        for _ in 0..<600 {
-            let status = try await client.execute(uri: "/v1/batches/\(id)", method: .get).json()
-            if status["state"] as? String != "running" { return status }
-            try await Task.sleep(for: .milliseconds(50))
+        var status: [String: Any] = [:]
+        try await waitUntil("batch \(id) to finish", interval: .milliseconds(20)) {
+            status = try await client.execute(uri: "/v1/batches/\(id)", method: .get).json()
+            return status["state"] as? String != "running"
         }
-        Issue.record("batch \(id) still running after 30 s")
-        return [:]
+        return status
     }
 
     @Test func aPostedListIsWorkedAndEachResultAppearsOnce() async throws {

@@ -12,7 +12,9 @@ import TrawlTesting
 struct IndexedServerTests {
     @Test func whatTheServerFindsIsSearchableWithLocal() async throws {
         let site = try LoopbackServer { request in
-            .html("<html><head><title>Sleepy \(request.path.dropFirst()) otter</title><meta property=\"og:image\" content=\"https://media.test\(request.path).gif\"></head><body></body></html>")
+            .html(
+                "<html><head><title>Sleepy \(request.path.dropFirst()) otter</title><meta property=\"og:image\" content=\"https://media.test\(request.path).gif\"></head><body></body></html>"
+            )
         }
         defer { site.shutdown() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-serve-index-\(UUID().uuidString).sqlite")
@@ -33,11 +35,11 @@ struct IndexedServerTests {
 
             // Index writes are batched off the request path: wait for both to land.
             var found: Set<String> = []
-            for _ in 0..<400 where found.count < 2 {
+            try await waitUntil("both pages in the local index", interval: .milliseconds(20)) {
                 let answer = try await client.execute(uri: "/v1/resolve?q=\(encoded("!local otter"))", method: .get)
                 #expect(answer.status == .ok, "\(answer.text)")
                 found = Set(((try answer.json()["media"] as? [[String: Any]]) ?? []).compactMap { $0["url"] as? String })
-                if found.count < 2 { try await Task.sleep(for: .milliseconds(50)) }
+                return found.count >= 2
             }
             #expect(found == ["https://media.test/resolved.gif", "https://media.test/batched.gif"], "\(found)")
 

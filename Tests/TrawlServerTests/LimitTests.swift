@@ -4,8 +4,9 @@ import HummingbirdTesting
 import Testing
 import TrawlCore
 import TrawlFetch
-@testable import TrawlServer
 import TrawlTesting
+
+@testable import TrawlServer
 
 /// Rate limit, bearer token, CORS, request timeout, body size, and the status of each error.
 @Suite("Limits", .timeLimit(.minutes(5)))

@@ -44,8 +44,9 @@ struct MetricsTests {
         let site = try LoopbackServer { request in
             request.path == "/missing"
                 ? .status(404)
-                : .ok(headers: [("Content-Type", "text/html"), ("Cache-Control", "max-age=600")],
-                      body: Data("<html><head><meta property=\"og:image\" content=\"https://media.test/a.gif\"></head></html>".utf8))
+                : .ok(
+                    headers: [("Content-Type", "text/html"), ("Cache-Control", "max-age=600")],
+                    body: Data("<html><head><meta property=\"og:image\" content=\"https://media.test/a.gif\"></head></html>".utf8))
         }
         defer { site.shutdown() }
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-serve-cache-\(UUID().uuidString)")

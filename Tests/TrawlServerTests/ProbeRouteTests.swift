@@ -14,7 +14,9 @@ struct ProbeRouteTests {
         let site = try LoopbackServer { request in
             switch request.path {
             case "/page":
-                return .html("<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>")
+                return .html(
+                    "<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>"
+                )
             case "/cat.gif":
                 return .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
             default:
@@ -50,7 +52,9 @@ struct ProbeRouteTests {
         let site = try LoopbackServer { request in
             switch request.path {
             case "/page":
-                return .html("<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>")
+                return .html(
+                    "<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>"
+                )
             case "/cat.gif":
                 return .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
             default:
@@ -81,7 +85,9 @@ struct ProbeRouteTests {
         let site = try LoopbackServer { request in
             switch request.path {
             case "/page":
-                return .html("<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>")
+                return .html(
+                    "<html><body><img src=\"http://a.test/cat.gif\" width=\"400\" height=\"300\"><img src=\"http://a.test/gone.gif\" width=\"400\" height=\"300\"></body></html>"
+                )
             case "/cat.gif":
                 return .ok(headers: [("Content-Type", "image/gif")], body: Data(gif))
             default:
@@ -97,15 +103,12 @@ struct ProbeRouteTests {
                 let id = try #require(try opened.json()["id"] as? String)
                 let asked = try await client.execute(uri: "/v1/sessions/\(id)/query?q=\(encoded("http://a.test/page"))&now=true", method: .post)
                 #expect(asked.status == .accepted)
-                for _ in 0..<600 {
-                    let state = try await client.execute(uri: "/v1/sessions/\(id)", method: .get).json()
-                    if state["state"] as? String == "results", state["loading"] as? Bool == false {
-                        return (state["sets"] as? [[String: Any]] ?? []).flatMap { $0["media"] as? [[String: Any]] ?? [] }
-                    }
-                    try await Task.sleep(for: .milliseconds(50))
+                var state: [String: Any] = [:]
+                try await waitUntil("the session to settle", interval: .milliseconds(20)) {
+                    state = try await client.execute(uri: "/v1/sessions/\(id)", method: .get).json()
+                    return state["state"] as? String == "results" && state["loading"] as? Bool == false
                 }
-                Issue.record("the session never settled")
-                return []
+                return (state["sets"] as? [[String: Any]] ?? []).flatMap { $0["media"] as? [[String: Any]] ?? [] }
             }
             let plain = try await settledMedia("")
             #expect(plain.count == 2)

@@ -58,7 +58,8 @@ struct ResolveRouteTests {
     /// result sets, the second arriving after the first.
     static func twoSetSite() throws -> LoopbackServer {
         try LoopbackServer { _ in
-            .html("""
+            .html(
+                """
                 <!doctype html><html><head><title>Two clips</title>
                 <meta property="og:video:url" content="https://media.test/first.mp4">
                 <meta property="og:video:type" content="video/mp4">

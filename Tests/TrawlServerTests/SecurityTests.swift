@@ -4,8 +4,9 @@ import HummingbirdTesting
 import Testing
 import TrawlCore
 import TrawlFetch
-@testable import TrawlServer
 import TrawlTesting
+
+@testable import TrawlServer
 
 /// What `docs/security.md` promises, checked against the real server on a loopback socket with
 /// requests written byte for byte.
@@ -120,7 +121,9 @@ struct SecurityTests {
                 #expect(answer.status == 421, "Host: \(host) answered \(answer.status)")
                 #expect(answer.errorCode == "unknown-host")
             }
-            for host in ["127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST.", "app.localhost", "[::1]:\(port)", "trawl.example.org", "TRAWL.example.org.:443"] {
+            for host in [
+                "127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST.", "app.localhost", "[::1]:\(port)", "trawl.example.org", "TRAWL.example.org.:443",
+            ] {
                 #expect(try await raw.send("GET", "/healthz", headers: [("Host", host)]).status == 200, "Host: \(host)")
             }
         }
@@ -211,7 +214,10 @@ struct SecurityTests {
         for path in ["/", "/v1/resolve", "/v1/batches/0123456789abcdef/results", "/healthz"] {
             #expect(CanonicalPathMiddleware<ServerRequestContext>.isCanonical(path), "\(path)")
         }
-        for path in ["", "//", "//v1/resolve", "/v1/resolve/", "/v1//resolve", "/./v1", "/v1/../v1/resolve", "/v1%2Fresolve", "/v1/resolve;x", "/v1\\resolve", "/v1/..", "v1/resolve"] {
+        for path in [
+            "", "//", "//v1/resolve", "/v1/resolve/", "/v1//resolve", "/./v1", "/v1/../v1/resolve", "/v1%2Fresolve", "/v1/resolve;x", "/v1\\resolve", "/v1/..",
+            "v1/resolve",
+        ] {
             #expect(!CanonicalPathMiddleware<ServerRequestContext>.isCanonical(path), "\(path)")
         }
         #expect(CanonicalPathMiddleware<ServerRequestContext>.suggestion(for: "//v1/./x/../resolve/") == "/v1/resolve")

@@ -1,19 +1,22 @@
 import Foundation
+import Testing
+import TrawlTesting
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import TrawlTesting
 
 /// `trawl serve` as a script meets it: the first line names the address, the API answers on
 /// it, SIGTERM stops it cleanly.
 @Suite("trawl serve", .timeLimit(.minutes(5)), .tags(.process))
 struct ServeCommandTests {
-    /// A running `trawl serve`, its output in files (a chatty child never blocks on a pipe).
+    /// A running `trawl serve`: its output read as it comes (a chatty child never blocks on a
+    /// pipe), its errors in a file.
     final class ServeProcess {
         let process = Process()
-        let stdout: URL
+        let stdout: OutputLines
         let stderr: URL
+        let exited: Watched<Bool>
         /// The run's own folder: `serve/` is its data folder, `data/` its XDG_DATA_HOME.
         let scratch: URL
 
@@ -21,9 +24,8 @@ struct ServeCommandTests {
             let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
             scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-serve-run-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-            stdout = scratch.appendingPathComponent("out")
             stderr = scratch.appendingPathComponent("err")
-            for url in [stdout, stderr] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
+            _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
             process.executableURL = binary
             process.arguments = ["serve"] + arguments + ["--data-dir", scratch.appendingPathComponent("serve").path]
             process.currentDirectoryURL = repository
@@ -32,10 +34,13 @@ struct ServeCommandTests {
             // The server opens the local index for `!local`: the run's own, never the user's.
             environment["XDG_DATA_HOME"] = scratch.appendingPathComponent("data").path
             process.environment = environment
-            process.standardOutput = try FileHandle(forWritingTo: stdout)
+            let output = Pipe()
+            process.standardOutput = output
             process.standardError = try FileHandle(forWritingTo: stderr)
             process.standardInput = FileHandle.nullDevice
+            exited = process.watchExit()
             try process.run()
+            stdout = OutputLines(output)
         }
 
         /// A test that failed or threw before ``stop(_:)`` leaves no server behind.
@@ -46,31 +51,31 @@ struct ServeCommandTests {
             }
         }
 
-        var output: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
+        var output: String { stdout.text }
         var errors: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
 
-        /// The first line, once it is there (up to 60 s on a loaded machine).
+        /// The first line: the server prints it once it listens.
         func firstLine() async throws -> String {
-            for _ in 0..<600 {
-                if let line = output.split(separator: "\n", omittingEmptySubsequences: false).first, output.contains("\n") {
-                    return String(line)
-                }
-                if !process.isRunning { break }
-                try await Task.sleep(for: .milliseconds(100))
+            do {
+                return try await stdout.first(for: "the address it listens on") { _ in true }
+            } catch {
+                Issue.record("no first line (\(error)); stderr: \(errors)")
+                return ""
             }
-            Issue.record("no first line; stderr: \(errors)")
-            return ""
         }
 
         /// Sends `signal` and waits for the exit status.
         func stop(_ signal: Int32 = SIGTERM) async throws -> Int32 {
             kill(process.processIdentifier, signal)
-            for _ in 0..<300 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-            if process.isRunning {
+            do {
+                try await exited.wait(for: "trawl serve to stop on signal \(signal)")
+            } catch {
                 kill(process.processIdentifier, SIGKILL)
-                Issue.record("trawl serve did not stop on signal \(signal)")
+                Issue.record("\(error)")
             }
             process.waitUntilExit()
+            // Its output is complete once the pipe ends (the exit closed it).
+            _ = try await stdout.end()
             return process.terminationStatus
         }
     }

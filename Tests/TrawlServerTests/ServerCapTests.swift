@@ -4,8 +4,9 @@ import HummingbirdTesting
 import Testing
 import TrawlBatch
 import TrawlFetch
-@testable import TrawlServer
 import TrawlTesting
+
+@testable import TrawlServer
 
 /// What one client may hold of the server: batches (and their files), sessions, resolve slots,
 /// connections; and who a client is behind a proxy.
@@ -24,7 +25,8 @@ struct ServerCapTests {
         try await ServerFixture.application(server).test(.live) { client in
             func post() async throws -> String {
                 let created = try await client.execute(
-                    uri: "/v1/batches", method: .post, headers: [.contentType: "text/plain"], body: ByteBuffer(string: "http://a.test/one\nhttp://a.test/two\n"))
+                    uri: "/v1/batches", method: .post, headers: [.contentType: "text/plain"], body: ByteBuffer(string: "http://a.test/one\nhttp://a.test/two\n")
+                )
                 #expect(created.status == .accepted, "\(created.text)")
                 return try #require(try created.json()["id"] as? String)
             }
@@ -119,13 +121,7 @@ struct ServerCapTests {
         await #expect(throws: APIError.self) { try await manager.create(list: "http://a.test/3\n", client: "a") }
         // Another client has its own allowance.
         let other = try await manager.create(list: "http://a.test/4\n", client: "b")
-        for _ in 0..<1200 {
-            let running = [one, two, other]
-            var any = false
-            for id in running where await manager.isRunning(id) { any = true }
-            if !any { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        for id in [one, two, other] { await manager.waitUntilEnded(id) }
         // Not yet an hour old: kept. An hour later: gone, and the client may post again.
         #expect(await manager.expire().isEmpty)
         let expired = await manager.expire(now: Date().addingTimeInterval(3601))
@@ -223,7 +219,7 @@ struct ServerCapTests {
                     closed = true
                     break
                 }
-                try await Task.sleep(for: .milliseconds(200))
+                try await Task.sleep(for: .milliseconds(200))  // the trickle itself, not a wait
             }
             #expect(closed, "the server kept a connection whose head never completed for 40 s")
         }
@@ -259,12 +255,10 @@ struct ServerCapTests {
             #expect(held.count <= 2)
             // Once one closes, a new one is served.
             if !held.isEmpty { close(held.removeFirst()) }
-            var served = false
-            for _ in 0..<100 where !served {
-                served = (try? await raw.send("GET", "/healthz"))?.status == 200
-                if !served { try await Task.sleep(for: .milliseconds(50)) }
+            // The server learns of the close on its own time: asked again until it has.
+            try await waitUntil("a new connection to be served once one closed", within: .seconds(60), interval: .milliseconds(20)) {
+                (try? await raw.send("GET", "/healthz"))?.status == 200
             }
-            #expect(served)
             held.forEach { close($0) }
         }
     }

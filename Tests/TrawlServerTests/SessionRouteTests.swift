@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import TrawlServer
+import TrawlTesting
 
 /// `/v1/sessions`: search as you type over HTTP, on a live socket, on the bundled recordings.
 ///
@@ -17,12 +18,14 @@ struct SessionRouteTests {
         _ client: some TestClientProtocol, id: String, _ done: ([String: Any]) -> Bool
     ) async throws -> [String: Any] {
         var last: [String: Any] = [:]
-        for _ in 0..<600 {
-            last = try await client.execute(uri: "/v1/sessions/\(id)", method: .get).json()
-            if done(last) { return last }
-            try await Task.sleep(for: .milliseconds(50))
+        do {
+            try await waitUntil("session \(id) to reach the state waited for", interval: .milliseconds(20)) {
+                last = try await client.execute(uri: "/v1/sessions/\(id)", method: .get).json()
+                return done(last)
+            }
+        } catch let error as WaitTimedOut {
+            Issue.record("\(error); last: \(last)")
         }
-        Issue.record("session \(id) never reached the state waited for; last: \(last)")
         return last
     }
 

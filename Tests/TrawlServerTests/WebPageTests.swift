@@ -2,10 +2,10 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
-import TrawlTesting
 import TrawlBrowser
 import TrawlCore
 import TrawlServer
+import TrawlTesting
 
 /// The page at `/`, loaded in real headless Chromium from a live server replaying recordings.
 /// The browser's resolver maps every host to the server, and images and video are blocked:
@@ -32,9 +32,10 @@ struct WebPageTests {
             let port = try #require(client.port)
             // The page settles only once its resolve stream has ended, however long a loaded
             // machine takes: no request of it counts as stalled.
-            let pool = BrowserPool(configuration: BrowserConfiguration(
-                quietWindow: .milliseconds(500), stalledRequestAge: .seconds(60), pageBudget: .seconds(60), commandTimeout: .seconds(20),
-                maxPages: 1, connectTo: ["::127.0.0.1:\(port)"], preparesNextTab: false))
+            let pool = BrowserPool(
+                configuration: BrowserConfiguration(
+                    quietWindow: .milliseconds(500), stalledRequestAge: .seconds(60), pageBudget: .seconds(60), commandTimeout: .seconds(20),
+                    maxPages: 1, connectTo: ["::127.0.0.1:\(port)"], preparesNextTab: false))
             func render(_ query: String) async throws -> String {
                 let url = try #require(URL(string: "http://trawl-serve.test/?q=\(encoded(query))"))
                 let page = try await pool.render(FetchRequest(url: url))

@@ -55,7 +55,9 @@ struct LiveCaseTests {
         let gif = MediaBytes.gif(width: 480, height: 270, frames: 3)
         let server = try LoopbackServer { request in
             guard request.header("host")?.hasPrefix("giphy.com") != true else { return .html(page) }
-            return mediaAlive ? .ok(status: 206, headers: [("Content-Type", "image/gif"), ("Content-Range", "bytes 0-\(gif.count - 1)/\(gif.count)")], body: Data(gif)) : .status(404)
+            return mediaAlive
+                ? .ok(status: 206, headers: [("Content-Type", "image/gif"), ("Content-Range", "bytes 0-\(gif.count - 1)/\(gif.count)")], body: Data(gif))
+                : .status(404)
         }
         defer { server.shutdown() }
         var options = SmokeOptions()
@@ -165,7 +167,9 @@ struct LiveCaseTests {
         let unreachable = try await SmokeRunner(options: options).run(recordings: Self.repository)
         #expect(unreachable.count == live.count && live.contains { $0.recordingCase.input.hasPrefix("!giphy") })
         for result in unreachable {
-            #expect(result.status == .skipped && result.reasons.first?.hasPrefix("site unreachable: connection failed") == true, "\(result.name): \(result.reasons)")
+            #expect(
+                result.status == .skipped && result.reasons.first?.hasPrefix("site unreachable: connection failed") == true, "\(result.name): \(result.reasons)"
+            )
         }
 
         let down = try LoopbackServer { _ in .status(503) }

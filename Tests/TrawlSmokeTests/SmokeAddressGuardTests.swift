@@ -2,10 +2,10 @@ import Foundation
 import Testing
 import Trawl
 import TrawlCore
+import TrawlFetch
 import TrawlRecordings
 import TrawlSmoke
 import TrawlTesting
-import TrawlFetch
 
 /// `trawl smoke --deny-private`: the live case goes through the address guard like any fetch.
 /// Giphy is answered by a loopback server (`connectTo`), which the guard refuses unless a rule

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Testing
 import TrawlRecordings
 import TrawlSmoke
 import TrawlTesting
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 
 /// The real `trawl smoke` process over the repository's cases.
 @Suite("trawl smoke, the command", .timeLimit(.minutes(5)), .tags(.process))
@@ -55,10 +56,11 @@ struct SmokeCommandTests {
         let cases = try RecordedCase.all(in: Self.repository)
         let live = cases.filter { !$0.recordingCase.synthetic }
         #expect(Set(live.map(\.site)) == Set(cases.map(\.site)), "a live case on every site")
-        #expect(Set(live.map(\.site)).isSuperset(of: [
-            "9gag", "bluesky", "fediverse", "generic", "giphy", "imgur", "pinterest", "reddit", "redgifs", "streamable", "tenor", "threads",
-            "tiktok", "tumblr", "x",
-        ]))
+        #expect(
+            Set(live.map(\.site)).isSuperset(of: [
+                "9gag", "bluesky", "fediverse", "generic", "giphy", "imgur", "pinterest", "reddit", "redgifs", "streamable", "tenor", "threads",
+                "tiktok", "tumblr", "x",
+            ]))
 
         let (status, output) = try trawl([
             "smoke", "--recordings", Self.repository.path, "--connect-to", "::127.0.0.1:\(port)",

@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Testing
 import Trawl
 import TrawlCore
 import TrawlRecordings
 import TrawlSmoke
 import TrawlTesting
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 
 /// The live path of `trawl smoke`, against a loopback *fake internet*: a server that answers
 /// for the sites' real hostnames (through `--connect-to` and plain HTTP) from the recordings,
@@ -41,7 +42,8 @@ struct SmokeTests {
             guard status == 200 else { return .status(status) }
             let host = (request.header("host") ?? "").split(separator: ":").first.map(String.init) ?? ""
             guard let url = URL(string: "https://\(host)\(request.target)"),
-                  let payload = try? replay.payload(for: FetchRequest(url: url)) else { return .status(404) }
+                let payload = try? replay.payload(for: FetchRequest(url: url))
+            else { return .status(404) }
             let body = change(host, String(decoding: payload.body, as: UTF8.self))
             return .ok(headers: [("Content-Type", payload.info.headers["Content-Type"] ?? "application/octet-stream")], body: Data(body.utf8))
         }
@@ -81,8 +83,9 @@ struct SmokeTests {
         let server = try fakeInternet(folder) { host, body in
             switch host {
             case "cdn.syndication.twimg.com": body.replacingOccurrences(of: "mediaDetails", with: "media_v2")  // degraded
-            case "www.reddit.com": body.replacingOccurrences(of: "https://v.redd.it/trwlv01/DASH_720.mp4?source=fallback", with: "")
-                .replacingOccurrences(of: "\"is_video\": true", with: "\"is_video\": false")  // media removed: fail
+            case "www.reddit.com":
+                body.replacingOccurrences(of: "https://v.redd.it/trwlv01/DASH_720.mp4?source=fallback", with: "")
+                    .replacingOccurrences(of: "\"is_video\": true", with: "\"is_video\": false")  // media removed: fail
             default: body
             }
         }

@@ -17,7 +17,8 @@ struct JobStoreTests {
     @Test("Duplicates coalesce onto one job and intake records how far it read")
     func coalescing() throws {
         let (store, _) = try temporaryStore()
-        let added = try store.add([job("https://a.test/1"), job("https://a.test/2"), job("https://a.test/1")], source: "list", linesRead: 3, complete: false, now: 1)
+        let added = try store.add(
+            [job("https://a.test/1"), job("https://a.test/2"), job("https://a.test/1")], source: "list", linesRead: 3, complete: false, now: 1)
         #expect(added == 2)
         #expect(try store.job(key: "https://a.test/1")?.duplicates == 1)
         #expect(try store.intake(of: "list") == IntakeMark(linesRead: 3, complete: false))
@@ -29,7 +30,8 @@ struct JobStoreTests {
     @Test("A rejected line is failed at once with its result, and only once")
     func rejection() throws {
         let (store, _) = try temporaryStore()
-        let rejected = NewJob(key: "line:list:1", input: "nope", url: nil, host: nil, rejection: JobResult(line: #"{"input":"nope"}"#, errorCode: "invalid-url"))
+        let rejected = NewJob(
+            key: "line:list:1", input: "nope", url: nil, host: nil, rejection: JobResult(line: #"{"input":"nope"}"#, errorCode: "invalid-url"))
         try store.add([rejected], source: "list", linesRead: 1, complete: false, now: 1)
         try store.add([rejected], source: "list", linesRead: 1, complete: true, now: 1)
         #expect(try store.results(after: 0, limit: 10).map(\.line) == [#"{"input":"nope"}"#])
@@ -39,7 +41,8 @@ struct JobStoreTests {
     @Test("Claims take due jobs per host up to the limit, count the attempt and report exhausted hosts")
     func claiming() throws {
         let (store, _) = try temporaryStore()
-        try store.add((1...5).map { job("https://a.test/\($0)") } + [job("https://b.test/1", host: "b.test")], source: "list", linesRead: 6, complete: true, now: 1)
+        try store.add(
+            (1...5).map { job("https://a.test/\($0)") } + [job("https://b.test/1", host: "b.test")], source: "list", linesRead: 6, complete: true, now: 1)
         let claim = try store.claim([("a.test", 2), ("b.test", 3)], now: 10)
         #expect(claim.jobs.map(\.key) == ["https://a.test/1", "https://a.test/2", "https://b.test/1"])
         #expect(claim.jobs.allSatisfy { $0.attempts == 1 })
@@ -64,7 +67,8 @@ struct JobStoreTests {
         try store.add([job("https://a.test/1"), job("https://a.test/2")], source: "list", linesRead: 2, complete: true, now: 1)
         let jobs = try store.claim([("a.test", 2)], now: 1).jobs
         try store.finish(jobs[1].id, host: "a.test", outcome: .done(JobResult(line: "second", httpStatus: 200, mediaCount: 3, latencyMilliseconds: 40)), now: 2)
-        try store.finish(jobs[0].id, host: "a.test", outcome: .failed(JobResult(line: "first", httpStatus: 404, latencyMilliseconds: 10, errorCode: "http-404")), now: 3)
+        try store.finish(
+            jobs[0].id, host: "a.test", outcome: .failed(JobResult(line: "first", httpStatus: 404, latencyMilliseconds: 10, errorCode: "http-404")), now: 3)
         let results = try store.results(after: 0, limit: 10)
         #expect(results.map(\.line) == ["second", "first"])
         #expect(try store.results(after: results[0].seq, limit: 10).map(\.line) == ["first"])

@@ -16,9 +16,11 @@ struct ProbeTests {
     static let big = MediaBytes.mp4(width: 640, height: 360, frames: 75, seconds: 3) + [UInt8](repeating: 0, count: 2 << 20)
 
     static func page(_ media: [String]) -> TestResponse {
-        .html("<html><head><title>media</title></head><body>" + media.map { url in
-            url.hasSuffix(".mp4") ? "<video src=\"\(url)\" width=\"640\" height=\"360\"></video>" : "<img src=\"\(url)\" width=\"400\" height=\"300\">"
-        }.joined() + "</body></html>")
+        .html(
+            "<html><head><title>media</title></head><body>"
+                + media.map { url in
+                    url.hasSuffix(".mp4") ? "<video src=\"\(url)\" width=\"640\" height=\"360\"></video>" : "<img src=\"\(url)\" width=\"400\" height=\"300\">"
+                }.joined() + "</body></html>")
     }
 
     /// A server for `page.test` (the page) and `media.test` (the files), ranges honoured on
@@ -148,7 +150,9 @@ struct ProbeTests {
             case "/empty.gif": return .ok(headers: [("Content-Type", "image/gif")], body: Data())
             // Markup, and an image: no reader knows it, but it is not a page either.
             case "/icon.svg":
-                return .ok(headers: [("Content-Type", "application/octet-stream")], body: Data("<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8))
+                return .ok(
+                    headers: [("Content-Type", "application/octet-stream")],
+                    body: Data("<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8))
             default: return .status(404)
             }
         }
@@ -173,8 +177,10 @@ struct ProbeTests {
         #expect(endless.status == 200 && endless.format == "unknown" && endless.bytes == nil && !endless.dead)
         #expect(try probe("empty.gif").dead, "an empty answer is not media")
         // An SVG (no page links one as a GIF's: probed by its URL).
-        let prober = MediaProber(transport: Loader(configuration: LoaderConfiguration(
-            timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"])))
+        let prober = MediaProber(
+            transport: Loader(
+                configuration: LoaderConfiguration(
+                    timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"])))
         let svg = await prober.probe("http://media.test/icon.svg", context: nil)
         #expect(svg.status == 200 && !svg.dead && svg.format == "unknown")
     }

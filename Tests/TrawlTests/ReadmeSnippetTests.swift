@@ -43,8 +43,8 @@ enum ReadmeSnippets {
                 if case .results(let results) = state { print(results.media.count, results.hasMore ? "more to load" : "all") }
             }
         }
-        await session.search("!giphy cat")   // on each keystroke: one request once typing pauses
-        await session.loadMore()             // at the end of the list: ignored while a page is in flight
+        await session.search("!giphy cat")  // on each keystroke: one request once typing pauses
+        await session.loadMore()  // at the end of the list: ignored while a page is in flight
         // snippet end
     }
 
@@ -100,7 +100,9 @@ struct ReadmeSnippetTests {
         var current: [String]?
         for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed == "// snippet begin" { current = [] } else if trimmed == "// snippet end" {
+            if trimmed == "// snippet begin" {
+                current = []
+            } else if trimmed == "// snippet end" {
                 snippets.append(normalized(current ?? []))
                 current = nil
             } else {

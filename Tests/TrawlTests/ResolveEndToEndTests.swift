@@ -85,7 +85,8 @@ struct MisbehavingServerTests {
         let badCharset = latin1
         server = try LoopbackServer { request in
             switch request.path {
-            case "/slow": .drip(headers: [("Content-Type", "text/html")], chunks: Array(repeating: Data(page.utf8.prefix(10)), count: 30), interval: .milliseconds(500))
+            case "/slow":
+                .drip(headers: [("Content-Type", "text/html")], chunks: Array(repeating: Data(page.utf8.prefix(10)), count: 30), interval: .milliseconds(500))
             case "/plain": .ok(headers: [("Content-Type", "text/plain")], body: Data(page.utf8))
             case "/charset": .ok(headers: [("Content-Type", "text/html; charset=utf-8")], body: badCharset)
             case "/missing": .html("<html><body>gone</body></html>", status: 404)

@@ -20,7 +20,8 @@ struct StreamedBodyTests {
         text += #"<script type="application/ld+json">{"@type":"VideoObject","contentUrl":"https://media.example/ld.mp4","width":640}</script>"#
         text += "</head><body>"
         for index in 0..<6000 {
-            text += #"<div class="post"><p>ünïcödé text \#(index) — "quoted" &amp; more</p><img src="https://cdn.example/\#(index).gif" width="320" height="240"></div>"#
+            text +=
+                #"<div class="post"><p>ünïcödé text \#(index) — "quoted" &amp; more</p><img src="https://cdn.example/\#(index).gif" width="320" height="240"></div>"#
             if index % 1500 == 0 {
                 text += #"<script>window.__STATE__ = {"items":[{"gif":"https://state.example/\#(index).gif","width":300}]};</script>"#
             }
@@ -40,7 +41,8 @@ struct StreamedBodyTests {
     static let textPage: Data = {
         var text = "<html><head><title>plain</title></head><body>"
         for index in 0..<4000 {
-            text += "<p>post \(index): https://media.example/\(index % 700)/clip.gif or https://media.example/\(index % 700)/clip.mp4, see //cdn.example/x\(index).webm</p>"
+            text +=
+                "<p>post \(index): https://media.example/\(index % 700)/clip.gif or https://media.example/\(index % 700)/clip.mp4, see //cdn.example/x\(index).webm</p>"
         }
         return Data((text + "</body></html>").utf8)
     }()
@@ -139,7 +141,8 @@ struct StreamedHTTPBodyTests {
             case "/endless": .endless(headers: [("Content-Type", "text/html")])
             case "/bomb": .ok(headers: [("Content-Type", "text/html"), ("Content-Encoding", "gzip")], body: Gzip.compressedZeros(count: 64 << 20))
             case "/drip": .drip(headers: [("Content-Type", "text/html")], chunks: Self.dripped, interval: .milliseconds(20))
-            case "/slow": .drip(headers: [("Content-Type", "text/html")], chunks: Array(repeating: Data("<p>x</p>".utf8), count: 50), interval: .milliseconds(300))
+            case "/slow":
+                .drip(headers: [("Content-Type", "text/html")], chunks: Array(repeating: Data("<p>x</p>".utf8), count: 50), interval: .milliseconds(300))
             default: .status(404)
             }
         }

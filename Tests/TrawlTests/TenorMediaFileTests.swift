@@ -42,7 +42,7 @@ struct TenorMediaFileTests {
         return media
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func withAKeyTheFileIsReadAsItsPost() async throws {
         let server = try Self.server()
         defer { server.shutdown() }
@@ -62,7 +62,7 @@ struct TenorMediaFileTests {
         #expect(!server.requests.contains { $0.path.hasSuffix(".gif") })
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func withoutAKeyTheFileIsTheAnswerAndExplainSaysWhy() async throws {
         let server = try Self.server()
         defer { server.shutdown() }

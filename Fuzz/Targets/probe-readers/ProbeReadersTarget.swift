@@ -1,4 +1,5 @@
 import FuzzSupport
+
 @testable import TrawlProbe
 
 /// Each media reader behind `--probe` on its own: the first byte picks the reader (GIF, PNG,
@@ -35,7 +36,9 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if let half = reader(Array(bytes.prefix(max(bytes.count / 2, bytes.count - body.count)))), half.format == whole.format {
         if let width = half.width, width != whole.width { violated("a cut says width \(width), the whole \(String(describing: whole.width))") }
         if let height = half.height, height != whole.height { violated("a cut says height \(height), the whole \(String(describing: whole.height))") }
-        if let animated = half.animated, animated != whole.animated { violated("a cut says animated \(animated), the whole \(String(describing: whole.animated))") }
+        if let animated = half.animated, animated != whole.animated {
+            violated("a cut says animated \(animated), the whole \(String(describing: whole.animated))")
+        }
     }
     return 0
 }

@@ -13,7 +13,9 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if half.format == whole.format {
         if let width = half.width, width != whole.width { violated("a cut says width \(width), the whole \(String(describing: whole.width))") }
         if let height = half.height, height != whole.height { violated("a cut says height \(height), the whole \(String(describing: whole.height))") }
-        if let animated = half.animated, animated != whole.animated { violated("a cut says animated \(animated), the whole \(String(describing: whole.animated))") }
+        if let animated = half.animated, animated != whole.animated {
+            violated("a cut says animated \(animated), the whole \(String(describing: whole.animated))")
+        }
     }
     if let frames = whole.frames, frames < 0 { violated("negative frames") }
     if let seconds = whole.durationSeconds, !(seconds >= 0) { violated("a running time of \(seconds) s") }

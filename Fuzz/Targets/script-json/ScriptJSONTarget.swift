@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 import TrawlCore
+
 @testable import TrawlHTML
 
 /// The JSON cut out of scripts, and the two JSON readers. On the input as a script: every

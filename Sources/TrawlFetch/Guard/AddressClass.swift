@@ -36,19 +36,20 @@ public enum AddressClass: String, Sendable, Hashable, CaseIterable, CustomString
     }
 
     /// Most specific blocks first (broadcast lies inside reserved).
-    private static let table: [(range: AddressRange, kind: AddressClass)] = ([
-        ("0.0.0.0/8", .unspecified), ("127.0.0.0/8", .loopback), ("10.0.0.0/8", .privateUse), ("172.16.0.0/12", .privateUse),
-        ("192.168.0.0/16", .privateUse), ("100.64.0.0/10", .sharedAddressSpace), ("169.254.0.0/16", .linkLocal),
-        ("192.0.0.0/24", .reserved), ("192.0.2.0/24", .documentation), ("198.51.100.0/24", .documentation),
-        ("203.0.113.0/24", .documentation), ("198.18.0.0/15", .benchmarking), ("224.0.0.0/4", .multicast),
-        ("255.255.255.255/32", .broadcast), ("240.0.0.0/4", .reserved),
-        ("::/128", .unspecified), ("::1/128", .loopback), ("fc00::/7", .uniqueLocal), ("fec0::/10", .uniqueLocal),
-        ("fe80::/10", .linkLocal), ("ff00::/8", .multicast), ("2001:db8::/32", .documentation), ("2001:2::/48", .benchmarking), ("100::/64", .discard),
-        ("64:ff9b:1::/48", .localTranslation),
-    ] as [(String, AddressClass)]).map { text, kind in
-        // Constant text, checked by the tests: a typo here is a programming error.
-        (try! AddressRange(parsing: text), kind)
-    }
+    private static let table: [(range: AddressRange, kind: AddressClass)] =
+        ([
+            ("0.0.0.0/8", .unspecified), ("127.0.0.0/8", .loopback), ("10.0.0.0/8", .privateUse), ("172.16.0.0/12", .privateUse),
+            ("192.168.0.0/16", .privateUse), ("100.64.0.0/10", .sharedAddressSpace), ("169.254.0.0/16", .linkLocal),
+            ("192.0.0.0/24", .reserved), ("192.0.2.0/24", .documentation), ("198.51.100.0/24", .documentation),
+            ("203.0.113.0/24", .documentation), ("198.18.0.0/15", .benchmarking), ("224.0.0.0/4", .multicast),
+            ("255.255.255.255/32", .broadcast), ("240.0.0.0/4", .reserved),
+            ("::/128", .unspecified), ("::1/128", .loopback), ("fc00::/7", .uniqueLocal), ("fec0::/10", .uniqueLocal),
+            ("fe80::/10", .linkLocal), ("ff00::/8", .multicast), ("2001:db8::/32", .documentation), ("2001:2::/48", .benchmarking), ("100::/64", .discard),
+            ("64:ff9b:1::/48", .localTranslation),
+        ] as [(String, AddressClass)]).map { text, kind in
+            // Constant text, checked by the tests: a typo here is a programming error.
+            (try! AddressRange(parsing: text), kind)
+        }
 }
 
 extension IPAddress {

@@ -53,6 +53,8 @@ extension FetchError {
         let named = bare.contains(":") ? "[\(bare)]" : String(bare)
         return FetchError(
             .refusedAddress, url: url,
-            message: "'\(named)' is not a public address: the address policy refuses loopback, private, link-local and other non-public destinations (--allow-address opens a range)")
+            message:
+                "'\(named)' is not a public address: the address policy refuses loopback, private, link-local and other non-public destinations (--allow-address opens a range)"
+        )
     }
 }

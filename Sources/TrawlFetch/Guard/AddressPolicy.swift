@@ -58,7 +58,8 @@ public struct AddressPolicy: Sendable, Hashable, CustomStringConvertible {
     public func decision(forHost host: String) -> AddressDecision? {
         if let address = IPAddress(host: host) { return decision(for: address) }
         if deniesPrivate, Self.isLoopbackName(host),
-           !decision(for: Self.loopbackV4).isAllowed, !decision(for: Self.loopbackV6).isAllowed {
+            !decision(for: Self.loopbackV4).isAllowed, !decision(for: Self.loopbackV6).isAllowed
+        {
             return .refused(.loopback)
         }
         return nil

@@ -93,7 +93,9 @@ public struct FetchPolicy: Sendable {
     ///   - clock: what waits and spacing are measured on (a test's clock in tests).
     ///   - addressPolicy: the policy `base` fetches under: the cache answers only as it allows
     ///     (see ``CachingTransport``).
-    public func transport(over base: any PayloadTransport, clock: any Clock<Duration> = ContinuousClock(), addressPolicy: AddressPolicy = .allowAll) -> any PayloadTransport {
+    public func transport(
+        over base: any PayloadTransport, clock: any Clock<Duration> = ContinuousClock(), addressPolicy: AddressPolicy = .allowAll
+    ) -> any PayloadTransport {
         var transport = base
         if retries > 0 || perHost < .max || delay > .zero {
             transport = PolicyTransport(base: transport, policy: self, clock: clock)

@@ -61,7 +61,8 @@ package struct PolicyTransport: PayloadTransport {
             }
             if let host { await gate.leave(host) }
 
-            let failure = thrown.flatMap(FetchFailure.init)
+            let failure =
+                thrown.flatMap(FetchFailure.init)
                 ?? payloads.first.flatMap { FetchFailure(status: $0.info.status, headers: $0.info.headers, url: request.url.absoluteString) }
             if let failure, failure.isTransient, attempt <= policy.retries, !Task.isCancelled {
                 let wait = policy.wait(after: failure, attempt: attempt)
@@ -132,7 +133,8 @@ private actor PolicyParts {
             case .body?, .end?: return part
             }
             if let info, let failure = FetchFailure(status: info.status, headers: info.headers, url: request.url.absoluteString),
-               let wait = transport.retryWait(after: failure, attempt: attempt) {
+                let wait = transport.retryWait(after: failure, attempt: attempt)
+            {
                 // The answer is not kept: its body is read to the end (or its transfer
                 // dropped) before the next attempt.
                 while (try? await pull()) ?? nil != nil {}

@@ -1,24 +1,18 @@
-// trawl-bench: extraction throughput against libxml2's own limit, and peak memory on a
-// 30 MB page. Run from the repository's top folder:
-//
-//     swift run -c release trawl-bench --help     # the modes and their options (Usage.swift)
-//     (batch, probe, queue and serve need `swift build -c release --product trawl` first;
-//     Benchmarks/batch.sh does it all)
+// trawl-bench's own measurements: extraction throughput against libxml2's own limit, the replay
+// suite, accuracy over the corpus and the dev set, and peak memory on a 30 MB page. The commands
+// that run them are in TrawlBench.swift (`trawl-bench --help`).
 //
 // Reads ../shared/corpus/generic (or $TRAWL_CORPUS/generic). One core: everything runs on the
 // calling thread.
-import CLibXML2
+import CBenchLibXML2
 import Foundation
+import Synchronization
 import Trawl
 import TrawlCore
 import TrawlHTML
 import TrawlParsers
 import TrawlRecordings
-import Synchronization
 import TrawlTesting
-
-let mode = CommandLine.arguments.dropFirst().first ?? "all"
-Usage.check(mode: mode)
 
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
@@ -31,7 +25,11 @@ func emptySAXParse(_ page: Data) {
     var sax = htmlSAXHandler()
     guard let context = htmlCreatePushParserCtxt(&sax, nil, nil, 0, nil, XML_CHAR_ENCODING_UTF8) else { return }
     defer { htmlFreeParserCtxt(context) }
-    htmlCtxtUseOptions(context, Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_IGNORE_ENC.rawValue))
+    htmlCtxtUseOptions(
+        context,
+        Int32(
+            HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_NONET.rawValue
+                | HTML_PARSE_IGNORE_ENC.rawValue))
     page.withUnsafeBytes { raw in
         let bytes = raw.bindMemory(to: CChar.self)
         var offset = 0
@@ -164,12 +162,15 @@ func memory(_ kind: BigPage) async throws {
     var found: [String] = []
     for try await set in provider.results(for: Request("!web " + path.absoluteString)) { found += set.media.map(\.url) }
     let peak = peakRSS()
-    print(String(format: "30 MB page (\(kind.rawValue)): %.1f MB; peak RSS before %.1f MB, after resolving %.1f MB", Double(size) / 1e6, Double(before) / 1e6, Double(peak) / 1e6))
-    print(String(format: "peak RSS / page size: %.2f (target <= 3.00); growth while resolving / page size: %.2f; found %@",
-                 Double(peak) / Double(size), Double(peak - before) / Double(size), found.joined(separator: ", ")))
+    print(
+        String(
+            format: "30 MB page (\(kind.rawValue)): %.1f MB; peak RSS before %.1f MB, after resolving %.1f MB", Double(size) / 1e6, Double(before) / 1e6,
+            Double(peak) / 1e6))
+    print(
+        String(
+            format: "peak RSS / page size: %.2f (target <= 3.00); growth while resolving / page size: %.2f; found %@",
+            Double(peak) / Double(size), Double(peak - before) / Double(size), found.joined(separator: ", ")))
 }
-
-if mode == "all" || mode == "throughput" { try throughput() }
 
 /// Only the extraction, round after round, for a profiler (`perf record … trawl-bench profile`).
 func profileExtraction(rounds: Int) throws {
@@ -183,7 +184,6 @@ func profileExtraction(rounds: Int) throws {
     print("\(rounds) rounds over \(pages.count) pages, \(media) media")
 }
 
-if mode == "profile" { try profileExtraction(rounds: Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 10) }
 /// Counts the payloads a transport serves.
 final class CountingTransport: PayloadTransport {
     let base: any PayloadTransport
@@ -236,18 +236,19 @@ func replay() async throws {
         best = min(best, elapsed)
     }
     let wall = seconds(best)
-    print(String(format: "replay suite: %d cases (%d repository, %d corpus), %d fetched payloads, %d media", jobs.count, cases.count, jobs.count - cases.count, payloads, media))
+    print(
+        String(
+            format: "replay suite: %d cases (%d repository, %d corpus), %d fetched payloads, %d media", jobs.count, cases.count, jobs.count - cases.count,
+            payloads, media))
     print(String(format: "whole suite %.3f s (best of 5, HAR reading included; target < 5 s), %.0f payloads/s", wall, Double(payloads) / wall))
 }
-
-if mode == "all" || mode == "replay" { try await replay() }
 
 /// Precision and recall of media URLs over the corpus's real responses, each replayed from a
 /// HAR at its original URL through the default provider. A result is right when its URL or one
 /// of its renditions is expected; an expected URL is found when some result carries it.
-func accuracy() async throws {
+func accuracy(verbose: Bool) async throws {
     if Corpus.isAvailable { try await corpusAccuracy() } else { print("corpus: not found at \(Corpus.root.path), its table is left out") }
-    try await devSetAccuracy()
+    try await devSetAccuracy(verbose: verbose)
 }
 
 func corpusAccuracy() async throws {
@@ -277,18 +278,25 @@ func corpusAccuracy() async throws {
     print("site                  recall        precision")
     var all = Tally()
     for (site, t) in bySite.sorted(by: { $0.key < $1.key }) {
-        print(site.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: "  %@ (%2d/%2d)  %@ (%2d/%2d)", ratio(t.found, t.expected), t.found, t.expected, ratio(t.right, t.results), t.right, t.results))
+        print(
+            site.padding(toLength: 20, withPad: " ", startingAt: 0)
+                + String(format: "  %@ (%2d/%2d)  %@ (%2d/%2d)", ratio(t.found, t.expected), t.found, t.expected, ratio(t.right, t.results), t.right, t.results)
+        )
         all.expected += t.expected; all.found += t.found; all.results += t.results; all.right += t.right
     }
-    print("overall".padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: "  %@ (%2d/%2d)  %@ (%2d/%2d)   targets: recall >= 0.95, precision >= 0.90",
-                 ratio(all.found, all.expected), all.found, all.expected, ratio(all.right, all.results), all.right, all.results))
+    print(
+        "overall".padding(toLength: 20, withPad: " ", startingAt: 0)
+            + String(
+                format: "  %@ (%2d/%2d)  %@ (%2d/%2d)   targets: recall >= 0.95, precision >= 0.90",
+                ratio(all.found, all.expected), all.found, all.expected, ratio(all.right, all.results), all.right, all.results))
 }
 
 /// Replays one dev-set response at `url` through the default provider; the media's URLs, or
 /// `nil` when the resolve failed (scored as no results).
 func resolveDevSet(_ entry: DevSet.Entry, at url: String) async -> [[String]]? {
     do {
-        let replay = entry.kind == "har"
+        let replay =
+            entry.kind == "har"
             ? try TrawlConfiguration.Replay(path: entry.path)
             // Served as saved: a scrubbed copy would no longer carry the labelled URLs.
             : TrawlConfiguration.Replay(entries: [HARImporter.entry(body: try Data(contentsOf: entry.path), url: url, fileName: entry.path.lastPathComponent)])
@@ -302,13 +310,12 @@ func resolveDevSet(_ entry: DevSet.Entry, at url: String) async -> [[String]]? {
 
 /// Recall and precision over the dev set, twice: replayed at each response's original URL
 /// (site parsers and generic ones), and the same bytes at the same path on a host no site
-/// parser knows (generic parsers only). Overall, by trap class and by site.
-func devSetAccuracy() async throws {
+/// parser knows (generic parsers only). Overall, by trap class and by site. `verbose`: each
+/// response's figures, and the results that carry no expected URL.
+func devSetAccuracy(verbose: Bool) async throws {
     let entries = try DevSet.entries()
     var withSites = DevSet.Report()
     var genericOnly = DevSet.Report()
-    // `--verbose`: each response's figures, and the results that carry no expected URL.
-    let verbose = CommandLine.arguments.contains("--verbose")
     for entry in entries {
         let siteResults = await resolveDevSet(entry, at: entry.url)
         let genericResults = await resolveDevSet(entry, at: entry.unknownHostURL)
@@ -317,10 +324,16 @@ func devSetAccuracy() async throws {
         withSites.add(site, for: entry)
         genericOnly.add(generic, for: entry)
         if verbose {
-            print("\(entry.file): site parsers found \(site.found)/\(site.expected), right \(site.right)/\(site.results)\(site.failures > 0 ? " (failed)" : ""); generic found \(generic.found)/\(generic.expected), right \(generic.right)/\(generic.results)\(generic.failures > 0 ? " (failed)" : "")")
+            print(
+                "\(entry.file): site parsers found \(site.found)/\(site.expected), right \(site.right)/\(site.results)\(site.failures > 0 ? " (failed)" : ""); generic found \(generic.found)/\(generic.expected), right \(generic.right)/\(generic.results)\(generic.failures > 0 ? " (failed)" : "")"
+            )
             let expected = Set(entry.expected_media.map(CanonicalURL.key))
-            for urls in siteResults ?? [] where Set(urls.map(CanonicalURL.key)).isDisjoint(with: expected) { print("    not the page's own (site parsers): \(urls[0])") }
-            for urls in genericResults ?? [] where Set(urls.map(CanonicalURL.key)).isDisjoint(with: expected) { print("    not the page's own (generic only): \(urls[0])") }
+            for urls in siteResults ?? [] where Set(urls.map(CanonicalURL.key)).isDisjoint(with: expected) {
+                print("    not the page's own (site parsers): \(urls[0])")
+            }
+            for urls in genericResults ?? [] where Set(urls.map(CanonicalURL.key)).isDisjoint(with: expected) {
+                print("    not the page's own (generic only): \(urls[0])")
+            }
             let carried = Set((siteResults ?? []).flatMap { $0 }.map(CanonicalURL.key))
             for url in entry.expected_media where !carried.contains(CanonicalURL.key(url)) { print("    missed (site parsers): \(url)") }
             let carriedGeneric = Set((genericResults ?? []).flatMap { $0 }.map(CanonicalURL.key))
@@ -345,59 +358,27 @@ func devSetAccuracy() async throws {
     print("by site:")
     for site in withSites.bySite.keys.sorted() { print(row("  " + site, withSites.bySite[site]!, genericOnly.bySite[site]!)) }
     if let s = withSites.byTrap["no-media"], let g = genericOnly.byTrap["no-media"] {
-        print("responses with no media of their own that returned some: \(s.pagesWithResults)/\(s.pages) with site parsers, \(g.pagesWithResults)/\(g.pages) generic only")
+        print(
+            "responses with no media of their own that returned some: \(s.pagesWithResults)/\(s.pages) with site parsers, \(g.pagesWithResults)/\(g.pages) generic only"
+        )
     }
     print("failed resolves (scored as no results): \(withSites.overall.failures) with site parsers, \(genericOnly.overall.failures) generic only")
 }
 
-if mode == "all" || mode == "accuracy" { try await accuracy() }
-if mode == "devset" { try await devSetAccuracy() }
-
-// Peak RSS is a high-water mark: each page needs a process of its own.
-if mode == "all" || mode == "memory" { try await memory(.markup) }
-if mode == "memory-text" { try await memory(.text) }
-
-/// Runs a benchmark that can fail for the person running it (a missing tool or option): its
-/// error is printed and the benchmark exits 2, where an error thrown at top level would trap.
-func reporting(_ benchmark: () async throws -> Void) async {
-    do {
-        try await benchmark()
-    } catch {
-        FileHandle.standardError.write(Data("trawl-bench \(mode): \(error)\n".utf8))
-        exit(2)
-    }
-}
-
-// `trawl batch` end to end; these spawn the release `trawl` built beside this executable.
-if mode == "batch" { await reporting { try BatchBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) } }
-if mode == "serve", let list = CommandLine.arguments.dropFirst(2).first {
-    var options = BatchBenchmark.Options(CommandLine.arguments.dropFirst(3))
-    if !CommandLine.arguments.contains("--server") { options.server = "loopback" }
-    try BatchBenchmark.serve(options, list: list)
-}
-if mode == "batch-memory" { await reporting { try BatchBenchmark.memory(.init(CommandLine.arguments.dropFirst(2))) } }
-// What `--probe` adds to a page: trawl batch with and without it, media served by nginx with ranges.
-if mode == "probe" { await reporting { try ProbeBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) } }
-// Against Playwright and Crawlee for Python (Benchmarks/browser.sh installs them and passes --python).
-if mode == "browser" { await reporting { try BrowserComparison.run(.init(CommandLine.arguments.dropFirst(2))) } }
-if mode == "auto-static" { await reporting { try AutoStaticBenchmark.run(.init(CommandLine.arguments.dropFirst(2))) } }
-
-// The PostgreSQL queue: its own overhead (instant transport), and two workers end to end vs SQLite.
-if mode == "queue-overhead" { await reporting { try await QueueBenchmark.overhead(.init(CommandLine.arguments.dropFirst(2))) } }
-if mode == "queue" { await reporting { try QueueBenchmark.endToEnd(.init(CommandLine.arguments.dropFirst(2))) } }
-
-/// `trawl-bench compare FILE…`: scans each file with the thinned feed and without; prints the
-/// files whose results differ (for narrowing down a case the tests found).
-if mode == "compare" {
+/// Scans each file with the thinned feed and without, and prints the files whose results differ
+/// (for narrowing down a case the tests found); whether any did.
+func compareThinnedScan(_ paths: [String]) throws -> Bool {
     var differ = false
-    for path in CommandLine.arguments.dropFirst(2) {
+    for path in paths {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let thin = try HTMLScanner(thinsInput: true).scan(data, url: "https://example.com/", declaredCharset: "utf-8")
         let full = try HTMLScanner(thinsInput: false).scan(data, url: "https://example.com/", declaredCharset: "utf-8")
         if thin.summary != full.summary || thin.embedded.map(\.body) != full.embedded.map(\.body) {
             differ = true
-            print("\(path): differ\n  thinned: \(thin.summary) \(thin.embedded.map { String(decoding: $0.body, as: UTF8.self) })\n  full:    \(full.summary) \(full.embedded.map { String(decoding: $0.body, as: UTF8.self) })")
+            print(
+                "\(path): differ\n  thinned: \(thin.summary) \(thin.embedded.map { String(decoding: $0.body, as: UTF8.self) })\n  full:    \(full.summary) \(full.embedded.map { String(decoding: $0.body, as: UTF8.self) })"
+            )
         }
     }
-    exit(differ ? 1 : 0)
+    return differ
 }
