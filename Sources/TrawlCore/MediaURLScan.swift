@@ -1,7 +1,7 @@
 import Glibc
 
 /// A URL-shaped run of text that may name a media file, as written (escapes and all): what the
-/// text fallback reads (see ``MediaURLScan``).
+/// text fallback reads (see `MediaURLScan`).
 public struct MediaURLCandidate: Sendable, Hashable {
     /// The bytes of the URL as the text has them.
     public var raw: String
