@@ -83,7 +83,8 @@ let package = Package(
         // Payloads in, result sets out: site parsers, generic parsers, the fallback, the ranking.
         .target(
             name: "TrawlParsers",
-            dependencies: ["TrawlCore"],
+            // TrawlProbe: its readers' rules the parsers share (an ISO 8601 duration).
+            dependencies: ["TrawlCore", "TrawlProbe"],
             path: "Parsers",
             swiftSettings: swiftSettings),
         // The engines that answer a request: a page's resolution (site source, fetch, render

@@ -1,5 +1,6 @@
 package import Foundation
 package import TrawlCore
+import TrawlProbe
 
 /// Reddit: a post's page is best read as its JSON (`/comments/ID/.json`): the post's
 /// `preview.images[].variants` (gif, mp4), `secure_media.reddit_video` (v.redd.it),
@@ -184,38 +185,13 @@ package struct RedditDASHParser: Parser {
         }
         files.add(payload.info.url.absoluteString, name: "dash", mimeType: "application/dash+xml")
         if let mpd = Self.elements("MPD", in: text).first {
-            files.durationSeconds = Self.attributes(of: mpd)["mediaPresentationDuration"].flatMap(Self.seconds(ofISODuration:))
+            files.durationSeconds = Self.attributes(of: mpd)["mediaPresentationDuration"].flatMap(PlaylistReader.isoDuration)
         }
         let media = files.files.count > 1 ? files.media(parser: name, payload: payload) : nil
         if media == nil { throw ParseError(parser: name, url: payload.info.url.absoluteString, reason: "no video representation") }
         var set = ResultSet(media: [media].compactMap { $0 })
         set.isDefinitive = true
         return set
-    }
-
-    /// `PT15.034S` (an xs:duration of days, hours, minutes and seconds) in seconds; `nil` for
-    /// anything else. The probe reads a playlist's own with the same rule (TrawlProbe stands alone).
-    static func seconds(ofISODuration text: String) -> Double? {
-        guard text.hasPrefix("P") else { return nil }
-        var seconds = 0.0, number = "", inTime = false
-        for character in text.dropFirst() {
-            switch character {
-            case "T": inTime = true
-            case "0"..."9", ".": number.append(character)
-            case "D", "H", "M", "S":
-                guard let value = Double(number) else { return nil }
-                number = ""
-                switch (character, inTime) {
-                case ("D", false): seconds += value * 86400
-                case ("H", true): seconds += value * 3600
-                case ("M", true): seconds += value * 60
-                case ("S", true): seconds += value
-                default: return nil
-                }
-            default: return nil
-            }
-        }
-        return number.isEmpty && seconds.isFinite ? seconds : nil
     }
 
     /// Each `<name …>…</name>` element's text, attributes included.

@@ -4,7 +4,7 @@ import Foundation
 /// bandwidths (a playlist has no one size of its own: a cut one may not list its largest), and
 /// the running time (an HLS media playlist's segments once `#EXT-X-ENDLIST`
 /// closes it; a DASH `mediaPresentationDuration`).
-enum PlaylistReader {
+package enum PlaylistReader {
     static func read(_ bytes: [UInt8]) -> MediaFacts? {
         let head = bytes.prefix(4096).drop { $0 == 0xEF || $0 == 0xBB || $0 == 0xBF || $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
         if head.starts(with: Array(ascii: "#EXTM3U")) {
@@ -107,8 +107,10 @@ enum PlaylistReader {
         return nil
     }
 
-    /// `PT1H2M3.5S` (xs:duration, days and times only) in seconds.
-    static func isoDuration(_ text: String) -> Double? {
+    /// `PT1H2M3.5S` (xs:duration, days and times only) in seconds; `nil` for anything else.
+    /// A DASH manifest's `mediaPresentationDuration` says it, whether a probe or a site parser
+    /// reads the manifest.
+    package static func isoDuration(_ text: String) -> Double? {
         var seconds = 0.0
         var number = ""
         var inTime = false
