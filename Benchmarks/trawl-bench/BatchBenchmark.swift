@@ -241,7 +241,7 @@ enum BatchBenchmark {
         guard scrapyBest.isFinite else { return }
         let scrapyRate = Double(options.pages) / scrapyBest
         print(String(format: "scrapy: %.0f pages/s (best of 2: %.2f s)", scrapyRate, scrapyBest))
-        print(String(format: "trawl / scrapy: %.1fx (target >= 5x)", trawlRate / scrapyRate))
+        print(String(format: "trawl / scrapy: %.1fx (goal >= 8x)", trawlRate / scrapyRate))
     }
 
     /// `trawl-bench serve LIST`: the batch benchmark's server alone, its URL list written to

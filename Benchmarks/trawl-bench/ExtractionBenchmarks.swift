@@ -168,7 +168,7 @@ func memory(_ kind: BigPage) async throws {
             Double(peak) / 1e6))
     print(
         String(
-            format: "peak RSS / page size: %.2f (target <= 3.00); growth while resolving / page size: %.2f; found %@",
+            format: "peak RSS / page size: %.2f (goal <= 1.25); growth while resolving / page size: %.2f; found %@",
             Double(peak) / Double(size), Double(peak - before) / Double(size), found.joined(separator: ", ")))
 }
 

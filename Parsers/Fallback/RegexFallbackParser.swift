@@ -25,7 +25,9 @@ package struct RegexFallbackParser: Parser {
         // scan would add are the ones the structure says belong elsewhere (a user's profile
         // images, a quoted post, a comment's text).
         if payload.info.isJSON, (try? JSONValue(parsing: payload.body)) != nil { return ResultSet() }
-        let found = payload.body.withUnsafeBytes { Self.scan($0.bindMemory(to: UInt8.self), limit: limit) }
+        let found =
+            payload.overflow.map { Self.urls(in: $0.candidates, limit: limit) }
+            ?? payload.body.withUnsafeBytes { Self.scan($0.bindMemory(to: UInt8.self), limit: limit) }
         let media = found.map { url -> Media in
             var media = MediaHints(url: url).media(parser: name, payload: payload)
             // Imgur's `.gifv` is a page around the MP4 of the same name: the MP4 is the file,
@@ -40,95 +42,32 @@ package struct RegexFallbackParser: Parser {
     }
 
     /// Media URLs in `text`, normalised, each once, in order of first appearance.
-    ///
-    /// Every URL form it reads has a slash pair (`://`, `:\/\/`, `//host`), so it jumps from
-    /// slash to slash with `memchr` and looks around each one.
     static func scan(_ text: UnsafeBufferPointer<UInt8>, limit: Int) -> [String] {
-        guard let base = text.baseAddress else { return [] }
+        guard limit > 0 else { return [] }
         var results: [String] = []
         var seen = Set<String>()
-        let n = text.count
-        var i = 0
-        while i < n && results.count < limit {
-            guard let found = memchr(base + i, Int32(UInt8(ascii: "/")), n - i) else { break }
-            let slash = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            i = slash + 1
-            var start = -1
-            var hostStart = -1
-            var colon = -1
-            if slash >= 1, slash + 1 < n, text[slash - 1] == UInt8(ascii: ":"), text[slash + 1] == UInt8(ascii: "/") {
-                colon = slash - 1  // "://"
-                hostStart = slash + 2
-            } else if slash >= 2, slash + 2 < n, text[slash - 1] == UInt8(ascii: "\\"), text[slash - 2] == UInt8(ascii: ":"),
-                text[slash + 1] == UInt8(ascii: "\\"), text[slash + 2] == UInt8(ascii: "/")
-            {
-                colon = slash - 2  // the JSON-escaped ":\/\/"
-                hostStart = slash + 3
-            } else if slash > 0, slash + 2 < n, text[slash + 1] == UInt8(ascii: "/"),
-                text[slash - 1] == UInt8(ascii: "\"") || text[slash - 1] == UInt8(ascii: "'") || text[slash - 1] == UInt8(ascii: "(")
-                    || text[slash - 1] == UInt8(ascii: "="),
-                isHostByte(text[slash + 2])
-            {
-                start = slash  // protocol-relative "//host"
-                hostStart = slash + 2
-            }
-            if colon >= 0 {
-                var s = colon
-                while s > 0, colon - s < 5, isLetter(text[s - 1]) { s -= 1 }
-                guard isHTTPScheme(text, s..<colon) else { continue }
-                start = s
-            }
-            guard start >= 0 else { continue }
-            let end = urlEnd(text, from: hostStart)
-            i = max(end, slash + 1)
-            guard end - start < 4096, mayBeMedia(text, hostStart: hostStart, end: end) else { continue }
+        _ = MediaURLScan.scan(text) { start, end in
             let raw = String(decoding: UnsafeBufferPointer(rebasing: text[start..<end]), as: UTF8.self)
-            guard let url = mediaURL(raw), seen.insert(CanonicalURL.keyOfNormalized(url)).inserted else { continue }
-            results.append(url)
+            if let url = mediaURL(raw), seen.insert(CanonicalURL.keyOfNormalized(url)).inserted { results.append(url) }
+            return results.count < limit
         }
         return results
     }
 
-    /// `http` or `https`, any case.
-    static func isHTTPScheme(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        matches(text, range, "http") || matches(text, range, "https")
+    /// The media URLs among `candidates` (a scan of a text that was not kept whole), as
+    /// ``scan(_:limit:)`` of that text finds them.
+    static func urls(in candidates: [MediaURLCandidate], from offset: Int = 0, limit: Int) -> [String] {
+        var results: [String] = []
+        var seen = Set<String>()
+        for candidate in candidates where candidate.offset >= offset {
+            guard results.count < limit else { break }
+            if let url = mediaURL(candidate.raw), seen.insert(CanonicalURL.keyOfNormalized(url)).inserted { results.append(url) }
+        }
+        return results
     }
 
-    /// The end of a URL that starts before `from`: the first byte no URL holds unescaped.
-    static func urlEnd(_ text: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
-        var j = from
-        let n = text.count
-        while j < n {
-            let c = text[j]
-            if c <= 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") || c == UInt8(ascii: "<") || c == UInt8(ascii: ">")
-                || c == UInt8(ascii: "`") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == UInt8(ascii: "|")
-                || c == UInt8(ascii: "^")
-            {
-                return j
-            }
-            if c == UInt8(ascii: "\\") {
-                // Keep JSON escapes that belong to the URL (\/ and \u0026); end at any other.
-                if j + 1 < n, text[j + 1] == UInt8(ascii: "/") { j += 2; continue }
-                if j + 5 < n, text[j + 1] == UInt8(ascii: "u"), text[j + 2] == UInt8(ascii: "0"), text[j + 3] == UInt8(ascii: "0") {
-                    // \u0022 is a quote and \u003c a '<': both end the URL.
-                    let a = text[j + 4], b = text[j + 5] | 0x20
-                    if (a == UInt8(ascii: "2") && b == UInt8(ascii: "2")) || (a == UInt8(ascii: "3") && (b == UInt8(ascii: "c") || b == UInt8(ascii: "e"))) {
-                        return j
-                    }
-                    j += 6
-                    continue
-                }
-                return j
-            }
-            if c == UInt8(ascii: "&"), j + 5 < n, text[j + 1] == UInt8(ascii: "q"), text[j + 2] == UInt8(ascii: "u"),
-                text[j + 3] == UInt8(ascii: "o"), text[j + 4] == UInt8(ascii: "t"), text[j + 5] == UInt8(ascii: ";")
-            {
-                return j
-            }
-            if c == UInt8(ascii: ")") || c == UInt8(ascii: "]") { return j }
-            j += 1
-        }
-        return n
+    static func mayBeMedia(_ text: UnsafeBufferPointer<UInt8>, hostStart: Int, end: Int) -> Bool {
+        MediaURLScan.mayBeMedia(text, hostStart: hostStart, end: end)
     }
 
     /// The normalised URL if it names a media file, else nil.
@@ -142,43 +81,5 @@ package struct RegexFallbackParser: Parser {
             hints.kind != .webp || KnownMediaHosts.servesAnimatedWebP(url)
         else { return nil }
         return url
-    }
-
-    /// A byte-level pre-check that ``mediaURL(_:)`` could accept the URL: its path ends in an
-    /// animated-media extension or its host serves only video. Most URLs on a page are links
-    /// and scripts; rejecting them here skips building, unescaping and normalising a String.
-    static func mayBeMedia(_ text: UnsafeBufferPointer<UInt8>, hostStart: Int, end: Int) -> Bool {
-        var hostEnd = hostStart
-        while hostEnd < end, text[hostEnd] != UInt8(ascii: "/"), text[hostEnd] != UInt8(ascii: "\\"),
-            text[hostEnd] != UInt8(ascii: "?"), text[hostEnd] != UInt8(ascii: "#"), text[hostEnd] != UInt8(ascii: ":")
-        {
-            hostEnd += 1
-        }
-        if matches(text, hostStart..<hostEnd, "v.redd.it") || matches(text, hostStart..<hostEnd, "video.twimg.com") { return true }
-        var pathEnd = hostEnd
-        while pathEnd < end, text[pathEnd] != UInt8(ascii: "?"), text[pathEnd] != UInt8(ascii: "#") { pathEnd += 1 }
-        // mediaURL strips trailing punctuation before it reads the extension.
-        while pathEnd > hostEnd, trailingPunctuation.contains(text[pathEnd - 1]) { pathEnd -= 1 }
-        var dot = pathEnd
-        while dot > hostEnd, text[dot - 1] != UInt8(ascii: "."), text[dot - 1] != UInt8(ascii: "/"), pathEnd - dot <= 5 { dot -= 1 }
-        guard dot > hostEnd, text[dot - 1] == UInt8(ascii: ".") else { return false }
-        return animatedExtensions.contains { matches(text, dot..<pathEnd, $0) }
-    }
-
-    private static let trailingPunctuation: [UInt8] = Array(".,;:!".utf8)
-    private static let animatedExtensions: [StaticString] = ["gif", "gifv", "mp4", "m4v", "mov", "webm", "webp", "apng"]
-
-    /// Whether `text[range]` equals the ASCII `word`, ignoring case.
-    private static func matches(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ word: StaticString) -> Bool {
-        guard range.count == word.utf8CodeUnitCount else { return false }
-        let w = word.utf8Start
-        for k in 0..<range.count where text[range.lowerBound + k] | 0x20 != w[k] | 0x20 { return false }
-        return true
-    }
-
-    static func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") }
-
-    static func isHostByte(_ c: UInt8) -> Bool {
-        isLetter(c) || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
     }
 }

@@ -8,6 +8,21 @@ package enum SiblingRenditions {
     /// `media` with renditions added from media URLs in `text`.
     package static func attach(to media: [Media], from text: UnsafeBufferPointer<UInt8>) -> [Media] {
         guard !media.isEmpty else { return media }
+        return attach(to: media, urls: RegexFallbackParser.scan(text, limit: 2000))
+    }
+
+    /// `media` with renditions added from the document of `payload`: its text, or the
+    /// media-looking URLs of a text it did not keep whole.
+    package static func attach(to media: [Media], from payload: Payload) -> [Media] {
+        guard !media.isEmpty else { return media }
+        if let overflow = payload.overflow {
+            return attach(to: media, urls: RegexFallbackParser.urls(in: overflow.candidates, limit: 2000))
+        }
+        return payload.body.withUnsafeBytes { attach(to: media, from: $0.bindMemory(to: UInt8.self)) }
+    }
+
+    /// `media` with renditions added from `urls`, media URLs in the order a page has them.
+    private static func attach(to media: [Media], urls: [String]) -> [Media] {
         let merged = mergeByStem(media)
         var byStem: [String: [Int]] = [:]
         var byIdentity: [String: Int] = [:]
@@ -20,7 +35,7 @@ package enum SiblingRenditions {
         var result = merged
         var known = Set(media.flatMap(\.allURLs).map(CanonicalURL.key))
         // The scan returns normalised URLs: their keys need no second decoding.
-        for url in RegexFallbackParser.scan(text, limit: 2000) {
+        for url in urls {
             let key = CanonicalURL.keyOfNormalized(url)
             guard known.insert(key).inserted else { continue }
             // Same name beside it, or another size of the same upload (`…/s1600/name.gif`

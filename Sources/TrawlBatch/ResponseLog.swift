@@ -75,4 +75,16 @@ struct LoggedTransport: PayloadTransport {
             }
         })
     }
+
+    /// Each response of a streamed answer is noted at its head.
+    func parts(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<ResponsePart, any Error> {
+        let log = self.log
+        return base.parts(for: request, context: context).observing { part in
+            switch part {
+            case .head(let info, _): log.note(info)
+            case .whole(let payload): log.note(payload.info)
+            case .body, .end: break
+            }
+        }
+    }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Carries requests to the outside world (or to a recording of it) and hands back payloads.
 ///
@@ -10,11 +10,32 @@ public protocol PayloadTransport: Sendable {
     ///   - request: what to fetch.
     ///   - context: the user's request this fetch serves (for recording and logs).
     func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error>
+    /// The same responses as parts: bodies in pieces as they arrive, where the transport can
+    /// stream them (see ``ResponsePart``); the default serves each payload whole.
+    func parts(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<ResponsePart, any Error>
 }
 
 /// Reads an HTML payload once: its summary, and every JSON payload embedded in it.
 public protocol DocumentScanner: Sendable {
     func scan(_ payload: Payload) throws -> ScannedDocument
+    /// Starts reading a document that arrives in pieces, described by `info`; `nil` when this
+    /// scanner reads whole documents only. The stream's result equals ``scan(_:)`` of the
+    /// whole payload.
+    func documentStream(for info: PayloadInfo) -> (any DocumentStream)?
+}
+
+extension DocumentScanner {
+    public func documentStream(for info: PayloadInfo) -> (any DocumentStream)? { nil }
+}
+
+/// A document read as its pieces arrive (see ``DocumentScanner/documentStream(for:)``). Used by
+/// one task at a time.
+public protocol DocumentStream: AnyObject {
+    /// Reads the next piece of the document.
+    func feed(_ piece: Data)
+    /// Ends the document and returns what was found.
+    /// - Throws: when the document could not be read at all.
+    func finish() throws -> ScannedDocument
 }
 
 /// What a ``DocumentScanner`` found.
@@ -45,6 +66,11 @@ public struct Environment: Sendable {
     /// Checks what each result set's media URLs really are before the set is handed on
     /// (`--probe`); `nil`: the media are handed on as the pages claim them.
     public var checker: (any MediaChecker)?
+    /// A streamed HTML document no site parser claims keeps at most this many bytes of its
+    /// body; the scanner still reads all of it, and the media-looking URLs of the rest are kept
+    /// for the text fallback (``Payload/overflow``). A page a site parser claims is kept whole
+    /// (site parsers read its text).
+    public var documentBodyLimit = 1 << 20
 
     public init(
         transport: any PayloadTransport, scanner: (any DocumentScanner)?, parsers: ParserChain,
@@ -58,9 +84,10 @@ public struct Environment: Sendable {
     }
 
     /// The payloads for one request: each response, and for an HTML response the document (with
-    /// its ``Payload/document`` summary) followed by each JSON payload embedded in it.
+    /// its ``Payload/document`` summary) followed by each JSON payload embedded in it. A body the
+    /// transport streams is scanned as its pieces arrive.
     public func payloads(for request: FetchRequest, from context: Request?) -> AsyncThrowingStream<Payload, any Error> {
-        scanned(transport.payloads(for: request, context: context))
+        scanned(transport.parts(for: request, context: context))
     }
 
     /// The payloads of `request` rendered by ``renderer``: each XHR response it caught, then
@@ -68,28 +95,96 @@ public struct Environment: Sendable {
     /// - Returns: an empty stream when there is no renderer.
     public func renderedPayloads(for request: FetchRequest, from context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         guard let renderer else { return AsyncThrowingStream { $0.finish() } }
-        return scanned(renderer.render(request, context: context))
+        let payloads = renderer.render(request, context: context)
+        return scanned(
+            AsyncThrowingStream(running: { continuation in
+                for try await payload in payloads { continuation.yield(.whole(payload)) }
+            }))
     }
 
     /// `responses`, with each HTML one followed by the JSON embedded in it.
-    private func scanned(_ responses: AsyncThrowingStream<Payload, any Error>) -> AsyncThrowingStream<Payload, any Error> {
+    private func scanned(_ responses: AsyncThrowingStream<ResponsePart, any Error>) -> AsyncThrowingStream<Payload, any Error> {
         let scanner = self.scanner
+        let parsers = self.parsers
+        let limit = documentBodyLimit
         return AsyncThrowingStream(running: { continuation in
-            for try await payload in responses {
-                guard let scanner, payload.info.isHTML || Self.looksLikeHTML(payload) else {
-                    continuation.yield(payload)
-                    continue
-                }
-                let scanned = try scanner.scan(payload)
-                var document = payload
-                document.document = scanned.summary
-                continuation.yield(document)
-                for embedded in scanned.embedded {
-                    try Task.checkCancellation()
-                    continuation.yield(embedded)
+            // The response whose body is arriving: its bytes, gathered once for the parsers,
+            // and, for HTML, the scanner reading each piece as it comes.
+            var info: PayloadInfo?
+            var body = BodyBuffer(expectedLength: nil)
+            var stream: (any DocumentStream)?
+            var bounded = false
+            var length = 0
+            var overflow: MediaURLScan?
+            for try await part in responses {
+                switch part {
+                case .whole(let payload):
+                    try Self.yieldScanned(payload, scanner: scanner, into: continuation)
+                case .head(let head, let expectedLength):
+                    info = head
+                    stream = head.isHTML ? scanner?.documentStream(for: head) : nil
+                    bounded = stream != nil && parsers.claimants(of: head, stage: .site).isEmpty
+                    body = BodyBuffer(expectedLength: expectedLength, limit: bounded ? limit : .max)
+                    length = 0
+                    overflow = nil
+                case .body(let piece):
+                    stream?.feed(piece)
+                    length += piece.count
+                    guard bounded, length > limit else {
+                        body.append(piece)
+                        continue
+                    }
+                    if overflow == nil {
+                        // The first byte past the limit: from here on the text is kept only
+                        // as its media-looking URLs, read from the start.
+                        var scan = MediaURLScan()
+                        body.bytes.withUnsafeBytes { scan.feed($0) }
+                        overflow = scan
+                        let room = limit - body.bytes.count
+                        if room > 0 { body.append(piece.prefix(room).withUnsafeBytes { Data($0) }) }
+                    }
+                    piece.withUnsafeBytes { overflow?.feed($0) }
+                case .end:
+                    guard let head = info else { continue }
+                    var payload = Payload(body: body.bytes, info: head)
+                    if var scan = overflow {
+                        scan.finish()
+                        payload.overflow = BodyOverflow(length: length, candidates: scan.candidates)
+                    }
+                    info = nil
+                    body = BodyBuffer(expectedLength: nil)
+                    overflow = nil
+                    if let reading = stream {
+                        stream = nil
+                        try Self.yield(payload, reading.finish(), into: continuation)
+                    } else {
+                        try Self.yieldScanned(payload, scanner: scanner, into: continuation)
+                    }
                 }
             }
         })
+    }
+
+    /// `payload`, scanned first when it is HTML.
+    private static func yieldScanned(
+        _ payload: Payload, scanner: (any DocumentScanner)?, into continuation: AsyncThrowingStream<Payload, any Error>.Continuation
+    ) throws {
+        guard let scanner, payload.info.isHTML || looksLikeHTML(payload) else {
+            continuation.yield(payload)
+            return
+        }
+        try yield(payload, scanner.scan(payload), into: continuation)
+    }
+
+    /// The document with its summary, then the JSON embedded in it.
+    private static func yield(_ payload: Payload, _ scanned: ScannedDocument, into continuation: AsyncThrowingStream<Payload, any Error>.Continuation) throws {
+        var document = payload
+        document.document = scanned.summary
+        continuation.yield(document)
+        for embedded in scanned.embedded {
+            try Task.checkCancellation()
+            continuation.yield(embedded)
+        }
     }
 
     /// A document served without a content type (`file:`, bad servers) that starts like HTML.

@@ -6,6 +6,10 @@ public struct Payload: Sendable {
     public var info: PayloadInfo
     /// What the HTML scanner found, for HTML documents; `nil` for everything else.
     public var document: DocumentSummary?
+    /// For a streamed document too large to keep whole (see
+    /// ``Environment/documentBodyLimit``): ``body`` is its first bytes only, and this says what
+    /// the rest held for the readers of its text. `nil`: ``body`` is the whole response.
+    public var overflow: BodyOverflow?
 
     public init(body: Data, info: PayloadInfo, document: DocumentSummary? = nil) {
         self.body = body
@@ -13,8 +17,25 @@ public struct Payload: Sendable {
         self.document = document
     }
 
+    /// The length of the whole body, kept or not.
+    public var bodyLength: Int { overflow?.length ?? body.count }
+
     /// The body as UTF-8 text (invalid sequences repaired).
     public var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// What a document's text held beyond the bytes a ``Payload`` keeps of it.
+public struct BodyOverflow: Sendable, Hashable {
+    /// The whole body's length.
+    public var length: Int
+    /// Every media-looking URL of the whole text, in order (see ``MediaURLCandidate``): what the
+    /// text fallback reads instead of the text.
+    public var candidates: [MediaURLCandidate]
+
+    public init(length: Int, candidates: [MediaURLCandidate]) {
+        self.length = length
+        self.candidates = candidates
+    }
 }
 
 /// Everything about a payload except its bytes.

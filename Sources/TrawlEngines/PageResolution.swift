@@ -163,9 +163,7 @@ struct PageResolution {
         definitive = definitive || set.isDefinitive
         noteSiteFailures(set, payload)
         if payload.info.origin == .document || payload.info.origin == .domSnapshot, !set.media.isEmpty {
-            set.media = payload.body.withUnsafeBytes {
-                SiblingRenditions.attach(to: set.media, from: $0.bindMemory(to: UInt8.self))
-            }
+            set.media = SiblingRenditions.attach(to: set.media, from: payload)
         }
         // The item a page names (its metadata, JSON-LD, its post object) comes first and alone;
         // what its body merely shows waits.
@@ -186,6 +184,10 @@ struct PageResolution {
             var rest = payload
             rest.body = Data(payload.body.dropFirst(stop.offset))
             rest.document = nil
+            if let overflow = payload.overflow {
+                // The text past the kept bytes is there as its media-looking URLs only.
+                rest.overflow?.candidates = overflow.candidates.filter { $0.offset >= stop.offset }
+            }
             unreadRest.append(parsers.parse(rest, stages: .fallback))
         }
         // A rendered page's JSON API answer that nothing structured reads is what the text

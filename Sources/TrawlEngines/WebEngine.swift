@@ -95,7 +95,7 @@ extension WebEngine {
     static func scanStopped(_ stop: ScanStop, payload: Payload) -> Diagnostic {
         Diagnostic(
             .warning,
-            "libxml2 gave up on the HTML of \(Redaction.url(payload.info.url.absoluteString)) (\(stop.reason)): what it read stands, and bytes \(stop.offset)–\(payload.body.count) were read as text",
+            "libxml2 gave up on the HTML of \(Redaction.url(payload.info.url.absoluteString)) (\(stop.reason)): what it read stands, and bytes \(stop.offset)–\(payload.bodyLength) were read as text",
             source: "html")
     }
 

@@ -86,6 +86,7 @@ final class CurlEventLoop: @unchecked Sendable {
                     failAll(error)
                 }
                 for (handle, code) in multi.completed() { finish(handle, code) }
+                for transfer in transfers.values { transfer.flush() }
             }
             do {
                 try multi.poll(timeoutMS: transfers.isEmpty ? 10_000 : 1_000)

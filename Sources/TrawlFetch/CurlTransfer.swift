@@ -22,16 +22,12 @@ final class CurlTransfer {
     private var headSent = false
     private var received = 0
     private var responses = 0
-    /// Body bytes not yet handed on: pieces are gathered up to ``pieceSize`` so that a page
-    /// costs one allocation and one hand-over, not one per 16 KiB that libcurl delivers.
+    /// Body bytes not yet handed on: what libcurl delivers in one turn of the event loop (in
+    /// 16 KiB calls) is handed on as one piece at the end of the turn (``flush()``), or sooner
+    /// when it reaches ``pieceSize``.
     private var pending = Data()
-    /// The largest body piece handed on at once when the length is not declared.
+    /// The largest body piece handed on at once.
     static let pieceSize = 256 << 10
-    /// A declared length up to this comes as one piece, allocated once: the consumer (the
-    /// loader keeps whole bodies) then never copies pieces together.
-    static let wholeBodySize = 8 << 20
-    /// This response's piece size.
-    private var pieceLimit = pieceSize
     /// The final response's body length as delivered (``ResponseHead/bodyLength``), read once
     /// when its head is sent.
     private var declaredLength: Int?
@@ -131,16 +127,20 @@ final class CurlTransfer {
             return false
         }
         if pending.isEmpty {
-            if received == bytes.count, let declaredLength, declaredLength > 0, declaredLength <= Self.wholeBodySize {
-                pieceLimit = declaredLength
-            }
-            // The declared length (when it is within the cap) sizes the piece exactly.
-            let expected = declaredLength.map { $0 - (received - bytes.count) } ?? pieceLimit
-            pending.reserveCapacity(min(max(expected, bytes.count), pieceLimit))
+            // The declared length (when it is within the cap) sizes the last piece exactly.
+            let expected = declaredLength.map { $0 - (received - bytes.count) } ?? Self.pieceSize
+            pending.reserveCapacity(min(max(expected, bytes.count), Self.pieceSize))
         }
         pending.append(bytes.assumingMemoryBound(to: UInt8.self))
-        if pending.count >= pieceLimit { return handOn() }
+        if pending.count >= Self.pieceSize { return handOn() }
         return true
+    }
+
+    /// The end of an event loop turn: what arrived in it goes on, so a reader sees a slow
+    /// body's bytes as they come.
+    func flush() {
+        // A consumer that went away is noted in `abortReason`; its cancel command follows.
+        _ = handOn()
     }
 
     /// Yields the gathered body bytes; false when the consumer is gone.

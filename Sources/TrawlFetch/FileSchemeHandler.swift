@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 package import TrawlCore
 
 /// `file:` URLs: the file's bytes, read in pieces, with a content type guessed from its name.
@@ -6,6 +7,9 @@ package struct FileSchemeHandler: SchemeHandler {
     package let schemes = ["file"]
     /// Bytes per body piece.
     package var chunkSize = 256 << 10
+    /// A file of known size up to this is read in one piece; a larger one in ``chunkSize``
+    /// pieces, each read when the stream's consumer asks for it.
+    package var wholeReadLimit = 1 << 20
 
     package init() {}
 
@@ -17,53 +21,88 @@ package struct FileSchemeHandler: SchemeHandler {
                 .refusedAddress, url: request.url.absoluteString, message: "file: URLs read this machine's files and are refused by the address policy")
             return AsyncThrowingStream { $0.finish(throwing: error) }
         }
-        let chunkSize = self.chunkSize
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                let url = request.url
-                let path = url.path
-                do {
-                    guard let handle = FileHandle(forReadingAtPath: path) else {
-                        throw FetchError(.fileNotFound, url: url.absoluteString, message: "no readable file at \(path)")
-                    }
-                    defer { try? handle.close() }
-                    var isDirectory: ObjCBool = false
-                    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                        throw FetchError(.fileNotFound, url: url.absoluteString, message: "\(path) is a directory")
-                    }
-                    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-                    if let size, size > configuration.maxBodySize {
-                        throw FetchError(.bodyTooLarge, url: url.absoluteString, message: "file is \(size) bytes; the cap is \(configuration.maxBodySize)")
-                    }
-                    var headers: HTTPHeaders = [:]
-                    if let type = MIMETypes.type(forPath: path) { headers.add(name: "Content-Type", value: type) }
-                    if let size { headers.add(name: "Content-Length", value: String(size)) }
-                    continuation.yield(.head(ResponseHead(url: url, status: 200, headers: headers)))
-                    var total = 0
-                    if let size, size > 0 {
-                        // Known size within the cap: one read, one buffer, no pieces to join.
-                        let body = try handle.read(upToCount: size) ?? Data()
-                        total = body.count
-                        if !body.isEmpty { continuation.yield(.body(body)) }
-                    }
-                    while true {
-                        try Task.checkCancellation()
-                        guard let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty else { break }
-                        total += chunk.count
-                        if total > configuration.maxBodySize {
-                            throw FetchError(.bodyTooLarge, url: url.absoluteString, message: "body passed \(configuration.maxBodySize) bytes")
-                        }
-                        continuation.yield(.body(chunk))
-                    }
-                    continuation.finish()
-                } catch is CancellationError {
-                    continuation.finish(throwing: FetchError(.cancelled, url: url.absoluteString, message: "cancelled"))
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        let url = request.url
+        let reader = FileReader(url: url, chunkSize: chunkSize, wholeReadLimit: wholeReadLimit, maxBodySize: configuration.maxBodySize)
+        // Each piece is read when the consumer asks for it: a reader slower than the disk
+        // holds one piece, never the file.
+        return AsyncThrowingStream(unfolding: {
+            do {
+                return try await reader.next()
+            } catch is CancellationError {
+                throw FetchError(.cancelled, url: url.absoluteString, message: "cancelled")
             }
-            continuation.onTermination = { _ in task.cancel() }
+        })
+    }
+}
+
+/// One `file:` response, read a piece at a time with `read(2)` into a buffer of the piece's
+/// size (nothing else is allocated for the file).
+private actor FileReader {
+    let url: URL
+    let chunkSize: Int
+    let wholeReadLimit: Int
+    let maxBodySize: Int
+    private var descriptor: Int32 = -1
+    private var started = false
+    private var total = 0
+    private var size: Int?
+
+    init(url: URL, chunkSize: Int, wholeReadLimit: Int, maxBodySize: Int) {
+        self.url = url
+        self.chunkSize = chunkSize
+        self.wholeReadLimit = wholeReadLimit
+        self.maxBodySize = maxBodySize
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    /// The head first, then the body's pieces; `nil` at the end.
+    func next() throws -> FetchEvent? {
+        try Task.checkCancellation()
+        if !started {
+            started = true
+            return try open()
         }
+        guard descriptor >= 0 else { return nil }
+        let count = total == 0 && (size ?? 0) > 0 && (size ?? 0) <= wholeReadLimit ? size! : chunkSize
+        var piece = Data(count: count)
+        let read = piece.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, count) }
+        guard read > 0 else {
+            close(descriptor)
+            descriptor = -1
+            if read < 0 { throw FetchError(.transferFailed, url: url.absoluteString, message: "reading the file failed (errno \(errno))") }
+            return nil
+        }
+        if read < count { piece.removeSubrange(read...) }
+        total += read
+        if total > maxBodySize {
+            throw FetchError(.bodyTooLarge, url: url.absoluteString, message: "body passed \(maxBodySize) bytes")
+        }
+        return .body(piece)
+    }
+
+    private func open() throws -> FetchEvent {
+        let path = url.path
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw FetchError(.fileNotFound, url: url.absoluteString, message: "no readable file at \(path)")
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else {
+            close(descriptor)
+            throw FetchError(.fileNotFound, url: url.absoluteString, message: "\(path) is a directory")
+        }
+        let size: Int? = status.st_mode & S_IFMT == S_IFREG ? Int(status.st_size) : nil
+        if let size, size > maxBodySize {
+            close(descriptor)
+            throw FetchError(.bodyTooLarge, url: url.absoluteString, message: "file is \(size) bytes; the cap is \(maxBodySize)")
+        }
+        self.descriptor = descriptor
+        self.size = size
+        var headers: HTTPHeaders = [:]
+        if let type = MIMETypes.type(forPath: path) { headers.add(name: "Content-Type", value: type) }
+        if let size { headers.add(name: "Content-Length", value: String(size)) }
+        return .head(ResponseHead(url: url, status: 200, headers: headers))
     }
 }
 

@@ -47,29 +47,22 @@ package final class Loader: PayloadTransport {
     package func fetch(_ request: FetchRequest, origin: PayloadOrigin = .document) async throws -> Payload {
         let started = ContinuousClock.now
         var head: ResponseHead?
-        var body = Data()
+        var body = BodyBuffer(expectedLength: nil)
         do {
             reading: for try await event in stream(request) {
                 switch event {
-                case .head(let h): head = h
+                case .head(let h):
+                    head = h
+                    // The declared length (within the cap) lets the body be allocated once.
+                    body = BodyBuffer(expectedLength: h.bodyLength, limit: min(configuration.maxBodySize, request.maxBodyBytes ?? .max))
                 case .body(let piece):
                     if let cap = request.maxBodyBytes {
                         // Enough read: leaving the loop ends the stream, which ends the transfer.
-                        body.append(piece.prefix(max(0, cap - body.count)))
-                        if body.count >= cap { break reading }
+                        body.append(piece.prefix(max(0, cap - body.bytes.count)))
+                        if body.bytes.count >= cap { break reading }
                         continue
                     }
-                    if body.isEmpty {
-                        // The first piece is kept as it is (a file arrives in one piece).
-                        body = piece
-                    } else {
-                        if body.count == piece.count, let length = head?.bodyLength {
-                            // Grown by doubling, a body briefly needs twice its size; the
-                            // declared length (within the cap) lets it be allocated once.
-                            body.reserveCapacity(min(length, configuration.maxBodySize))
-                        }
-                        body.append(piece)
-                    }
+                    body.append(piece)
                 }
             }
         } catch let error as FetchError {
@@ -82,14 +75,90 @@ package final class Loader: PayloadTransport {
             "fetched",
             metadata: [
                 "url": "\(Redaction.url(request.url.absoluteString))", "status": "\(response.status)",
-                "bytes": "\(body.count)", "ms": "\((ContinuousClock.now - started).milliseconds)",
+                "bytes": "\(body.bytes.count)", "ms": "\((ContinuousClock.now - started).milliseconds)",
             ])
         return Payload(
-            body: body,
+            body: body.bytes,
             info: PayloadInfo(url: response.url, requestURL: request.url, status: response.status, headers: response.headers, origin: origin))
     }
 
     package func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         AsyncThrowingStream(running: { continuation in continuation.yield(try await self.fetch(request)) })
+    }
+
+    /// The response as it arrives: its head, each body piece as the scheme handler hands it on,
+    /// then the end. Nothing is gathered here: the consumer keeps what it needs. Cancelling the
+    /// consuming task stops the transfer. A request with ``FetchRequest/maxBodyBytes`` comes
+    /// whole (its prefix).
+    package func parts(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<ResponsePart, any Error> {
+        if request.maxBodyBytes != nil {
+            return AsyncThrowingStream(running: { continuation in continuation.yield(.whole(try await self.fetch(request))) })
+        }
+        let reader = PartReader(request: request, events: stream(request), logger: logger)
+        // Pulled: a piece is asked of the scheme handler when the consumer asks for one, so a
+        // handler that can wait (a file) reads no faster than its consumer reads.
+        return AsyncThrowingStream(unfolding: { try await reader.next() })
+    }
+}
+
+/// Turns one request's ``FetchEvent``s into ``ResponsePart``s as the consumer asks for them.
+private actor PartReader {
+    let request: FetchRequest
+    let logger: Logger
+    private var events: AsyncThrowingStream<FetchEvent, any Error>.AsyncIterator
+    private var head: ResponseHead?
+    private var queued: [ResponsePart] = []
+    private var bytes = 0
+    private var done = false
+    private let started = ContinuousClock.now
+
+    init(request: FetchRequest, events: AsyncThrowingStream<FetchEvent, any Error>, logger: Logger) {
+        self.request = request
+        self.events = events.makeAsyncIterator()
+        self.logger = logger
+    }
+
+    func next() async throws -> ResponsePart? {
+        if !queued.isEmpty { return queued.removeFirst() }
+        guard !done else { return nil }
+        let event: FetchEvent?
+        do {
+            // Out of the property for the call (one `next()` runs at a time: the stream's
+            // consumer waits for each part before it asks for the next).
+            var iterator = events
+            defer { events = iterator }
+            event = try await iterator.next(isolation: self)
+        } catch let error as FetchError {
+            done = true
+            logger.debug("fetch failed", metadata: ["url": "\(Redaction.url(request.url.absoluteString))", "error": "\(error.code)"])
+            throw error
+        }
+        switch event {
+        case .head(let response)?:
+            return start(response)
+        case .body(let piece)?:
+            bytes += piece.count
+            guard head == nil else { return .body(piece) }
+            queued.append(.body(piece))
+            return start(ResponseHead(url: request.url, status: 0, headers: [:]))
+        case nil:
+            done = true
+            if Task.isCancelled { throw FetchError(.cancelled, url: request.url.absoluteString, message: "cancelled") }
+            logger.debug(
+                "fetched",
+                metadata: [
+                    "url": "\(Redaction.url(request.url.absoluteString))", "status": "\(head?.status ?? 0)",
+                    "bytes": "\(bytes)", "ms": "\((ContinuousClock.now - started).milliseconds)",
+                ])
+            guard head == nil else { return .end }
+            queued.append(.end)
+            return start(ResponseHead(url: request.url, status: 0, headers: [:]))
+        }
+    }
+
+    private func start(_ response: ResponseHead) -> ResponsePart {
+        head = response
+        let info = PayloadInfo(url: response.url, requestURL: request.url, status: response.status, headers: response.headers, origin: .document)
+        return .head(info, expectedLength: response.bodyLength)
     }
 }

@@ -21,6 +21,8 @@ public struct Charset: Sendable, Hashable {
     static let evidenceWindow = 1024
     /// Bytes searched for `<meta charset>`.
     static let metaWindow = 4096
+    /// How far an ASCII start is read for the first byte that tells UTF-8 from a legacy charset.
+    static let asciiWindow = 1 << 20
 
     /// Decides from the first bytes of a document, or returns `nil` when it needs more of them.
     ///
@@ -64,7 +66,12 @@ public struct Charset: Sendable, Hashable {
 
     /// Whether the bytes after the first non-ASCII byte are UTF-8; `nil` if more bytes are needed.
     static func utf8Evidence(_ bytes: UnsafeBufferPointer<UInt8>, isComplete: Bool) -> Evidence? {
-        guard let first = bytes.firstIndex(where: { $0 >= 0x80 }) else { return isComplete ? .asciiOnly : nil }
+        // A start that is ASCII for `asciiWindow` bytes decides as a wholly ASCII document does:
+        // a document arriving in pieces is then read as it comes, not held until its end (or
+        // its first non-ASCII byte) to be sure.
+        guard let first = bytes.prefix(asciiWindow).firstIndex(where: { $0 >= 0x80 }) else {
+            return isComplete || bytes.count >= asciiWindow ? .asciiOnly : nil
+        }
         let end = first + evidenceWindow
         if end > bytes.count && !isComplete { return nil }
         var window = UnsafeBufferPointer(rebasing: bytes[first..<min(end, bytes.count)])

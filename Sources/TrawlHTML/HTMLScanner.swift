@@ -36,12 +36,43 @@ public struct HTMLScanner: DocumentScanner {
         return scanned
     }
 
+    /// Reads an HTML document as its pieces arrive; the result equals ``scan(_:)`` of the whole.
+    public func documentStream(for info: PayloadInfo) -> (any DocumentStream)? {
+        HTMLDocumentStream(info: info, scanner: HTMLStreamScanner(url: info.url.absoluteString, declaredCharset: info.charset, configuration: self))
+    }
+
     /// Scans bytes in one piece.
     public func scan(_ body: Data, url: String, declaredCharset: String? = nil) throws -> ScannedDocument {
         let stream = HTMLStreamScanner(url: url, declaredCharset: declaredCharset, configuration: self)
         return try stream.finish(last: body)
     }
 }
+
+/// An ``HTMLStreamScanner`` for one response: its embedded payloads carry the response's
+/// request URL and status, as ``HTMLScanner/scan(_:)``'s do.
+final class HTMLDocumentStream: DocumentStream {
+    private let info: PayloadInfo
+    private let scanner: HTMLStreamScanner
+
+    init(info: PayloadInfo, scanner: HTMLStreamScanner) {
+        self.info = info
+        self.scanner = scanner
+    }
+
+    func feed(_ piece: Data) { scanner.feed(piece) }
+
+    func finish() throws -> ScannedDocument {
+        var scanned = try scanner.finish()
+        for index in scanned.embedded.indices {
+            scanned.embedded[index].info.requestURL = info.requestURL
+            scanned.embedded[index].info.status = info.status
+        }
+        return scanned
+    }
+}
+
+@available(*, unavailable)
+extension HTMLDocumentStream: Sendable {}
 
 /// Scans a document fed in pieces as they arrive; the result equals a one-piece scan.
 ///
@@ -94,7 +125,7 @@ public final class HTMLStreamScanner {
         pending.append(contentsOf: bytes)
         if parser == nil {
             while asciiPrefix < pending.count, pending[asciiPrefix] < 0x80 { asciiPrefix += 1 }
-            let mayDecide = pending.count <= 2 * Charset.metaWindow || asciiPrefix < pending.count
+            let mayDecide = pending.count <= 2 * Charset.metaWindow || asciiPrefix < pending.count || pending.count >= Charset.asciiWindow
             if mayDecide, pending.count >= lastAttempt + 4096 {
                 lastAttempt = pending.count
                 startPendingIfDecided(isComplete: false)

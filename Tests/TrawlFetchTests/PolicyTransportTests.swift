@@ -141,4 +141,56 @@ struct PolicyTransportTests {
         #expect(try await fetch(transport, server.url("/busy")).info.status == 503)
         #expect(server.requests.map(\.path) == ["/fresh", "/busy", "/busy", "/busy", "/busy"])
     }
+
+    /// What a streamed read of the parts ends with: each response's status and body, a head
+    /// before the last response's end starting it over, as a reader of parts does.
+    func streamed(_ transport: any PayloadTransport, _ url: URL) async throws -> [(Int, Data)] {
+        var responses: [(Int, Data)] = []
+        var open: (Int, Data)?
+        for try await part in transport.parts(for: FetchRequest(url: url), context: nil) {
+            switch part {
+            case .head(let info, _): open = (info.status, Data())
+            case .body(let piece): open?.1.append(piece)
+            case .end: if let response = open { responses.append(response) }; open = nil
+            case .whole: Issue.record("a whole payload: the policy did not stream the response")
+            }
+        }
+        return responses
+    }
+
+    @Test("Streamed: a 503 is judged by its head and retried; only the answer that stands is read")
+    func streamedRetryAfterStatus() async throws {
+        let server = try server(failing: 2, with: .status(503))
+        defer { server.shutdown() }
+        let clock = TestClock(automatic: true)
+        let transport = FetchPolicy().transport(over: Loader(), clock: clock)
+        let responses = try await streamed(transport, server.url("/page"))
+        #expect(responses.map(\.0) == [200])
+        #expect(responses.first?.1 == Data("<p>/page</p>".utf8))
+        #expect(server.requests.count == 3)
+        #expect(clock.sleeps.count == 2)
+    }
+
+    @Test("Streamed: a body cut short is tried again from a new head, and the reader keeps the whole one")
+    func streamedRetryMidBody() async throws {
+        let server = try server(
+            failing: 1, with: .truncated(headers: [("Content-Type", "text/html")], declaredLength: 100_000, body: Data(repeating: 0x41, count: 1000)))
+        defer { server.shutdown() }
+        let transport = FetchPolicy().transport(over: Loader(), clock: TestClock(automatic: true))
+        let responses = try await streamed(transport, server.url("/cut"))
+        #expect(responses.map(\.0) == [200])
+        #expect(responses.first?.1 == Data("<p>/cut</p>".utf8))
+        #expect(server.requests.count == 2)
+    }
+
+    @Test("Streamed: when the retries run out the last error is thrown")
+    func streamedTransferErrors() async throws {
+        let server = try LoopbackServer { _ in .hangUp }
+        defer { server.shutdown() }
+        var policy = FetchPolicy()
+        policy.retries = 1
+        let transport = policy.transport(over: Loader(), clock: TestClock(automatic: true))
+        await #expect(throws: FetchError.self) { try await streamed(transport, server.url("/reset")) }
+        #expect(server.requests.count == 2)
+    }
 }

@@ -247,3 +247,34 @@ struct ScriptJSONExtractorTests {
         #expect(extract(script).isEmpty)
     }
 }
+
+/// A document without a declared charset that arrives in pieces: its charset is decided from
+/// its first bytes, so it is scanned as it comes instead of held until its end.
+@Suite("Charset of a document in pieces")
+struct StreamedCharsetTests {
+    @Test func aLongASCIIStartDecidesWithoutTheEnd() {
+        let start = Array(String(repeating: "<p>plain ascii text</p>", count: (Charset.asciiWindow / 23) + 1).utf8)
+        let decided = start.withUnsafeBufferPointer { Charset.detect($0, declared: nil, isComplete: false) }
+        #expect(decided?.name == "utf-8")
+        // A short ASCII start still waits: a non-ASCII byte may come and tell.
+        let short = Array(start.prefix(64 << 10))
+        #expect(short.withUnsafeBufferPointer { Charset.detect($0, declared: nil, isComplete: false) } == nil)
+    }
+
+    @Test func aDocumentFedInPiecesScansAsTheWhole() throws {
+        var text = "<html><head><title>t</title></head><body>"
+        text += String(repeating: "<p>plain ascii text</p>", count: 60_000)
+        text += #"<img src="https://m.example/é.gif" width="300"></body></html>"#
+        let bytes = Data(text.utf8)
+        let stream = HTMLStreamScanner(url: "https://site.example/", declaredCharset: nil)
+        var offset = 0
+        while offset < bytes.count {
+            stream.feed(bytes[offset..<min(bytes.count, offset + 100_003)])
+            offset += 100_003
+        }
+        let streamed = try stream.finish()
+        let whole = try HTMLScanner().scan(bytes, url: "https://site.example/")
+        #expect(streamed.summary == whole.summary)
+        #expect(streamed.summary.mediaElements.count == 1)
+    }
+}

@@ -215,6 +215,26 @@ struct ProbeTests {
         #expect(server.requests.count == 14)
     }
 
+    @Test func aServedRangeOfExactlyTheCapKeepsItsConnection() async throws {
+        let server = try LoopbackServer(keepsAlive: true) { request in
+            let range = request.header("range") ?? ""
+            guard range == "bytes=0-65535" else { return .status(416) }
+            return .ok(
+                status: 206, headers: [("Content-Type", "video/mp4"), ("Content-Range", "bytes 0-65535/\(Self.big.count)")],
+                body: Data(Self.big[0..<65536]))
+        }
+        defer { server.shutdown() }
+        let loader = Loader(configuration: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"]))
+        for _ in 0..<3 {
+            var request = FetchRequest(url: URL(string: "http://media.test/clip.mp4")!)
+            request.headers.replace(name: "Range", value: "bytes=0-65535")
+            request.maxBodyBytes = 65536
+            let payload = try await loader.fetch(request)
+            #expect(payload.info.status == 206 && payload.body.count == 65536)
+        }
+        #expect(server.connectionsAccepted == 1, "a body that ends at the cap is read to its end, so its connection is reused")
+    }
+
     @Test func aProbeReadsAtMostItsCap() async throws {
         let server = try Self.server()
         defer { server.shutdown() }
