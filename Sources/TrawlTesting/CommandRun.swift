@@ -3,7 +3,7 @@ import Glibc
 
 /// Runs a built executable to completion and keeps what it printed: for tests of the `trawl`
 /// command as a user (or a script) meets it. Output goes through files, so a chatty child can
-/// never block on a full pipe.
+/// never block on a full pipe, and all of it is there once the child has exited.
 public struct CommandRun: Sendable {
     public var status: Int32
     public var stdout: String
@@ -36,14 +36,24 @@ public struct CommandRun: Sendable {
     }
 
     /// Runs `executable` with `arguments`, standard input from `input` (empty when `nil`), and
-    /// waits for it to exit — up to `timeLimit`: a command still running then is killed
-    /// (`SIGKILL`) and ``CommandTimedOut`` thrown with what it printed, so a command that hangs
-    /// fails its test instead of holding the test run (this wait blocks a thread, where no
-    /// test time limit's cancellation reaches).
+    /// awaits its exit — up to `timeLimit`: a command still running then is stopped and
+    /// ``CommandTimedOut`` thrown with what it printed, so a command that hangs fails its test.
+    ///
+    /// The wait holds no thread: the exit arrives through the process's termination handler, so
+    /// commands run by tests at the same time never take the cooperative pool's threads from the
+    /// rest of the suite. A cancelled task (a test past its `.timeLimit`) stops the command
+    /// before it throws `CancellationError`. Stopping is `SIGTERM`, then `SIGKILL` if the command
+    /// is still there a few seconds later; either way the command has exited when this returns
+    /// or throws, and never outlives its test.
+    ///
+    /// ```swift
+    /// let run = try await CommandRun.run(binary, ["resolve", "--json", url])
+    /// #expect(run.status == 0, "\(run.stderr)")
+    /// ```
     public static func run(
         _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil,
         in folder: URL? = nil, timeLimit: Duration = .seconds(180)
-    ) throws -> CommandRun {
+    ) async throws -> CommandRun {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -65,34 +75,68 @@ public struct CommandRun: Sendable {
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = stdin
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        let seconds = Double(timeLimit.components.seconds) + Double(timeLimit.components.attoseconds) / 1e18
-        if exited.wait(timeout: .now() + seconds) == .timedOut {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        let command = ([executable.lastPathComponent] + arguments).joined(separator: " ")
+        let exited = process.watchExit()
+        try await start(process)
+        do {
+            try await exited.wait(for: "`\(command)` to exit", within: timeLimit)
+        } catch {
+            await stop(process.processIdentifier, exited: exited, command: command)
+            guard error is WaitTimedOut else { throw error }
             throw CommandTimedOut(
-                command: ([executable.lastPathComponent] + arguments).joined(separator: " "), limit: timeLimit,
+                command: command, limit: timeLimit,
                 stdout: String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self),
                 stderr: String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self))
         }
-        process.waitUntilExit()
+        // The output went to files, not pipes: once the command has exited, every byte it wrote
+        // is in them (no pipe left to drain after the exit is seen).
         return CommandRun(
             status: process.terminationStatus,
             stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
+
+    /// Starts `process` from a thread of its own with no signal blocked. A child starts with the
+    /// signal mask of the thread that spawns it, and the cooperative pool's threads block
+    /// `SIGTERM` and `SIGINT`: a command started from a task would never hear the `SIGTERM` that
+    /// asks it to end.
+    private static func start(_ process: Process) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread {
+                var none = sigset_t()
+                sigemptyset(&none)
+                pthread_sigmask(SIG_SETMASK, &none, nil)
+                continuation.resume(with: Result { try process.run() })
+            }.start()
+        }
+    }
+
+    /// How long a stopped command has between `SIGTERM` and `SIGKILL`.
+    static let stopGrace: Duration = .seconds(5)
+
+    /// Stops the command `pid` unless it has exited (`SIGTERM`, then `SIGKILL` after
+    /// ``stopGrace``) and returns once it has.
+    private static func stop(_ pid: Int32, exited: Watched<Bool>, command: String) async {
+        // A task of its own: the caller's may be cancelled, and the command must be reaped all
+        // the same (a cancelled task's waits end at once).
+        await Task {
+            if exited.value { return }
+            kill(pid, SIGTERM)
+            if (try? await exited.wait(for: "`\(command)` to exit on SIGTERM", within: stopGrace)) != nil { return }
+            kill(pid, SIGKILL)
+            _ = try? await exited.wait(for: "`\(command)` to exit on SIGKILL", within: .seconds(60))
+        }.value
+    }
 }
 
 /// A command run by ``CommandRun/run(_:_:input:environment:in:timeLimit:)`` outlived its time
-/// limit and was killed.
+/// limit and was stopped.
 public struct CommandTimedOut: Error, CustomStringConvertible, Sendable {
     public var command: String
     public var limit: Duration
     public var stdout: String
     public var stderr: String
     public var description: String {
-        "`\(command)` did not end within \(limit) and was killed; its output: \(stdout.suffix(2000)) — its errors: \(stderr.suffix(2000))"
+        "`\(command)` did not end within \(limit) and was stopped; its output: \(stdout.suffix(2000)) — its errors: \(stderr.suffix(2000))"
     }
 }

@@ -17,7 +17,7 @@ struct FragmentTests {
         </script></body></html>
         """
 
-    @Test(.tags(.process, .browser)) func twoRoutesOfOneAppAreTwoJobsWithTheirOwnGIFs() throws {
+    @Test(.tags(.process, .browser)) func twoRoutesOfOneAppAreTwoJobsWithTheirOwnGIFs() async throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
         guard FileManager.default.isExecutableFile(atPath: "/usr/lib/chromium/chromium-headless-shell") else {
             Issue.record("Chromium's headless shell is missing: run `make deps`")
@@ -31,7 +31,7 @@ struct FragmentTests {
             try? FileManager.default.removeItem(at: fixture.folder)
         }
         try fixture.writeList(["http://site.test/app#/gif/abc", "http://site.test/app#/gif/xyz"])
-        let run = try CommandRun.run(
+        let run = try await CommandRun.run(
             binary,
             [
                 "batch", fixture.list.path, "--out", fixture.output.path, "--store", fixture.store, "--quiet",
@@ -68,7 +68,7 @@ struct FragmentTests {
 /// `trawl batch --probe`: each media URL checked before it is written.
 @Suite("Batch probes media", .timeLimit(.minutes(2)), .tags(.process))
 struct BatchProbeTests {
-    @Test func probedMediaCarryTheirFactsAndTheDeadAreDropped() throws {
+    @Test func probedMediaCarryTheirFactsAndTheDeadAreDropped() async throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
         let gif = MediaBytes.gif(width: 480, height: 270, frames: 12, delay: 5)
         let fixture = try BatchFixture(hosts: ["site.test", "media.test"]) { request in
@@ -88,7 +88,7 @@ struct BatchProbeTests {
         try fixture.writeList(["http://site.test/page"])
         var arguments = ["batch", fixture.list.path, "--out", fixture.output.path, "--store", fixture.store, "--quiet", "--browser", "never", "--probe"]
         for target in fixture.connectTo { arguments += ["--connect-to", target] }
-        let run = try CommandRun.run(binary, arguments)
+        let run = try await CommandRun.run(binary, arguments)
         #expect(run.status == 0, "\(run.stderr)")
         let media = try fixture.results().first?.media ?? []
         #expect(media.map(\.url) == ["http://media.test/cat.gif"], "\(run.stderr)")

@@ -11,37 +11,37 @@ struct AddressGuardCommandTests {
         <meta property="og:video:type" content="video/mp4"></head><body></body></html>
         """
 
-    func trawl(_ arguments: [String], environment extra: [String: String] = [:], in folder: URL? = nil) throws -> CommandRun {
+    func trawl(_ arguments: [String], environment extra: [String: String] = [:], in folder: URL? = nil) async throws -> CommandRun {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
         var environment = ProcessInfo.processInfo.environment
         for key in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] {
             environment[key] = nil
         }
         environment.merge(extra) { $1 }
-        return try CommandRun.run(binary, arguments, environment: environment, in: folder)
+        return try await CommandRun.run(binary, arguments, environment: environment, in: folder)
     }
 
-    @Test func resolveRefusesLoopbackNamingTheHost() throws {
+    @Test func resolveRefusesLoopbackNamingTheHost() async throws {
         let server = try LoopbackServer { _ in .html(Self.page) }
         defer { server.shutdown() }
-        let refused = try trawl(["resolve", "--deny-private", "--browser", "never", "http://127.0.0.1:\(server.port)/"])
+        let refused = try await trawl(["resolve", "--deny-private", "--browser", "never", "http://127.0.0.1:\(server.port)/"])
         #expect(refused.status == 3, "\(refused.stderr)")
         #expect(refused.stderr.contains("'127.0.0.1' is not a public address"), "\(refused.stderr)")
-        let streamed = try trawl(["resolve", "--deny-private", "--stream", "http://127.0.0.1:\(server.port)/"])
+        let streamed = try await trawl(["resolve", "--deny-private", "--stream", "http://127.0.0.1:\(server.port)/"])
         #expect(streamed.status == 3)
         #expect(streamed.stdout.contains(#""code":"refused-address""#), "\(streamed.stdout)")
         #expect(server.requests.isEmpty)
 
-        let allowed = try trawl(["resolve", "--deny-private", "--allow-address", "127.0.0.1/32", "--json", "http://127.0.0.1:\(server.port)/"])
+        let allowed = try await trawl(["resolve", "--deny-private", "--allow-address", "127.0.0.1/32", "--json", "http://127.0.0.1:\(server.port)/"])
         #expect(allowed.status == 0, "\(allowed.stderr)")
         #expect(allowed.stdout.contains("cat.mp4"))
         #expect(server.requests.count == 1)
     }
 
-    @Test func aNameIsNamedNotTheAddressItReached() throws {
+    @Test func aNameIsNamedNotTheAddressItReached() async throws {
         let server = try LoopbackServer { _ in .html(Self.page) }
         defer { server.shutdown() }
-        let run = try trawl([
+        let run = try await trawl([
             "resolve", "--deny-private", "--connect-to", "::127.0.0.1:\(server.port)", "http://intranet.corp.example/wiki",
         ])
         #expect(run.status == 3)
@@ -52,23 +52,23 @@ struct AddressGuardCommandTests {
 
     /// A proxy from the environment would connect for the guarded transfer (to whatever the URL
     /// names): under --deny-private it is not used.
-    @Test func guardedRunsIgnoreProxiesFromTheEnvironment() throws {
+    @Test func guardedRunsIgnoreProxiesFromTheEnvironment() async throws {
         let proxy = try LoopbackServer(host: "127.0.0.1") { _ in .html("<p>from the proxy</p>") }
         defer { proxy.shutdown() }
         let server = try LoopbackServer(host: "127.0.0.2") { _ in .html(Self.page) }
         defer { server.shutdown() }
         let environment = ["http_proxy": "http://127.0.0.1:\(proxy.port)"]
         let url = "http://127.0.0.2:\(server.port)/"
-        let unguarded = try trawl(["resolve", "--json", url], environment: environment)
+        let unguarded = try await trawl(["resolve", "--json", url], environment: environment)
         #expect(unguarded.status == 1, "the proxy answered (no media): \(unguarded.stderr)")
         #expect(proxy.requests.count == 1, "without the guard libcurl uses the environment's proxy")
-        let guarded = try trawl(["resolve", "--json", "--deny-private", "--allow-address", "127.0.0.2/32", url], environment: environment)
+        let guarded = try await trawl(["resolve", "--json", "--deny-private", "--allow-address", "127.0.0.2/32", url], environment: environment)
         #expect(guarded.status == 0, "\(guarded.stderr)")
         #expect(guarded.stdout.contains("cat.mp4"))
         #expect(proxy.requests.count == 1, "the guarded run went straight to the server")
     }
 
-    @Test func batchRefusesAndGoesOnWithTheRest() throws {
+    @Test func batchRefusesAndGoesOnWithTheRest() async throws {
         let server = try LoopbackServer(host: "127.0.0.2") { _ in .html(Self.page) }
         defer { server.shutdown() }
         let inside = try LoopbackServer(host: "127.0.0.1") { _ in .html(Self.page) }
@@ -78,7 +78,7 @@ struct AddressGuardCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let list = folder.appendingPathComponent("urls.txt")
         try "http://127.0.0.2:\(server.port)/ok\nhttp://0x7f.1:\(inside.port)/secret\n".write(to: list, atomically: true, encoding: .utf8)
-        let run = try trawl(
+        let run = try await trawl(
             ["batch", list.path, "--out", "results.jsonl", "--deny-private", "--allow-address", "127.0.0.2", "--retries", "0", "--quiet"],
             in: folder)
         #expect(run.status != 2, "\(run.stderr)")
@@ -94,7 +94,7 @@ struct AddressGuardCommandTests {
     /// through the guard and rendered; the script's request to 127.0.0.1 (loopback, refused) fails
     /// and never reaches that server. `auto` renders the script-built page as `always` does.
     @Test(arguments: ["always", "auto"])
-    func theBrowserRendersThroughTheGuard(mode: String) throws {
+    func theBrowserRendersThroughTheGuard(mode: String) async throws {
         let inside = try LoopbackServer(host: "127.0.0.1") { _ in .json(#"{"clip":"https://media.example.com/inside.mp4"}"#) }
         defer { inside.shutdown() }
         let insidePort = inside.port
@@ -115,7 +115,7 @@ struct AddressGuardCommandTests {
             }
         }
         defer { server.shutdown() }
-        let run = try trawl([
+        let run = try await trawl([
             "resolve", "--json", "--deny-private", "--allow-address", "127.0.0.2/32", "--browser", mode,
             "--connect-to", "gallery.example:80:127.0.0.2:\(server.port)", "http://gallery.example/app/",
         ])
@@ -127,15 +127,15 @@ struct AddressGuardCommandTests {
         #expect(server.requests.contains { $0.path == "/api/clip" })
     }
 
-    @Test func badFlagsAreUsageErrors() throws {
-        let misplaced = try trawl(["resolve", "--deny-private", "--allow-address", "10.0.0.1/8", "http://example.com/"])
+    @Test func badFlagsAreUsageErrors() async throws {
+        let misplaced = try await trawl(["resolve", "--deny-private", "--allow-address", "10.0.0.1/8", "http://example.com/"])
         #expect(misplaced.status == 2)
         #expect(misplaced.stderr.contains("'10.0.0.1/8' is not a CIDR range") && misplaced.stderr.contains("10.0.0.0/8"), "\(misplaced.stderr)")
-        let alone = try trawl(["resolve", "--allow-address", "10.0.0.0/8", "http://example.com/"])
+        let alone = try await trawl(["resolve", "--allow-address", "10.0.0.0/8", "http://example.com/"])
         #expect(alone.status == 2)
         #expect(alone.stderr.contains("add --deny-private"), "\(alone.stderr)")
         for command in [["resolve"], ["batch", "run"], ["smoke"]] {
-            let help = try trawl(command + ["--help"])
+            let help = try await trawl(command + ["--help"])
             #expect(help.stdout.contains("--deny-private") && help.stdout.contains("--allow-address <cidr>"), "\(command)")
         }
     }

@@ -7,11 +7,11 @@ import TrawlTesting
 /// never its media.
 @Suite("Auto mode on JavaScript pages", .timeLimit(.minutes(2)), .tags(.process, .browser))
 struct AutoModeClassTests {
-    static func resolve(_ path: String, _ respond: @escaping LoopbackServer.Handler) throws -> CommandRun {
+    static func resolve(_ path: String, _ respond: @escaping LoopbackServer.Handler) async throws -> CommandRun {
         let server = try LoopbackServer(keepsAlive: true, handler: respond)
         defer { server.shutdown() }
         let binary = try #require(CommandRun.builtExecutable("trawl"))
-        return try CommandRun.run(
+        return try await CommandRun.run(
             binary,
             [
                 "resolve", "--browser", "auto", "--json", "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--retries", "0",
@@ -23,10 +23,10 @@ struct AutoModeClassTests {
         try run.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
     }
 
-    @Test func aPageWhoseStateCarriesItsMediaIsNotRendered() throws {
+    @Test func aPageWhoseStateCarriesItsMediaIsNotRendered() async throws {
         // An empty app root and a bundle: script-driven by every sign, but its __NEXT_DATA__
         // already names the clip. The bundle would draw something else if it ran.
-        let run = try Self.resolve("/clip/k3x9") { request in
+        let run = try await Self.resolve("/clip/k3x9") { request in
             switch request.path {
             case "/clip/k3x9":
                 .html(
@@ -54,8 +54,8 @@ struct AutoModeClassTests {
         #expect(urls == ["https://media.test/c/preview.gif", "https://media.test/c/720.mp4"])
     }
 
-    @Test func aRenderedPagesSharedPlaceholderIsNeverMediaNorARendition() throws {
-        let run = try Self.resolve("/gallery") { request in
+    @Test func aRenderedPagesSharedPlaceholderIsNeverMediaNorARendition() async throws {
+        let run = try await Self.resolve("/gallery") { request in
             switch request.path {
             case "/gallery":
                 .html(
@@ -76,8 +76,8 @@ struct AutoModeClassTests {
         #expect(lines.allSatisfy { ($0["renditions"] as? [Any])?.isEmpty ?? true })
     }
 
-    @Test func aPageWithOnlyTrackingPixelsHasNoMedia() throws {
-        let run = try Self.resolve("/empty") { request in
+    @Test func aPageWithOnlyTrackingPixelsHasNoMedia() async throws {
+        let run = try await Self.resolve("/empty") { request in
             switch request.path {
             case "/empty":
                 .html(

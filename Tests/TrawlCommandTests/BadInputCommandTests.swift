@@ -5,11 +5,11 @@ import TrawlTesting
 /// Bad input never costs found media, and no input's secret is ever printed.
 @Suite("trawl with bad input", .tags(.process))
 struct BadInputCommandTests {
-    func trawl(_ arguments: [String], in folder: URL? = nil) throws -> CommandRun {
+    func trawl(_ arguments: [String], in folder: URL? = nil) async throws -> CommandRun {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
         var environment = ProcessInfo.processInfo.environment
         for key in ["TRAWL_GIPHY_KEY", "TRAWL_TENOR_KEY", "TRAWL_DEFAULT_ENGINE"] { environment[key] = nil }
-        return try CommandRun.run(binary, arguments, environment: environment, in: folder ?? ResolveCommandTests.repository)
+        return try await CommandRun.run(binary, arguments, environment: environment, in: folder ?? ResolveCommandTests.repository)
     }
 
     func json(_ line: String) throws -> [String: Any] {
@@ -35,9 +35,9 @@ struct BadInputCommandTests {
         return file
     }
 
-    @Test func aPageWithJunkAfterItsMediaKeepsThemAndSaysWhy() throws {
+    @Test func aPageWithJunkAfterItsMediaKeepsThemAndSaysWhy() async throws {
         let page = try Self.junkPage()
-        let run = try trawl(["resolve", "--json", page.path])
+        let run = try await trawl(["resolve", "--json", page.path])
         #expect(run.status == 0, "\(run.stderr)")
         let urls = try run.lines.map { try json($0)["url"] as? String }
         // What came before the junk, first; the video after it, found by the text fallback.
@@ -45,13 +45,13 @@ struct BadInputCommandTests {
         #expect(urls.contains("https://media.example.com/after.mp4"), "\(run.stdout)")
         #expect(!run.stderr.contains("htmlParseChunk"), "not a failure: \(run.stderr)")
 
-        let stream = try trawl(["resolve", "--stream", page.path])
+        let stream = try await trawl(["resolve", "--stream", page.path])
         #expect(stream.status == 0, "\(stream.stderr)")
         let diagnostics = try stream.lines.flatMap { try json($0)["diagnostics"] as? [String] ?? [] }
         #expect(diagnostics.contains { $0.contains("htmlParseChunk") && $0.contains("read as text") }, "\(stream.stdout)")
     }
 
-    @Test func anInputsSecretsArePrintedNowhere() throws {
+    @Test func anInputsSecretsArePrintedNowhere() async throws {
         let server = try LoopbackServer { request in
             request.path == "/clip"
                 ? .html(#"<html><head><meta property="og:video" content="https://media.example.com/cat.mp4"></head></html>"#)
@@ -62,7 +62,7 @@ struct BadInputCommandTests {
         let missing = server.url("/x").absoluteString + secrets
         let found = server.url("/clip").absoluteString + secrets
         for format in ["--json", "--stream", "--table"] {
-            let run = try trawl(["resolve", format, "--retries", "0", missing, found])
+            let run = try await trawl(["resolve", format, "--retries", "0", missing, found])
             #expect(run.status == 3, "\(run.stderr)")
             for text in [run.stdout, run.stderr] {
                 #expect(!text.contains("K3y5ecret") && !text.contains("T0k3nSecret"), "\(format): \(text)")
@@ -74,17 +74,17 @@ struct BadInputCommandTests {
     }
 
     @Test(arguments: ["htp:/broken.example.com/x", "saved-page.html", "localhost:8080/x", "pages/saved.htm", "intranet:8080/x"])
-    func typosAreUsageErrorsNotSearches(input: String) throws {
-        let run = try trawl(["resolve", input])
+    func typosAreUsageErrorsNotSearches(input: String) async throws {
+        let run = try await trawl(["resolve", input])
         #expect(run.status == 2, "\(run.stderr)")
         #expect(run.stderr.contains("'\(input)'"), "\(run.stderr)")
         #expect(!run.stderr.lowercased().contains("tenor"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
     }
 
-    @Test func aBareFileNameOfASavedPageReadsTheFile() throws {
+    @Test func aBareFileNameOfASavedPageReadsTheFile() async throws {
         let pages = try Pages()
-        let run = try trawl(["resolve", "--json", "clip.html"], in: pages.folder)
+        let run = try await trawl(["resolve", "--json", "clip.html"], in: pages.folder)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("https://media.example.com/cat.mp4"))
     }
@@ -93,23 +93,23 @@ struct BadInputCommandTests {
 /// What a new user meets first: the bare command, help, the demo's lists, messages.
 @Suite("trawl as a new user meets it", .tags(.process))
 struct FirstContactCommandTests {
-    func trawl(_ arguments: [String]) throws -> CommandRun {
+    func trawl(_ arguments: [String]) async throws -> CommandRun {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
-        return try CommandRun.run(binary, arguments, in: ResolveCommandTests.repository)
+        return try await CommandRun.run(binary, arguments, in: ResolveCommandTests.repository)
     }
 
-    @Test func trawlAloneIsAUsageError() throws {
-        let run = try trawl([])
+    @Test func trawlAloneIsAUsageError() async throws {
+        let run = try await trawl([])
         #expect(run.status == 2)
         #expect(run.stderr.contains("USAGE: trawl <subcommand>"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
-        #expect(try trawl(["index"]).status == 2, "a group with nothing to do is a usage error too")
-        #expect(try trawl(["--help"]).status == 0)
+        #expect(try await trawl(["index"]).status == 2, "a group with nothing to do is a usage error too")
+        #expect(try await trawl(["--help"]).status == 0)
     }
 
     @Test(arguments: [["batch", "--help"], ["batch", "-h"], ["help", "batch"]])
-    func batchHelpShowsWhatARunTakes(arguments: [String]) throws {
-        let run = try trawl(arguments)
+    func batchHelpShowsWhatARunTakes(arguments: [String]) async throws {
+        let run = try await trawl(arguments)
         #expect(run.status == 0, "\(run.stderr)")
         for option in ["--out", "--store", "--per-host", "--deny-private", "--browser", "--queue"] {
             #expect(run.stdout.contains(option), "\(arguments): \(option) missing from\n\(run.stdout)")
@@ -118,9 +118,9 @@ struct FirstContactCommandTests {
         #expect(run.stdout.contains("status"), "the other subcommand is named")
     }
 
-    @Test func demoOnATerminalShowsEachCasesMedia() throws {
+    @Test func demoOnATerminalShowsEachCasesMedia() async throws {
         // --table: what a terminal gets.
-        let run = try trawl(["demo", "--table"])
+        let run = try await trawl(["demo", "--table"])
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         #expect(run.stdout.contains("https://blog.trawl.example/media/bouncing-dots.gif"), "\(run.stdout)")
         #expect(run.stdout.contains("pass (1 result)"), "\(run.stdout)")
@@ -132,17 +132,17 @@ struct FirstContactCommandTests {
 /// `!local` queries the index cannot read are usage errors, before or while searching.
 @Suite("trawl resolve !local with queries it cannot read", .tags(.process))
 struct LocalQueryCommandTests {
-    @Test func unreadableLocalQueriesExit2() throws {
+    @Test func unreadableLocalQueriesExit2() async throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"))
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-local-usage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let index = folder.appendingPathComponent("index.sqlite").path
         for arguments in [["!local (cat"], ["!local \u{1}cat"], ["--page", "cursor:nope", "!local cat"]] {
-            let run = try CommandRun.run(binary, ["resolve", "--index", index] + arguments, in: folder)
+            let run = try await CommandRun.run(binary, ["resolve", "--index", index] + arguments, in: folder)
             #expect(run.status == 2, "\(arguments): \(run.stderr)")
             #expect(!run.stderr.contains(index) && !run.stderr.contains("SELECT"), "\(run.stderr)")
         }
-        let grouped = try CommandRun.run(binary, ["resolve", "--index", index, "!local cat (zebra OR dog)"], in: folder)
+        let grouped = try await CommandRun.run(binary, ["resolve", "--index", index, "!local cat (zebra OR dog)"], in: folder)
         #expect(grouped.status == 1, "read and searched, nothing found: \(grouped.stderr)")
     }
 }

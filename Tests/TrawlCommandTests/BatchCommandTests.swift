@@ -26,9 +26,9 @@ struct BatchCommandTests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
 
-        func batch(_ arguments: [String], server: LoopbackServer, input: String? = nil) throws -> CommandRun {
+        func batch(_ arguments: [String], server: LoopbackServer, input: String? = nil) async throws -> CommandRun {
             let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
-            return try CommandRun.run(
+            return try await CommandRun.run(
                 binary,
                 ["batch"] + arguments + ["--out", out.path, "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--no-progress-bar"],
                 input: input, in: folder)
@@ -46,12 +46,12 @@ struct BatchCommandTests {
         }
     }
 
-    @Test func aGrownListAddsItsNewURLsAndRedoesNothing() throws {
+    @Test func aGrownListAddsItsNewURLsAndRedoesNothing() async throws {
         let server = try Self.server()
         defer { server.shutdown() }
         let run = try Run()
         try "https://a.example/1\nhttps://b.example/2\n".write(to: run.list, atomically: true, encoding: .utf8)
-        let first = try run.batch([run.list.path], server: server)
+        let first = try await run.batch([run.list.path], server: server)
         #expect(first.status == 0, "\(first.stderr)")
         let requestsAfterFirst = server.requests.count
 
@@ -60,7 +60,7 @@ struct BatchCommandTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("https://c.example/3\nhttps://a.example/1\n".utf8))
         try handle.close()
-        let second = try run.batch([run.list.path], server: server)
+        let second = try await run.batch([run.list.path], server: server)
         #expect(second.status == 0, "\(second.stderr)")
         let results = try run.results()
         #expect(Set(results.keys) == ["https://a.example/1", "https://b.example/2", "https://c.example/3"])
@@ -69,7 +69,7 @@ struct BatchCommandTests {
         #expect(server.requests.count - requestsAfterFirst == 1, "\(server.requests.map(\.target))")
 
         // A third run reads new URLs from standard input into the same store.
-        let third = try run.batch(
+        let third = try await run.batch(
             ["-", "--store", run.folder.appendingPathComponent("results.sqlite").path], server: server,
             input: "https://d.example/4\nhttps://b.example/2\n")
         #expect(third.status == 0, "\(third.stderr)")
@@ -79,12 +79,12 @@ struct BatchCommandTests {
         #expect(server.requests.count - requestsAfterFirst == 2)
     }
 
-    @Test func aBadLineIsReportedOnceAcrossRunsAndListsAndCounted() throws {
+    @Test func aBadLineIsReportedOnceAcrossRunsAndListsAndCounted() async throws {
         let server = try Self.server()
         defer { server.shutdown() }
         let run = try Run()
         try "not a url\nhttps://a.example/1\nftp://x.example/f\n".write(to: run.list, atomically: true, encoding: .utf8)
-        let first = try run.batch([run.list.path], server: server)
+        let first = try await run.batch([run.list.path], server: server)
         #expect(first.status == 1, "failed lines make exit 1: \(first.stderr)")
         // The final progress line counts the bad lines as finished and failed.
         let progress = try #require(first.stderr.split(separator: "\n").last { $0.hasPrefix("trawl batch: ") && $0.contains(" failed") })
@@ -94,7 +94,7 @@ struct BatchCommandTests {
         // The same bad line in another list, and the same list grown, in a second run.
         let other = run.folder.appendingPathComponent("more.txt")
         try "not a url\nhttps://b.example/2\n".write(to: other, atomically: true, encoding: .utf8)
-        let second = try run.batch([other.path], server: server)
+        let second = try await run.batch([other.path], server: server)
         #expect(second.status == 1)
         let results = try run.results()
         #expect(results["not a url"]?.count == 1, "a bad line is reported once")
@@ -103,20 +103,20 @@ struct BatchCommandTests {
         #expect(results["https://b.example/2"]?.count == 1)
     }
 
-    @Test func statusFindsTheStoreBesideTheOutput() throws {
+    @Test func statusFindsTheStoreBesideTheOutput() async throws {
         let server = try Self.server()
         defer { server.shutdown() }
         let run = try Run()
         try "https://a.example/1\nbad line here\n".write(to: run.list, atomically: true, encoding: .utf8)
-        _ = try run.batch([run.list.path], server: server)
+        _ = try await run.batch([run.list.path], server: server)
         let binary = try #require(CommandRun.builtExecutable("trawl"))
         // As `batch` does: results.jsonl in the working folder → results.sqlite beside it.
-        let status = try CommandRun.run(binary, ["batch", "status"], in: run.folder)
+        let status = try await CommandRun.run(binary, ["batch", "status"], in: run.folder)
         #expect(status.status == 0, "\(status.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], "JSON when piped: \(status.stdout)")
         #expect(object["done"] as? Int == 1)
         #expect(object["failed"] as? Int == 1)
-        let missing = try CommandRun.run(binary, ["batch", "status", "--out", "elsewhere.jsonl"], in: run.folder)
+        let missing = try await CommandRun.run(binary, ["batch", "status", "--out", "elsewhere.jsonl"], in: run.folder)
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("elsewhere.sqlite"))
     }
@@ -165,7 +165,7 @@ struct BatchCommandTests {
         #expect(stderr.contains("interrupted"), "\(stderr)")
         #expect(stderr.contains("URLs:"), "the summary is printed: \(stderr)")
         // Nothing is left running; the slow pages wait in the store, the fast ones are written once.
-        let status = try CommandRun.run(binary, ["batch", "status", "--out", run.out.path, "--json"], in: run.folder)
+        let status = try await CommandRun.run(binary, ["batch", "status", "--out", run.out.path, "--json"], in: run.folder)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], "\(status.stdout)")
         #expect(object["running"] as? Int == 0)
         #expect(object["done"] as? Int == fast.count)
@@ -177,7 +177,7 @@ struct BatchCommandTests {
         // The same command goes on: the slow pages answer now (a second server on another port).
         let quick = try Self.server()
         defer { quick.shutdown() }
-        let again = try run.batch([run.list.path], server: quick)
+        let again = try await run.batch([run.list.path], server: quick)
         #expect(again.status == 0, "\(again.stderr)")
         let results = try run.results()
         #expect(Set(results.keys) == Set(fast + stuck))

@@ -19,27 +19,27 @@ struct ExplainCommandTests {
         return file
     }
 
-    @Test func theTableSaysWhyUnderEachRow() throws {
+    @Test func theTableSaysWhyUnderEachRow() async throws {
         let file = try Self.page()
         let binary = try #require(CommandRun.builtExecutable("trawl"))
-        let run = try CommandRun.run(binary, ["resolve", "--explain", "--table", file.absoluteString])
+        let run = try await CommandRun.run(binary, ["resolve", "--explain", "--table", file.absoluteString])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("kept by declared-size: shown in the markup; in the main content; declared 480×270"), "\(run.stdout)")
         #expect(run.stdout.contains("dropped  https://cdn.blog.example/static/store/takeover.gif"), "\(run.stdout)")
         #expect(run.stdout.contains("dropped by no-evidence-beyond-extension"), "\(run.stdout)")
     }
 
-    @Test func jsonCarriesEvidenceAndExplanationAndMarksTheDropped() throws {
+    @Test func jsonCarriesEvidenceAndExplanationAndMarksTheDropped() async throws {
         let file = try Self.page()
         let binary = try #require(CommandRun.builtExecutable("trawl"))
-        let run = try CommandRun.run(binary, ["resolve", "--explain", "--json", file.absoluteString])
+        let run = try await CommandRun.run(binary, ["resolve", "--explain", "--json", file.absoluteString])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = try run.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         let verdicts = lines.compactMap { ($0["explanation"] as? [String: Any])?["verdict"] as? String }
         #expect(verdicts == ["kept", "dropped"], "\(run.stdout)")
         #expect((lines.first?["evidence"] as? [String])?.first == "shown in the markup")
         // Without --explain, neither field is there and the dropped candidate is not printed.
-        let plain = try CommandRun.run(binary, ["resolve", "--json", file.absoluteString])
+        let plain = try await CommandRun.run(binary, ["resolve", "--json", file.absoluteString])
         #expect(plain.lines.count == 1)
         #expect(!plain.stdout.contains("evidence") && !plain.stdout.contains("explanation"))
     }

@@ -32,30 +32,30 @@ struct Pages {
 struct ResolveCommandTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    func trawl(_ arguments: [String], input: String? = nil) throws -> CommandRun {
+    func trawl(_ arguments: [String], input: String? = nil) async throws -> CommandRun {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
         // No keys from the caller's environment: the runs must not depend on them.
         var environment = ProcessInfo.processInfo.environment
         for key in ["TRAWL_GIPHY_KEY", "TRAWL_TENOR_KEY", "TRAWL_DEFAULT_ENGINE"] { environment[key] = nil }
-        return try CommandRun.run(binary, arguments, input: input, environment: environment, in: Self.repository)
+        return try await CommandRun.run(binary, arguments, input: input, environment: environment, in: Self.repository)
     }
 
     func json(_ line: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
     }
 
-    @Test func versionAndHelp() throws {
-        let version = try trawl(["--version"])
+    @Test func versionAndHelp() async throws {
+        let version = try await trawl(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("trawl "))
         for command in [[], ["resolve"], ["batch"], ["batch", "status"], ["record"], ["demo"], ["smoke"]] {
-            let run = try trawl(command + ["--help"])
+            let run = try await trawl(command + ["--help"])
             #expect(run.status == 0)
             #expect(run.stdout.hasPrefix("OVERVIEW:"), "trawl \(command) --help: \(run.stdout)")
         }
-        let group = try trawl(["batch", "--help"])
+        let group = try await trawl(["batch", "--help"])
         #expect(group.stdout.contains("SUBCOMMANDS"))
-        let help = try trawl(["resolve", "--help"])
+        let help = try await trawl(["resolve", "--help"])
         #expect(help.status == 0)
         // Help paragraphs are written as one line each and wrapped once, by ArgumentParser:
         // no line of the help is a short stub left over from wrapping twice.
@@ -71,19 +71,19 @@ struct ResolveCommandTests {
     @Test(arguments: [
         "http://exa mple.com/", "http://", "ftp://example.com/a.gif", "./no-such-page.html", "/no/such/page.html", "https://giphy.com/gifs/x funny",
     ])
-    func lookalikeURLsAreUsageErrors(input: String) throws {
+    func lookalikeURLsAreUsageErrors(input: String) async throws {
         // Refused before any work: exit 2, the input named, no search engine involved.
-        let run = try trawl(["resolve", input])
+        let run = try await trawl(["resolve", input])
         #expect(run.status == 2, "\(run.stderr)")
         #expect(run.stderr.contains(input.split(separator: " ").first.map(String.init) ?? input), "\(run.stderr)")
         #expect(!run.stderr.contains("tenor"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
     }
 
-    @Test func localFilesAndFileURLsLoadThePage() throws {
+    @Test func localFilesAndFileURLsLoadThePage() async throws {
         let pages = try Pages()
         for input in [pages.clip.path, pages.clip.absoluteString] {
-            let run = try trawl(["resolve", input])
+            let run = try await trawl(["resolve", input])
             #expect(run.status == 0, "\(run.stderr)")
             // Not a terminal: JSON Lines, one per media, with degraded as a boolean.
             let line = try json(try #require(run.lines.first))
@@ -93,51 +93,51 @@ struct ResolveCommandTests {
         }
     }
 
-    @Test func tableOnlyWhenAskedOrOnATerminal() throws {
+    @Test func tableOnlyWhenAskedOrOnATerminal() async throws {
         let pages = try Pages()
-        let run = try trawl(["resolve", "--table", pages.clip.path])
+        let run = try await trawl(["resolve", "--table", pages.clip.path])
         #expect(run.status == 0)
         #expect(run.stdout.contains("KIND"))
         #expect(run.stdout.contains("https://media.example.com/cat.mp4"))
     }
 
     /// The running time a site states: a `TIME` cell in the table, `durationSeconds` in JSON.
-    @Test func siteDurationInTableAndJSON() throws {
+    @Test func siteDurationInTableAndJSON() async throws {
         let input = "https://coub.com/view/trawl1cat"
-        let table = try trawl(["resolve", "--table", "--replay", "Recordings/coub/view-api.har", input])
+        let table = try await trawl(["resolve", "--table", "--replay", "Recordings/coub/view-api.har", input])
         #expect(table.status == 0, "\(table.stderr)")
         let lines = table.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.contains("TIME") && $0.contains("KIND") })
         #expect(lines.contains { $0.contains("9.9s") && $0.contains("coub-api") }, "\(table.stdout)")
-        let json = try trawl(["resolve", "--json", "--replay", "Recordings/coub/view-api.har", input])
+        let json = try await trawl(["resolve", "--json", "--replay", "Recordings/coub/view-api.har", input])
         #expect(try self.json(try #require(json.lines.first))["durationSeconds"] as? Double == 9.92)
     }
 
-    @Test func exitCodes() throws {
+    @Test func exitCodes() async throws {
         let pages = try Pages()
-        #expect(try trawl(["resolve", pages.empty.path]).status == 1)
-        #expect(try trawl(["resolve", pages.clip.path, pages.empty.path]).status == 1)
-        let missingArchive = try trawl(["resolve", "https://giphy.com/gifs/x", "--replay", "/no/such/archive.har"])
+        #expect(try await trawl(["resolve", pages.empty.path]).status == 1)
+        #expect(try await trawl(["resolve", pages.clip.path, pages.empty.path]).status == 1)
+        let missingArchive = try await trawl(["resolve", "https://giphy.com/gifs/x", "--replay", "/no/such/archive.har"])
         #expect(missingArchive.status == 3, "a runtime failure is 3, not the usage code")
         #expect(missingArchive.stderr.contains("/no/such/archive.har"))
         #expect(!missingArchive.stderr.contains("NSCocoaErrorDomain"))
         #expect(!missingArchive.stderr.contains("Usage:"))
         let broken = pages.folder.appendingPathComponent("broken.har")
         try Data("{not json".utf8).write(to: broken)
-        let brokenArchive = try trawl(["resolve", "https://giphy.com/gifs/x", "--replay", broken.path])
+        let brokenArchive = try await trawl(["resolve", "https://giphy.com/gifs/x", "--replay", broken.path])
         #expect(brokenArchive.status == 3)
         #expect(brokenArchive.stderr.contains("broken.har"))
         #expect(brokenArchive.stderr.contains("not valid JSON"), "\(brokenArchive.stderr)")
-        #expect(try trawl(["resolve", "--limit", "0", pages.clip.path]).status == 2)
-        #expect(try trawl(["resolve", "--no-such-option", pages.clip.path]).status == 2)
+        #expect(try await trawl(["resolve", "--limit", "0", pages.clip.path]).status == 2)
+        #expect(try await trawl(["resolve", "--no-such-option", pages.clip.path]).status == 2)
     }
 
-    @Test func streamPrintsALineForEveryInputInInputOrder() throws {
+    @Test func streamPrintsALineForEveryInputInInputOrder() async throws {
         let pages = try Pages()
         // The missing-page URL fails at run time (a file: URL is not checked up front).
         let missing = pages.folder.appendingPathComponent("gone.html").absoluteString
         let inputs = [pages.empty.path, pages.clip.path, missing, pages.clip.path, pages.empty.path]
-        let run = try trawl(["resolve", "--stream", "--parallel", "4"] + inputs)
+        let run = try await trawl(["resolve", "--stream", "--parallel", "4"] + inputs)
         #expect(run.status == 3)
         let lines = try run.lines.map(json)
         let order = lines.map { $0["input"] as? String ?? "" }
@@ -154,16 +154,16 @@ struct ResolveCommandTests {
         #expect(empty["degraded"] as? Bool == false)
     }
 
-    @Test func jsonKeepsTheNextTokenAndDegradation() throws {
-        let search = try trawl(["resolve", "--json", "--replay", "Recordings/giphy", "!giphy cats"])
+    @Test func jsonKeepsTheNextTokenAndDegradation() async throws {
+        let search = try await trawl(["resolve", "--json", "--replay", "Recordings/giphy", "!giphy cats"])
         #expect(search.status == 0, "\(search.stderr)")
         let first = try json(try #require(search.lines.first))
         let next = try #require(first["next"] as? String)
-        let page2 = try trawl(["resolve", "--json", "--replay", "Recordings/giphy", "--page", next, "!giphy cats"])
+        let page2 = try await trawl(["resolve", "--json", "--replay", "Recordings/giphy", "--page", next, "!giphy cats"])
         #expect(page2.status == 0, "\(page2.stderr)")
         #expect(page2.lines.first != search.lines.first)
 
-        let drift = try trawl(["resolve", "--json", "--replay", "Recordings/giphy", "https://giphy.com/gifs/drifting-cat-TrwlDrift9"])
+        let drift = try await trawl(["resolve", "--json", "--replay", "Recordings/giphy", "https://giphy.com/gifs/drifting-cat-TrwlDrift9"])
         #expect(drift.status == 0, "\(drift.stderr)")
         let degraded = try json(try #require(drift.lines.first))
         #expect(degraded["degraded"] as? Bool == true)
@@ -173,7 +173,7 @@ struct ResolveCommandTests {
 
 @Suite("trawl resolve with the browser", .timeLimit(.minutes(5)), .tags(.process, .browser))
 struct ResolveBrowserCommandTests {
-    @Test func aScriptBuiltPageIsRenderedAndTheLineSaysSo() throws {
+    @Test func aScriptBuiltPageIsRenderedAndTheLineSaysSo() async throws {
         let server = try LoopbackServer(keepsAlive: true) { request in
             switch request.path {
             case "/app":
@@ -191,7 +191,7 @@ struct ResolveBrowserCommandTests {
         defer { server.shutdown() }
         let binary = try #require(CommandRun.builtExecutable("trawl"))
         let common = ["resolve", "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--retries", "0"]
-        let rendered = try CommandRun.run(binary, common + ["https://site.test/app"])
+        let rendered = try await CommandRun.run(binary, common + ["https://site.test/app"])
         #expect(rendered.status == 0, "\(rendered.stderr)")
         let line = try #require(try JSONSerialization.jsonObject(with: Data((rendered.lines.first ?? "").utf8)) as? [String: Any], "\(rendered.stdout)")
         #expect(line["url"] as? String == "https://media.test/built.gif")
@@ -200,18 +200,18 @@ struct ResolveBrowserCommandTests {
         #expect(line["origin"] as? String == "xhr")
         #expect(rendered.lines.count == 1)
 
-        let plain = try CommandRun.run(binary, common + ["https://site.test/static"])
+        let plain = try await CommandRun.run(binary, common + ["https://site.test/static"])
         let staticLine = try #require(try JSONSerialization.jsonObject(with: Data((plain.lines.first ?? "").utf8)) as? [String: Any], "\(plain.stdout)")
         #expect(staticLine["loader"] as? String == "static")
 
-        let never = try CommandRun.run(binary, common + ["--browser", "never", "https://site.test/app"])
+        let never = try await CommandRun.run(binary, common + ["--browser", "never", "https://site.test/app"])
         #expect(never.status == 1, "no browser, no media: \(never.stderr)")
     }
 
     /// A web component draws its GIF in an open shadow root (the URL put together by its script):
     /// rendered, the shadow root's `<img>` is read like the rest of the page.
     @Test(arguments: ["always", "auto"])
-    func aGIFInAShadowRootIsFound(browser: String) throws {
+    func aGIFInAShadowRootIsFound(browser: String) async throws {
         let server = try LoopbackServer(keepsAlive: true) { request in
             request.path == "/card"
                 ? .html(
@@ -229,7 +229,7 @@ struct ResolveBrowserCommandTests {
         }
         defer { server.shutdown() }
         let binary = try #require(CommandRun.builtExecutable("trawl"))
-        let run = try CommandRun.run(
+        let run = try await CommandRun.run(
             binary,
             [
                 "resolve", "--browser", browser, "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--retries", "0",
@@ -244,7 +244,7 @@ struct ResolveBrowserCommandTests {
 
     /// A widget asks for its GIF 1.2 s after the load, long after 400 ms of network quiet: the
     /// page has no media yet and a timer due soon, so it waits for the timer (unless told not to).
-    @Test func aWidgetThatFetchesItsGIFAfterATimerIsWaitedFor() throws {
+    @Test func aWidgetThatFetchesItsGIFAfterATimerIsWaitedFor() async throws {
         let server = try LoopbackServer(keepsAlive: true) { request in
             switch request.path {
             case "/widget":
@@ -261,12 +261,12 @@ struct ResolveBrowserCommandTests {
         defer { server.shutdown() }
         let binary = try #require(CommandRun.builtExecutable("trawl"))
         let common = ["resolve", "--connect-to", "::127.0.0.1:\(server.port)", "--plain-http", "--retries", "0", "https://site.test/widget"]
-        let run = try CommandRun.run(binary, common)
+        let run = try await CommandRun.run(binary, common)
         #expect(run.status == 0, "\(run.stderr)")
         let line = try #require(try JSONSerialization.jsonObject(with: Data((run.lines.first ?? "").utf8)) as? [String: Any], "\(run.stdout)")
         #expect(line["url"] as? String == "https://media.test/widget.gif")
 
-        let impatient = try CommandRun.run(binary, common + ["--timer-wait", "0"])
+        let impatient = try await CommandRun.run(binary, common + ["--timer-wait", "0"])
         #expect(impatient.status == 1, "settled before the timer ran: no media")
     }
 

@@ -167,7 +167,7 @@ struct ProcessKillTests {
     }
 
     @Test("`trawl worker --exit-when-empty` processes finish a pushed list; `trawl queue status` reports it")
-    func workersAsProcesses() throws {
+    func workersAsProcesses() async throws {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
         let fixture = try QueueFixture(hosts: ["a.test", "b.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
@@ -183,7 +183,7 @@ struct ProcessKillTests {
         #expect(Set(try fixture.results().map(\.input)) == Set(lines))
         #expect(try fixture.results().count == lines.count)
 
-        let status = try CommandRun.run(binary, ["queue", "status", "--queue", fixture.url])
+        let status = try await CommandRun.run(binary, ["queue", "status", "--queue", fixture.url])
         #expect(status.status == 0, "\(status.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
         let states = object?["states"] as? [String: Int]
@@ -194,11 +194,11 @@ struct ProcessKillTests {
         #expect(workerRows.compactMap { $0["finished"] as? Int }.reduce(0, +) == 120)
         #expect(workerRows.allSatisfy { $0["stoppedAt"] != nil })
 
-        let table = try CommandRun.run(binary, ["queue", "status", "--queue", fixture.url, "--text"])
+        let table = try await CommandRun.run(binary, ["queue", "status", "--queue", fixture.url, "--text"])
         #expect(table.stdout.contains("done 120"))
         #expect(table.stdout.contains("a.test"))
 
-        let bad = try CommandRun.run(binary, ["queue", "status", "--queue", "mysql://nope"])
+        let bad = try await CommandRun.run(binary, ["queue", "status", "--queue", "mysql://nope"])
         #expect(bad.status == 3)
         #expect(bad.stderr.contains("queue-invalid-url") || bad.stderr.contains("postgres://"), "\(bad.stderr)")
     }

@@ -52,14 +52,84 @@ struct TestSupportTests {
         #expect(!held.contains(ours), "the server holds this process's \(ours)")
     }
 
-    @Test("A command that outlives its time limit is killed and fails with what it printed", .tags(.process))
-    func commandTimeLimit() throws {
+    @Test("A command that outlives its time limit is stopped and fails with what it printed", .tags(.process))
+    func commandTimeLimit() async throws {
         do {
-            let run = try CommandRun.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "echo begun; exec sleep 600"], timeLimit: .seconds(1))
+            let run = try await CommandRun.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "echo begun; exec sleep 600"], timeLimit: .seconds(1))
             Issue.record("the command ended on its own: \(run.status)")
         } catch let error as CommandTimedOut {
             #expect(error.stdout == "begun\n")
         }
+    }
+
+    @Test("A command past its time limit is asked to end (SIGTERM) before it is killed", .tags(.process))
+    func commandTimeLimitTerminatesFirst() async throws {
+        let script = "trap 'echo asked to end; exit 3' TERM; echo begun; while :; do sleep 0.1; done"
+        do {
+            let run = try await CommandRun.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script], timeLimit: .seconds(1))
+            Issue.record("the command ended on its own: \(run.status)")
+        } catch let error as CommandTimedOut {
+            #expect(error.stdout == "begun\nasked to end\n")
+        }
+    }
+
+    @Test("A command starts with no signal blocked, so the SIGTERM that stops it reaches it", .tags(.process))
+    func commandSignalMask() async throws {
+        let run = try await CommandRun.run(URL(fileURLWithPath: "/bin/grep"), ["^SigBlk:", "/proc/self/status"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines).allSatisfy { $0 == "0" } == true, "\(run.stdout)")
+    }
+
+    @Test("A cancelled command run stops its command: the command never outlives its test", .tags(.process))
+    func commandCancelled() async throws {
+        let folder = try Self.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pidFile = folder.appendingPathComponent("pid")
+        let running = Task {
+            try await CommandRun.run(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", #"echo $$ > "$0.new" && mv "$0.new" "$0" && exec sleep 600"#, pidFile.path],
+                timeLimit: .seconds(60))
+        }
+        try await waitUntil("the command to write its pid", within: .seconds(60)) { FileManager.default.fileExists(atPath: pidFile.path) }
+        let pid = try #require(Int32(String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        running.cancel()
+        await #expect(throws: CancellationError.self) { try await running.value }
+        #expect(kill(pid, 0) == -1 && errno == ESRCH, "the command \(pid) is still there")
+    }
+
+    /// More commands at once than the cooperative pool has threads, each waiting for this task
+    /// to let it go once all have started: a run that held a thread while its command ran
+    /// would leave this task none to do it with.
+    @Test("Commands run at once hold none of the cooperative pool's threads", .tags(.process))
+    func commandsAtOnceLeaveThePoolFree() async throws {
+        let folder = try Self.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let count = ProcessInfo.processInfo.activeProcessorCount + 1
+        let script = #"touch "$0/started-$1"; while [ ! -e "$0/go" ]; do sleep 0.05; done; echo "$1 went""#
+        try await withThrowingTaskGroup(of: CommandRun.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    try await CommandRun.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, folder.path, "\(index)"], timeLimit: .seconds(60))
+                }
+            }
+            try await waitUntil("all \(count) commands to start", within: .seconds(60), interval: .milliseconds(20)) {
+                (0..<count).allSatisfy { FileManager.default.fileExists(atPath: folder.appendingPathComponent("started-\($0)").path) }
+            }
+            #expect(FileManager.default.createFile(atPath: folder.appendingPathComponent("go").path, contents: nil))
+            var went: Set<String> = []
+            for try await run in group {
+                #expect(run.status == 0, "\(run.stderr)")
+                went.insert(run.stdout)
+            }
+            #expect(went == Set((0..<count).map { "\($0) went\n" }))
+        }
+    }
+
+    /// A folder of its own for a test's commands to write in.
+    static func scratchFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-command-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
     }
 
     @Test("A wait for requests ends when the request it waits for arrives, and times out when none does")

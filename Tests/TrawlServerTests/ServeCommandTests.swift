@@ -149,9 +149,9 @@ struct ServeCommandTests {
 
     /// Bound to anything but loopback with no token, the server does not start: it names the
     /// way out. (Nothing is bound: the refusal comes first.)
-    @Test func aPublicBindWithoutATokenIsAUsageError() throws {
+    @Test func aPublicBindWithoutATokenIsAUsageError() async throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"))
-        let run = try CommandRun.run(binary, ["serve", "--host", "0.0.0.0", "--port", "0", "--no-index"], environment: CommandRun.isolatedEnvironment())
+        let run = try await CommandRun.run(binary, ["serve", "--host", "0.0.0.0", "--port", "0", "--no-index"], environment: CommandRun.isolatedEnvironment())
         #expect(run.status == 2, "\(run.stderr)")
         #expect(run.stderr.contains("--token") && run.stderr.contains("--no-auth"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
@@ -169,9 +169,9 @@ struct ServeCommandTests {
     }
 
     /// The guard is always on in serve: the help does not offer to turn it on.
-    @Test func serveHelpOffersNoDenyPrivate() throws {
+    @Test func serveHelpOffersNoDenyPrivate() async throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"))
-        let run = try CommandRun.run(binary, ["serve", "--help"])
+        let run = try await CommandRun.run(binary, ["serve", "--help"])
         #expect(run.status == 0)
         #expect(!run.stdout.contains("--deny-private"))
         #expect(run.stdout.contains("--allow-address"))
@@ -181,9 +181,9 @@ struct ServeCommandTests {
         ["--port", "70000"], ["--rate", "-1"], ["--cors-origin", "app.example"], ["--fallback", "network"], ["--no-auth", "--token", "x"],
         ["--trusted-proxy", "10.0.0.1/8"], ["--public-host", "a b"], ["--deny-private"],
     ])
-    func badOptionsAreUsageErrors(arguments: [String]) throws {
+    func badOptionsAreUsageErrors(arguments: [String]) async throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"))
-        let run = try CommandRun.run(binary, ["serve"] + arguments)
+        let run = try await CommandRun.run(binary, ["serve"] + arguments)
         #expect(run.status == 2, "\(arguments): \(run.stderr)")
         #expect(run.stdout.isEmpty)
     }
