@@ -43,6 +43,9 @@ enum QueueBenchmark {
         @Option(help: "queue: rounds, SQLite then the queue.")
         var rounds = 3
 
+        @Option(help: "queue-overhead: finished attempts per finish statement at most (default: the worker's own, half its slots).")
+        var finishGroup: Int?
+
         @Flag(help: "queue-overhead: each worker count also with half the slots' jobs claimed ahead, for a before/after in the same run.")
         var compare = false
 
@@ -109,6 +112,7 @@ enum QueueBenchmark {
                     var worker = QueueWorker.Configuration(batch: batch)
                     worker.exitWhenEmpty = true
                     if baseline { worker.claimAhead = options.concurrency / 2 }
+                    if let group = options.finishGroup { worker.finishGroup = group }
                     let configuration = worker
                     // CPU of this process (the workers) and of the server's backends over the work.
                     if options.statements { _ = try cluster.psql("SELECT pg_stat_statements_reset()", database: location.database) }

@@ -98,9 +98,11 @@ struct FinishStatement: PostgresPreparedStatement {
                OR EXISTS (SELECT 1 FROM per_host WHERE retry IS NOT NULL)
                -- (A group that took jobs over is not the last work: checked first, it spares
                -- the scans below, which walk the claimable index's not yet vacuumed entries.)
+               -- Each look is the first row of a partial index in its order (see
+               -- `QueueStore.hasUnfinishedWork`): as `EXISTS`, the planner scanned the table.
                OR (EXISTS (SELECT 1 FROM kept) AND NOT EXISTS (SELECT 1 FROM claimed)
-                   AND NOT EXISTS (SELECT 1 FROM trawl_job WHERE state IN ('pending', 'retry-later'))
-                   AND NOT EXISTS (SELECT 1 FROM trawl_job WHERE state = 'running' AND id <> ALL($1::int8[])))
+                   AND (SELECT 1 FROM trawl_job WHERE state IN ('pending', 'retry-later') ORDER BY host, due_at, id LIMIT 1) IS NULL
+                   AND (SELECT 1 FROM trawl_job WHERE state = 'running' AND id <> ALL($1::int8[]) ORDER BY lease_until LIMIT 1) IS NULL)
         )
         SELECT COALESCE((SELECT array_agg(id) FROM kept), '{}'::int8[]), (SELECT COUNT(*) FROM wake),
             NULL::int8, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::int4, NULL::text, NULL::float8, NULL::int4

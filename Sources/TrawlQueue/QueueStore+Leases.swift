@@ -256,18 +256,26 @@ extension QueueStore {
     }
 
     /// Whether the queue has work left: jobs not final, or a URL list not read to its end.
+    ///
+    /// The jobs are looked up as the first entry of the partial indexes of claimable and running
+    /// jobs, in their order: written as `EXISTS`, the planner (whose statistics date from the
+    /// push, when nearly every job was pending) expected a match in the first rows and scanned
+    /// the whole table, every version of every job, just as the queue ran dry and every worker
+    /// asked (0.1 s a call over 100 000 jobs).
     public func hasUnfinishedWork() async throws -> Bool {
         try await run("read whether work is left") { connection in
-            let rows = try await connection.query(
-                """
-                SELECT EXISTS (SELECT 1 FROM trawl_job WHERE state IN ('pending', 'retry-later'))
-                    OR EXISTS (SELECT 1 FROM trawl_job WHERE state = 'running')
-                    OR EXISTS (SELECT 1 FROM trawl_intake WHERE NOT complete)
-                """, logger: logger)
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: Self.unfinishedWorkSQL), logger: logger)
             for try await left in rows.decode(Bool.self) { return left }
             return false
         }
     }
+
+    /// The statement of ``hasUnfinishedWork()``.
+    static let unfinishedWorkSQL = """
+        SELECT (SELECT 1 FROM trawl_job WHERE state IN ('pending', 'retry-later') ORDER BY host, due_at, id LIMIT 1) IS NOT NULL
+            OR (SELECT 1 FROM trawl_job WHERE state = 'running' ORDER BY lease_until LIMIT 1) IS NOT NULL
+            OR EXISTS (SELECT 1 FROM trawl_intake WHERE NOT complete)
+        """
 
     /// Records a worker joining (or rejoining) the queue.
     public func register(worker: String, machine: String, pid: Int, concurrency: Int, now: Double) async throws {
