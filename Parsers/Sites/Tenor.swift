@@ -165,6 +165,11 @@ package struct TenorAPIParser: Parser {
             files.add(format["url"]?.string, name: name, mimeType: type, width: width, height: height, byteSize: format["size"]?.number)
             if let preview = format["preview"]?.string, name == "gif" { files.addStill(preview, width: width, height: height) }
         }
-        return files.media(parser: parser, payload: payload)
+        guard var media = files.media(parser: parser, payload: payload) else { return nil }
+        // The post's own page (`https://tenor.com/view/slug-ID`), not the API call that listed it.
+        if let page = result["itemurl"]?.string, let scheme = URL(string: page)?.scheme?.lowercased(), scheme == "https" || scheme == "http" {
+            media.page = page
+        }
+        return media
     }
 }

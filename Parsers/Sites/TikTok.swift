@@ -12,7 +12,7 @@ package import TrawlCore
 /// | `https://vm.tiktok.com/ZMeAbCdEf/`, `https://vt.tiktok.com/ZSabc123/` | a redirect to the video page, followed by the fetch |
 ///
 /// An item's `video`: `playAddr` (the clip), `downloadAddr` (the same with a watermark),
-/// `bitrateInfo[].PlayAddr` (encodings with their size), `cover`/`originCover` (stills),
+/// `bitrateInfo[].PlayAddr` (encodings with their size, each at the addresses of `UrlList`), `cover`/`originCover` (stills),
 /// `width`/`height`, `duration` (whole seconds). A photo post (`imagePost`) has no animated media.
 package struct TikTokSite: Site {
     package let name = "tiktok"
@@ -72,8 +72,11 @@ package struct TikTokItemParser: Parser {
         files.add(video["playAddr"]?.string, name: "play", mimeType: "video/mp4", width: width, height: height, bitrate: video["bitrate"]?.number)
         for encoding in video["bitrateInfo"]?.array ?? [] {
             let address = encoding["PlayAddr"]
+            // `UrlList` is one file at several addresses: the CDN's first (the one `playAddr`
+            // repeats), a second CDN, and last `www.tiktok.com/aweme/v1/play/?…`, a redirector
+            // on the page's host. The first is the file; the others are the same file again.
             files.add(
-                address?["UrlList"]?.array?.last?.string, name: encoding["GearName"]?.string, mimeType: "video/mp4",
+                address?["UrlList"]?.array?.first?.string, name: encoding["GearName"]?.string, mimeType: "video/mp4",
                 width: address?["Width"]?.number ?? width, height: address?["Height"]?.number ?? height,
                 byteSize: address?["DataSize"]?.number, bitrate: encoding["Bitrate"]?.number)
         }

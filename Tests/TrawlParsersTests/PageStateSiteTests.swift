@@ -80,7 +80,8 @@ struct PageStateSiteTests {
           "downloadAddr":"https://v16-webapp-prime.tiktok.com/video/tos/maliva/tos-maliva-ve-0068c799/download/?a=1988&mime_type=video_mp4",
           "bitrate":1200000,"format":"mp4",
           "bitrateInfo":[{"GearName":"normal_540_0","Bitrate":600000,"PlayAddr":{"Width":576,"Height":1024,"DataSize":812345,
-            "UrlList":["https://v16-webapp-prime.tiktok.com/video/tos/maliva/normal540/?a=1988","https://v19-webapp-prime.tiktok.com/video/tos/maliva/normal540/?a=1988"]}}]}}
+            "UrlList":["https://v16-webapp-prime.tiktok.com/video/tos/maliva/normal540/?a=1988","https://v19-webapp-prime.tiktok.com/video/tos/maliva/normal540/?a=1988",
+              "https://www.tiktok.com/aweme/v1/play/?faid=1988&file_id=normal540&item_id=6718335390845095173"]}}]}}
         """
     static let related = """
         {"id":"7000000000000000001","desc":"another video","author":{"uniqueId":"other"},
@@ -98,7 +99,9 @@ struct PageStateSiteTests {
         let clip = try #require(media.first)
         #expect(media.count == 1, "\(media.map(\.url))")
         #expect(clip.url.contains("/play/") && clip.kind == .mp4 && clip.width == 720 && clip.height == 1280)
-        #expect(clip.allURLs.contains { $0.contains("/download/") } && clip.allURLs.contains { $0.contains("v19-webapp-prime") })
+        #expect(clip.allURLs.contains { $0.contains("/download/") } && clip.allURLs.contains { $0.contains("/normal540/") })
+        // An encoding's other addresses are the same file: its first (the CDN's) stands for it.
+        #expect(!clip.allURLs.contains { $0.contains("v19-webapp-prime") || $0.contains("/aweme/v1/play/") })
         #expect(clip.still == "https://p16-sign-va.tiktokcdn.com/obj/tos-maliva-p-0068/origin.jpeg")
         #expect(clip.tags == ["foryoupage", "petsoftiktok"] && clip.page == Self.tiktokPage)
         #expect(MediaRanking.evidence(of: clip).first == "named by tiktok-item")

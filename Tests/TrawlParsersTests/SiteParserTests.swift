@@ -187,6 +187,24 @@ struct SiteParserTests {
         #expect(TenorSite().claims(URL(string: "https://tenor.co/bq3Yd.gif")!))
     }
 
+    /// A result of Tenor's API is its post's, whose page is the post's `itemurl`, not the
+    /// search or posts call that listed it; a result without one keeps the API URL.
+    @Test func tenorAPIResultPageIsTheItemsOwnPage() throws {
+        let media = try TenorAPIParser().parse(
+            jsonPayload(
+                """
+                {"results":[{"id":"7400000000000000001","itemurl":"https://tenor.com/view/otter-juggling-gif-7400000000000000001",
+                  "media_formats":{"gif":{"url":"https://media.tenor.com/ZrIUywnkAAEAAAAC/otter-juggling.gif","dims":[498,374]}}},
+                 {"id":"7400000000000000002","itemurl":"",
+                  "media_formats":{"gif":{"url":"https://media.tenor.com/ZrIUywnkAAIAAAAC/otter-diving.gif","dims":[498,374]}}}],"next":""}
+                """, at: "https://tenor.googleapis.com/v2/search?q=otter&key=K&client_key=trawl")
+        ).media
+        #expect(
+            media.map(\.page) == [
+                "https://tenor.com/view/otter-juggling-gif-7400000000000000001", "https://tenor.googleapis.com/v2/search?q=otter&key=K&client_key=trawl",
+            ])
+    }
+
     // MARK: Instagram and Facebook
 
     static let instagramEmbedVideo = #"""
