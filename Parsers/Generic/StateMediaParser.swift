@@ -248,14 +248,29 @@ enum StateItems {
         }
         // One pass over the holder's keys, compared without copies: this runs for every
         // extensionless URL of a state object, most of them links.
-        for (key, value) in holder ?? [:]
-        where typeFields.contains(where: { key.utf8.elementsEqual($0.utf8) { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 } }) {
-            if let value = value.string?.lowercased(), value.hasPrefix("video/") || value == "image/gif" { return value }
+        var declaredOther = false
+        for (key, value) in holder ?? [:] {
+            // A caption track says so by a field of its own (TikTok's `subtitleType`).
+            if trackFields.contains(where: { Self.equalsLowercased(key, $0) }) {
+                declaredOther = true
+                continue
+            }
+            let isType = typeFields.contains { Self.equalsLowercased(key, $0) }
+            // `format`, and the formats of one kind of file (`captionFormat`).
+            let isFormat = key.utf8.count >= 6 && Self.equalsLowercased(String(key.suffix(6)), "format")
+            guard isType || isFormat, let value = value.string?.lowercased() else { continue }
+            if isType {
+                if value.hasPrefix("video/") || value == "image/gif" { return value }
+            } else {
+                if value.contains("mp4") { return "video/mp4" }
+                if value.contains("webm") { return "video/webm" }
+            }
+            if Self.namesNoVideo(value) { declaredOther = true }
         }
-        if let format = holder?["format"]?.string?.lowercased() {
-            if format.contains("mp4") { return "video/mp4" }
-            if format.contains("webm") { return "video/webm" }
-        }
+        // A field beside the URL that names another format wins over the URL's query: a
+        // subtitle track (`"Format": "webvtt"`) is served from the same path as its video, with
+        // the video's `mime_type=video_mp4` in its address.
+        if declaredOther { return nil }
         if url.containsASCII("mime_type=video_mp4", ignoringCase: true) || url.containsASCII("mime_type=video%2fmp4", ignoringCase: true) {
             return "video/mp4"
         }
@@ -264,6 +279,22 @@ enum StateItems {
         if isAddress || (hasDuration && holder?["width"] != nil && (key.contains("url") || key.contains("src"))) { return "video/x-unknown" }
         return nil
     }
+
+    /// Whether `key` is `lowercased` in any case, compared without copies.
+    static func equalsLowercased(_ key: String, _ lowercased: String) -> Bool {
+        key.utf8.elementsEqual(lowercased.utf8) { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
+    }
+
+    /// Whether a declared format or type (lowercased) is one no video is served as: subtitles,
+    /// text and data, sound, a still image. (A playlist's `application/…` types are not.)
+    static func namesNoVideo(_ value: String) -> Bool {
+        if ["webvtt", "vtt", "srt", "ttml", "dfxp", "sami", "json", "xml"].contains(value) { return true }
+        if ["application/json", "application/xml", "application/ttml+xml", "application/x-subrip"].contains(value) { return true }
+        return value.hasPrefix("text/") || value.hasPrefix("audio/") || (value.hasPrefix("image/") && value != "image/gif")
+    }
+
+    /// Keys (any case) that only a caption or subtitle track has.
+    static let trackFields = ["subtitletype", "subtitle_type", "captionformat", "caption_format"]
 
     /// Keys (any case) whose value is a media type.
     static let typeFields = ["mime_type", "mimetype", "content_type", "contenttype", "encodingformat"]

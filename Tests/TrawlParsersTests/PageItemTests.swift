@@ -201,6 +201,34 @@ struct PageItemTests {
         #expect(!media.flatMap(\.allURLs).contains { $0.contains("sticker") || $0.contains("emoji") })
     }
 
+    @Test func aSubtitleTrackServedLikeItsVideoIsNotAVideo() async throws {
+        // A video page's state lists its caption tracks beside the video; each track's address
+        // is on the video's path with the video's `mime_type=video_mp4`, and only the field
+        // beside it (`"Format": "webvtt"`) says it is text.
+        let url = "https://clips.example/@cat/video/7301234567891"
+        let media = try await resolvePage(
+            url,
+            [
+                url: (
+                    "text/html",
+                    """
+                    <html><head></head><body><div id="app"></div>
+                    <script id="__UNIVERSAL_DATA_FOR_REHYDRATION__" type="application/json">{"__DEFAULT_SCOPE__":{"webapp.video-detail":{"itemInfo":{"itemStruct":{
+                      "id":"7301234567891","desc":"Cat on a skateboard",
+                      "video":{"playAddr":"https://v16.clips.example/aa11/video/tos/7301/?mime_type=video_mp4&expire=1",
+                               "duration":12,"width":576,"height":1024,
+                               "subtitleInfos":[{"LanguageCodeName":"spa-ES","Format":"webvtt","Url":"https://v16.clips.example/cc33/video/tos/7301/?mime_type=video_mp4&l=es"},
+                                                {"LanguageCodeName":"eng-US","MimeType":"text/vtt","Url":"https://v16.clips.example/dd44/video/tos/7301/?mime_type=video_mp4&l=en"}],
+                               "subtitles":[{"language":"spa-ES","url":"https://v16.clips.example/ee55/video/tos/7301/?mime_type=video_mp4&l=es","subtitleType":"4"}],
+                               "captionInfos":[{"captionFormat":"webvtt","languageCode":"es","urlList":["https://v16.clips.example/ff66/video/tos/7301/?mime_type=video_mp4&l=es"]}]}}}}}}</script>
+                    </body></html>
+                    """
+                )
+            ])
+        #expect(media.map(\.url) == ["https://v16.clips.example/aa11/video/tos/7301/?mime_type=video_mp4&expire=1"], "\(media.map(\.allURLs))")
+        #expect(!media.flatMap(\.allURLs).contains { ["/cc33/", "/dd44/", "/ee55/", "/ff66/"].contains(where: $0.contains) })
+    }
+
     @Test(arguments: ["mime_type", "MimeType", "content_type", "encodingFormat"])
     func anExtensionlessFileIsAVideoWhenItsSiblingTypeSaysSo(field: String) async throws {
         let url = "https://clips.example/v/Qm81xZ"
