@@ -58,8 +58,11 @@ package final class Loader: PayloadTransport {
                 case .body(let piece):
                     if let cap = request.maxBodyBytes {
                         // Enough read: leaving the loop ends the stream, which ends the transfer.
+                        // A body declared within the cap (a served range) is read to its end
+                        // instead: cut at its last byte, the transfer may not have seen its end
+                        // yet, and its connection would be closed rather than kept for the next.
                         body.append(piece.prefix(max(0, cap - body.bytes.count)))
-                        if body.bytes.count >= cap { break reading }
+                        if body.bytes.count >= cap, (head?.bodyLength).map({ $0 > cap }) ?? true { break reading }
                         continue
                     }
                     body.append(piece)
