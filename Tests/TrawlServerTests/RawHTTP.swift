@@ -46,7 +46,11 @@ struct RawHTTP: Sendable {
         }
     }
 
-    /// Writes `request`, reads until the server closes (10 s at most).
+    /// How long a read waits for the server: a net under a hang, not a measure. A full suite on
+    /// two loaded cores has kept a server's answer waiting past 10 s.
+    static let receiveLimit = 60
+
+    /// Writes `request`, reads until the server closes (``receiveLimit`` seconds at most).
     func exchange(_ request: [UInt8]) throws -> [UInt8] {
         let socket = try connect()
         defer { close(socket) }
@@ -65,16 +69,17 @@ struct RawHTTP: Sendable {
             } else if count == 0 || errno == ECONNRESET {
                 return answer
             } else {
-                throw RawHTTPError("no answer within 10 s (errno \(errno)); read so far: \(String(decoding: answer, as: UTF8.self).prefix(200))")
+                throw RawHTTPError(
+                    "no answer within \(Self.receiveLimit) s (errno \(errno)); read so far: \(String(decoding: answer, as: UTF8.self).prefix(200))")
             }
         }
     }
 
-    /// A connected socket with a 10 s receive timeout.
+    /// A connected socket with a receive timeout of ``receiveLimit`` seconds.
     func connect() throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw RawHTTPError("socket failed") }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: Self.receiveLimit, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
