@@ -182,7 +182,10 @@ public final class LoopbackServer: Sendable {
 
     private func serve(_ fd: Int32) {
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        // How long a connection may wait for its next request. Long: a test that counts
+        // reused connections must not see one closed because its client's tasks waited for a
+        // thread (a full suite on two loaded cores has held them past 10 s).
+        var timeout = timeval(tv_sec: 120, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         while respond(fd) {}
     }
