@@ -273,9 +273,9 @@ struct ResolveBrowserCommandTests {
     /// `trawl resolve` prints the API's media while the page is still loading: the loopback
     /// server holds `/slow` open until the test has read the first line.
     @Test(arguments: ["--json", "--stream", "--table"])
-    func theFirstMediaArePrintedBeforeThePageSettles(format: String) throws {
+    func theFirstMediaArePrintedBeforeThePageSettles(format: String) async throws {
         let gate = DispatchSemaphore(value: 0)
-        let answered = Mutex(false)
+        let answered = Watched(false)
         let server = try LoopbackServer(keepsAlive: true) { request in
             switch request.path {
             case "/app":
@@ -289,7 +289,7 @@ struct ResolveBrowserCommandTests {
             case "/api": return .json(#"{"items":[{"gif":"https://media.test/early.gif"}]}"#)
             case "/slow":
                 _ = gate.wait(timeout: .now() + 30)
-                answered.withLock { $0 = true }
+                answered.set(true)
                 return .json("{}")
             default: return .status(404)
             }
@@ -309,22 +309,20 @@ struct ResolveBrowserCommandTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        let exited = process.watchExit()
         try process.run()
-        var text = Data()
-        while !text.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += chunk
-        }
-        let firstLine = String(decoding: text, as: UTF8.self)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let lines = OutputLines(output)
+        _ = try await lines.first(for: "the first media") { _ in true }
+        // What was printed by then: `/slow` is held, so nothing of the settled page can be in it.
+        let firstLine = lines.text
         // The first media came out while `/slow` was still held: the page had not settled.
-        #expect(!answered.withLock { $0 })
+        #expect(!answered.value)
         gate.signal()
-        text += output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let all = String(decoding: text, as: UTF8.self)
+        let all = try await lines.end()
+        try await exited.wait(for: "trawl resolve to finish once /slow answered")
         #expect(process.terminationStatus == 0, "\(all)")
-        #expect(answered.withLock { $0 })
+        #expect(answered.value)
         if format == "--table" {
             #expect(firstLine.hasPrefix("https://site.test/app"))
             #expect(all.contains("early.gif"))

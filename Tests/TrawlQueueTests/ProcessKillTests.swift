@@ -10,19 +10,26 @@ import TrawlTesting
 struct ProcessKillTests {
     static var trawlBinary: URL? { CommandRun.builtExecutable("trawl") }
 
-    final class Launched {
+    /// A started `trawl` process and the value that turns `true` when it exits: awaited, so a
+    /// test waiting for a process holds no thread of the cooperative pool.
+    struct Launched {
         let process: Process
-        let name: String
-        init(_ process: Process, _ name: String) {
-            self.process = process
-            self.name = name
+        let exited: Watched<Bool>
+
+        /// Waits for the exit (up to `limit`).
+        func exit(_ what: String, within limit: Duration = .seconds(180)) async throws {
+            try await exited.wait(for: what, within: limit)
         }
     }
 
     /// - Parameter exits: gathers the process's ID when it exits.
-    func launch(_ binary: URL, _ fixture: QueueFixture, _ arguments: [String], log: String, exits: Watched<Set<Int32>>? = nil) throws -> Process {
+    func launch(_ binary: URL, _ fixture: QueueFixture, _ arguments: [String], log: String, exits: Watched<Set<Int32>>? = nil) throws -> Launched {
         let process = Process()
-        if let exits { process.terminationHandler = { process in exits.update { _ = $0.insert(process.processIdentifier) } } }
+        let exited = Watched(false)
+        process.terminationHandler = { process in
+            exited.set(true)
+            exits?.update { _ = $0.insert(process.processIdentifier) }
+        }
         process.executableURL = binary
         process.arguments =
             arguments + [
@@ -35,11 +42,11 @@ struct ProcessKillTests {
         handle.seekToEndOfFile()
         process.standardError = handle
         try process.run()
-        return process
+        return Launched(process: process, exited: exited)
     }
 
     @Test("The batch and two workers, each killed at random moments and restarted: each input once")
-    func killAndRestart() throws {
+    func killAndRestart() async throws {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
         let kills = KillSwitch()
         let fixture = try QueueFixture(hosts: ["a.test", "b.test", "c.test"]) { request in
@@ -58,7 +65,7 @@ struct ProcessKillTests {
         let batchArguments = ["batch", fixture.list.path, "--out", fixture.output.path, "--max-lease-expiries", "1000"]
         let workerArguments = ["worker", "--max-lease-expiries", "1000"]
         let exits = Watched<Set<Int32>>([])
-        var running: [(process: Process, arguments: [String], log: String)] = [
+        var running: [(launched: Launched, arguments: [String], log: String)] = [
             (try launch(binary, fixture, batchArguments, log: "batch.txt", exits: exits), batchArguments, "batch.txt"),
             (try launch(binary, fixture, workerArguments, log: "worker1.txt", exits: exits), workerArguments, "worker1.txt"),
             (try launch(binary, fixture, workerArguments, log: "worker2.txt", exits: exits), workerArguments, "worker2.txt"),
@@ -68,27 +75,25 @@ struct ProcessKillTests {
             // Killed by the server's handler once it has seen a random number of further
             // requests: at a random moment of real work, however fast or loaded the machine is.
             let victim = Int.random(in: 0..<running.count)
-            let (batchID, victimID) = (running[0].process.processIdentifier, running[victim].process.processIdentifier)
+            let (batchID, victimID) = (running[0].launched.process.processIdentifier, running[victim].launched.process.processIdentifier)
             kills.arm(victimID, afterRequests: Int.random(in: 1...25))
-            try exits.block(for: "process \(victim) to be killed or the batch to finish") { $0.contains(victimID) || $0.contains(batchID) }
+            try await exits.wait(for: "process \(victim) to be killed or the batch to finish") { $0.contains(victimID) || $0.contains(batchID) }
             kills.disarm()
+            // The exit seen above has its status: the termination handler runs after it is set.
             let exited = exits.value
-            if exited.contains(batchID) {
-                running[0].process.waitUntilExit()
-                if running[0].process.terminationReason == .exit { break }  // the batch finished: the list is done
-            }
-            running[victim].process.waitUntilExit()
-            if running[victim].process.terminationReason == .uncaughtSignal { killed += 1 }
+            if exited.contains(batchID), running[0].launched.process.terminationReason == .exit { break }  // the batch finished: the list is done
+            let process = running[victim].launched.process
+            if process.terminationReason == .uncaughtSignal { killed += 1 }
             exits.update { _ = $0.remove(victimID) }
-            running[victim].process = try launch(binary, fixture, running[victim].arguments, log: running[victim].log, exits: exits)
+            running[victim].launched = try launch(binary, fixture, running[victim].arguments, log: running[victim].log, exits: exits)
         }
         // Let the batch finish; then stop the workers (they would wait for more work).
-        running[0].process.waitUntilExit()
+        try await running[0].launched.exit("the batch to finish")
         let log = (try? String(contentsOf: fixture.folder.appendingPathComponent("batch.txt"), encoding: .utf8)) ?? ""
-        #expect(running[0].process.terminationStatus == 1, "some inputs fail (404, not a URL), so the exit status is 1: \(log.suffix(2000))")
+        #expect(running[0].launched.process.terminationStatus == 1, "some inputs fail (404, not a URL), so the exit status is 1: \(log.suffix(2000))")
         for worker in running.dropFirst() {
-            kill(worker.process.processIdentifier, SIGTERM)
-            worker.process.waitUntilExit()
+            kill(worker.launched.process.processIdentifier, SIGTERM)
+            try await worker.launched.exit("a worker to stop on SIGTERM")
         }
         #expect(killed >= 5, "only \(killed) kills landed before the batch finished")
 
@@ -105,8 +110,7 @@ struct ProcessKillTests {
         // Run again: nothing to do, no request made, the output unchanged.
         let before = fixture.server.requests.count
         let output = try Data(contentsOf: fixture.output)
-        let again = try launch(binary, fixture, batchArguments, log: "again.txt")
-        again.waitUntilExit()
+        try await launch(binary, fixture, batchArguments, log: "again.txt").exit("the batch run again to finish")
         #expect(fixture.server.requests.count == before)
         #expect(try Data(contentsOf: fixture.output) == output)
     }
@@ -142,18 +146,16 @@ struct ProcessKillTests {
         for kill in 1...3 {
             let worker = try launch(binary, fixture, ["worker", "--max-lease-expiries", "3"], log: "worker\(kill).txt")
             try await waitUntil("worker \(kill) to hold the poisoned page with the rest done", interval: .milliseconds(20)) {
-                (poisoned.withLock { $0 } == kill && done() == 20) || !worker.isRunning
+                (poisoned.withLock { $0 } == kill && done() == 20) || !worker.process.isRunning
             }
-            #expect(worker.isRunning, "worker \(kill) ended by itself")
-            Glibc.kill(worker.processIdentifier, SIGKILL)
-            worker.waitUntilExit()
+            #expect(worker.process.isRunning, "worker \(kill) ended by itself")
+            Glibc.kill(worker.process.processIdentifier, SIGKILL)
+            try await worker.exit("worker \(kill) to die of SIGKILL")
         }
         // The next worker returns the job the third time its lease runs out: failed, not claimed.
-        let lastExit = Watched<Set<Int32>>([])
-        let last = try launch(binary, fixture, ["worker", "--max-lease-expiries", "3", "--exit-when-empty"], log: "last.txt", exits: lastExit)
-        try await lastExit.wait(for: "the last worker to exit") { !$0.isEmpty }
-        last.waitUntilExit()
-        #expect(last.terminationStatus == 0)
+        let last = try launch(binary, fixture, ["worker", "--max-lease-expiries", "3", "--exit-when-empty"], log: "last.txt")
+        try await last.exit("the last worker to exit", within: .seconds(120))
+        #expect(last.process.terminationStatus == 0)
         #expect(poisoned.withLock { $0 } == 3, "the page was asked for once per killed worker, then never again")
         try await fixture.withStore { store in try await fixture.writeOutput(store) }
         let results = try fixture.results()
@@ -176,10 +178,10 @@ struct ProcessKillTests {
         // The batch pushes and writes the output; three worker processes do most of the work.
         let batch = try launch(binary, fixture, ["batch", fixture.list.path, "--out", fixture.output.path], log: "batch.txt")
         let workers = try (1...3).map { try launch(binary, fixture, ["worker", "--exit-when-empty"], log: "worker\($0).txt") }
-        batch.waitUntilExit()
-        for worker in workers { worker.waitUntilExit() }
-        #expect(batch.terminationStatus == 0)
-        #expect(workers.allSatisfy { $0.terminationStatus == 0 })
+        try await batch.exit("the batch to finish")
+        for worker in workers { try await worker.exit("a worker to find the queue empty and exit") }
+        #expect(batch.process.terminationStatus == 0)
+        #expect(workers.allSatisfy { $0.process.terminationStatus == 0 })
         #expect(Set(try fixture.results().map(\.input)) == Set(lines))
         #expect(try fixture.results().count == lines.count)
 

@@ -210,6 +210,7 @@ struct TestSupportTests {
         let (input, output) = (Pipe(), Pipe())
         process.standardInput = input
         process.standardOutput = output
+        let exited = process.watchExit()
         try process.run()
         let lines = OutputLines(output)
         #expect(try await lines.first(for: "the first line") { $0 == "first" } == "first")
@@ -217,7 +218,7 @@ struct TestSupportTests {
         input.fileHandleForWriting.write(Data("now\n".utf8))
         #expect(try await lines.first(for: "the second line") { $0.hasPrefix("second") } == "second now")
         await #expect(throws: OutputEnded.self) { try await lines.first(for: "a third line", within: .seconds(60)) { $0 == "third" } }
-        process.waitUntilExit()
+        try await exited.wait(for: "the shell to exit", within: .seconds(60))
         #expect(try await lines.end() == "first\nsecond now\n")
     }
 
@@ -238,7 +239,6 @@ struct TestSupportTests {
         #expect(armed.isRunning && kills.isArmed)
         kills.requestArrived()
         try await armedExit.wait(for: "the armed process to be killed")
-        armed.waitUntilExit()
         #expect(armed.terminationReason == .uncaughtSignal)
         #expect(!kills.isArmed)
 
