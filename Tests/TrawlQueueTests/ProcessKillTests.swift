@@ -49,7 +49,7 @@ struct ProcessKillTests {
     func killAndRestart() async throws {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
         let kills = KillSwitch()
-        let fixture = try QueueFixture(hosts: ["a.test", "b.test", "c.test"]) { request in
+        let fixture = try await QueueFixture(hosts: ["a.test", "b.test", "c.test"]) { request in
             kills.requestArrived()
             Thread.sleep(forTimeInterval: Double.random(in: 0.004...0.016))  // a peer of uneven speed, not a wait
             if request.path.hasSuffix("/404") { return .status(404) }
@@ -120,7 +120,7 @@ struct ProcessKillTests {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
         let poisoned = Shared(0)
         let released = Watched(false)
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in
             guard request.path == "/poison" else { return QueueFixture.page(request.path) }
             // The worker fetching this page is killed by the test; the answer never leaves.
             poisoned.withLock { $0 += 1 }
@@ -136,9 +136,9 @@ struct ProcessKillTests {
         let configuration = fixture.configuration()
         try await fixture.withStore { store in try await fixture.push(store, configuration: configuration) }
         let database = String(fixture.url.split(separator: "/").last!)
-        func done() -> Int {
+        func done() async -> Int {
             Int(
-                (try? fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job WHERE state = 'done'", database: database))?.trimmingCharacters(
+                (try? await fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job WHERE state = 'done'", database: database))?.trimmingCharacters(
                     in: .whitespacesAndNewlines) ?? "") ?? 0
         }
         // Each worker is killed (kill -9) while it waits for the page; the first once the other
@@ -146,7 +146,8 @@ struct ProcessKillTests {
         for kill in 1...3 {
             let worker = try launch(binary, fixture, ["worker", "--max-lease-expiries", "3"], log: "worker\(kill).txt")
             try await waitUntil("worker \(kill) to hold the poisoned page with the rest done", interval: .milliseconds(20)) {
-                (poisoned.withLock { $0 } == kill && done() == 20) || !worker.process.isRunning
+                if poisoned.withLock({ $0 }) == kill, await done() == 20 { return true }
+                return !worker.process.isRunning
             }
             #expect(worker.process.isRunning, "worker \(kill) ended by itself")
             Glibc.kill(worker.process.processIdentifier, SIGKILL)
@@ -171,7 +172,7 @@ struct ProcessKillTests {
     @Test("`trawl worker --exit-when-empty` processes finish a pushed list; `trawl queue status` reports it")
     func workersAsProcesses() async throws {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
-        let fixture = try QueueFixture(hosts: ["a.test", "b.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test", "b.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         let lines = (1...120).map { "http://\($0 % 2 == 0 ? "a" : "b").test/w/\($0)" }
         try fixture.writeList(lines)
