@@ -140,7 +140,7 @@ struct TestSupportTests {
         defer { server.shutdown() }
         try await server.waitForRequests(within: .seconds(1)) { $0.isEmpty }
         async let arrived: Void = server.waitForRequests(within: .seconds(30)) { $0.contains { $0.path == "/b" } }
-        for path in ["/a", "/b"] { try Self.get(path, port: server.port) }
+        for path in ["/a", "/b"] { try await offPool("get") { try Self.get(path, port: server.port) } }
         try await arrived
         await #expect(throws: WaitTimedOut.self) {
             try await server.waitForRequests(within: .milliseconds(200)) { $0.count > 2 }
@@ -172,13 +172,14 @@ struct TestSupportTests {
         let meter = ConcurrencyMeter()
         meter.enter("a.test")
         let started = Date()
-        #expect(!meter.waitUntil("a.test", inFlight: 2, before: started.addingTimeInterval(0.2)))
+        // The meter's wait blocks (it is for a server's handler threads): waited for off the pool.
+        #expect(try await !offPool("meter") { meter.waitUntil("a.test", inFlight: 2, before: started.addingTimeInterval(0.2)) })
         // Not a wait: the second request comes after the handler began waiting, what is tested.
         let second = Thread {
             Thread.sleep(forTimeInterval: 0.05); meter.enter("a.test")
         }
         second.start()
-        #expect(meter.waitUntil("a.test", inFlight: 2, before: Date().addingTimeInterval(30)))
+        #expect(try await offPool("meter") { meter.waitUntil("a.test", inFlight: 2, before: Date().addingTimeInterval(30)) })
         #expect(meter.peaks["a.test"] == 2)
     }
 
@@ -200,7 +201,7 @@ struct TestSupportTests {
         } catch let error as WaitTimedOut {
             #expect(error.description.contains("the value to go negative"), "\(error)")
         }
-        #expect(throws: WaitTimedOut.self) { try value.block(for: "never", within: .milliseconds(100)) { $0 < 0 } }
+        await #expect(throws: WaitTimedOut.self) { try await offPool("block") { try value.block(for: "never", within: .milliseconds(100)) { $0 < 0 } } }
     }
 
     @Test("A child's lines are awaited as it prints them; its output ending without the line fails the wait at once")
