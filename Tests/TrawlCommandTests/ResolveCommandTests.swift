@@ -312,14 +312,25 @@ struct ResolveBrowserCommandTests {
         let exited = process.watchExit()
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let lines = OutputLines(output)
-        _ = try await lines.first(for: "the first media") { _ in true }
-        // What was printed by then: `/slow` is held, so nothing of the settled page can be in it.
-        let firstLine = lines.text
+        // Read on a thread of its own, which lets `/slow` go the moment the first line is in: a
+        // task would wait for a thread of the pool first, and on a busy pool the page's time
+        // budget could run out with `/slow` still held.
+        let reader = output.fileHandleForReading
+        let (firstLine, answeredFirst, all) = try await offPool("resolve-output") {
+            var text = Data()
+            while !text.contains(UInt8(ascii: "\n")) {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                text += chunk
+            }
+            let answeredFirst = answered.value
+            gate.signal()
+            let firstLine = String(decoding: text, as: UTF8.self)
+            text += reader.readDataToEndOfFile()
+            return (firstLine, answeredFirst, String(decoding: text, as: UTF8.self))
+        }
         // The first media came out while `/slow` was still held: the page had not settled.
-        #expect(!answered.value)
-        gate.signal()
-        let all = try await lines.end()
+        #expect(!answeredFirst)
         try await exited.wait(for: "trawl resolve to finish once /slow answered")
         #expect(process.terminationStatus == 0, "\(all)")
         #expect(answered.value)

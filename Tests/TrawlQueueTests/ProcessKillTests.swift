@@ -65,35 +65,41 @@ struct ProcessKillTests {
         let batchArguments = ["batch", fixture.list.path, "--out", fixture.output.path, "--max-lease-expiries", "1000"]
         let workerArguments = ["worker", "--max-lease-expiries", "1000"]
         let exits = Watched<Set<Int32>>([])
-        var running: [(launched: Launched, arguments: [String], log: String)] = [
+        let first: [(launched: Launched, arguments: [String], log: String)] = [
             (try launch(binary, fixture, batchArguments, log: "batch.txt", exits: exits), batchArguments, "batch.txt"),
             (try launch(binary, fixture, workerArguments, log: "worker1.txt", exits: exits), workerArguments, "worker1.txt"),
             (try launch(binary, fixture, workerArguments, log: "worker2.txt", exits: exits), workerArguments, "worker2.txt"),
         ]
-        var killed = 0
-        for _ in 0..<30 {
-            // Killed by the server's handler once it has seen a random number of further
-            // requests: at a random moment of real work, however fast or loaded the machine is.
-            let victim = Int.random(in: 0..<running.count)
-            let (batchID, victimID) = (running[0].launched.process.processIdentifier, running[victim].launched.process.processIdentifier)
-            kills.arm(victimID, afterRequests: Int.random(in: 1...25))
-            try await exits.wait(for: "process \(victim) to be killed or the batch to finish") { $0.contains(victimID) || $0.contains(batchID) }
-            kills.disarm()
-            // The exit seen above has its status: the termination handler runs after it is set.
-            let exited = exits.value
-            if exited.contains(batchID), running[0].launched.process.terminationReason == .exit { break }  // the batch finished: the list is done
-            let process = running[victim].launched.process
-            if process.terminationReason == .uncaughtSignal { killed += 1 }
-            exits.update { _ = $0.remove(victimID) }
-            running[victim].launched = try launch(binary, fixture, running[victim].arguments, log: running[victim].log, exits: exits)
+        // Each exit is met on a thread of its own, blocked until it happens, and the process
+        // started again at once: a task would wait for a thread of the pool first, and on a busy
+        // pool the others could finish the list while the killed one waits to be started again.
+        let (running, killed) = try await offPool("kill-loop") {
+            var running = first
+            var killed = 0
+            for _ in 0..<30 {
+                // Killed by the server's handler once it has seen a random number of further
+                // requests: at a random moment of real work, however fast or loaded the machine is.
+                let victim = Int.random(in: 0..<running.count)
+                let (batchID, victimID) = (running[0].launched.process.processIdentifier, running[victim].launched.process.processIdentifier)
+                kills.arm(victimID, afterRequests: Int.random(in: 1...25))
+                try exits.block(for: "process \(victim) to be killed or the batch to finish") { $0.contains(victimID) || $0.contains(batchID) }
+                kills.disarm()
+                // The exit seen above has its status: the termination handler runs after it is set.
+                let exited = exits.value
+                if exited.contains(batchID), running[0].launched.process.terminationReason == .exit { break }  // the batch finished: the list is done
+                if running[victim].launched.process.terminationReason == .uncaughtSignal { killed += 1 }
+                exits.update { _ = $0.remove(victimID) }
+                running[victim].launched = try launch(binary, fixture, running[victim].arguments, log: running[victim].log, exits: exits)
+            }
+            return (running.map(\.launched), killed)
         }
         // Let the batch finish; then stop the workers (they would wait for more work).
-        try await running[0].launched.exit("the batch to finish")
+        try await running[0].exit("the batch to finish")
         let log = (try? String(contentsOf: fixture.folder.appendingPathComponent("batch.txt"), encoding: .utf8)) ?? ""
-        #expect(running[0].launched.process.terminationStatus == 1, "some inputs fail (404, not a URL), so the exit status is 1: \(log.suffix(2000))")
+        #expect(running[0].process.terminationStatus == 1, "some inputs fail (404, not a URL), so the exit status is 1: \(log.suffix(2000))")
         for worker in running.dropFirst() {
-            kill(worker.launched.process.processIdentifier, SIGTERM)
-            try await worker.launched.exit("a worker to stop on SIGTERM")
+            kill(worker.process.processIdentifier, SIGTERM)
+            try await worker.exit("a worker to stop on SIGTERM")
         }
         #expect(killed >= 5, "only \(killed) kills landed before the batch finished")
 
