@@ -127,6 +127,23 @@ struct TestSupportTests {
         }
     }
 
+    @Test("Blocking work run off the pool holds none of its threads")
+    func offPoolLeavesThePoolFree() async throws {
+        let release = Watched(false)
+        let count = ProcessInfo.processInfo.activeProcessorCount + 1
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<count {
+                group.addTask { try await offPool("test-block") { try release.block(for: "the test to let the work go", within: .seconds(60)) { $0 } } }
+            }
+            // More blocked than the pool has threads, and this task still runs and sees them all.
+            try await waitUntil("all \(count) to block", within: .seconds(60)) { release.waiting == count }
+            release.set(true)
+            var released = 0
+            for try await value in group where value { released += 1 }
+            #expect(released == count)
+        }
+    }
+
     /// A folder of its own for a test's commands to write in.
     static func scratchFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-command-run-\(UUID().uuidString)")
