@@ -11,9 +11,10 @@ import Synchronization
 ///     kills.requestArrived()
 ///     …
 /// }
-/// let process = try launch()
+/// let exited = process.watchExit()
+/// try process.run()
 /// kills.arm(process.processIdentifier, afterRequests: Int.random(in: 1...30))
-/// process.waitUntilExit()   // killed, or finished first
+/// try await exited.wait(for: "the batch to be killed or to finish")
 /// kills.disarm()
 /// ```
 public final class KillSwitch: Sendable {

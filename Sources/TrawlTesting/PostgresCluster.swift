@@ -21,8 +21,18 @@ import Synchronization
 /// no cluster behind. Folders of dead runs whose watchdog was killed too are swept at start.
 ///
 /// ```swift
-/// let cluster = try PostgresCluster.shared()
-/// let url = try cluster.createDatabase()   // postgres://postgres@127.0.0.1:PORT/t_…
+/// let cluster = try await PostgresCluster.shared()
+/// let url = try await cluster.createDatabase()   // postgres://postgres@127.0.0.1:PORT/t_…
+/// ```
+///
+/// Every program it runs (`initdb`, `pg_ctl`, `psql`) is waited for; the `async` forms wait on
+/// a thread of their own (``offPool(_:_:)``), so a test starting a cluster or crashing one
+/// holds no thread of the cooperative pool for the seconds that takes. Tests use those; the
+/// blocking forms are for benchmarks (a process of their own) and `defer`.
+///
+/// ```swift
+/// let own = try await PostgresCluster.started(durable: true)
+/// defer { own.stop() }
 /// ```
 public final class PostgresCluster: Sendable {
     public let port: Int
@@ -51,16 +61,24 @@ public final class PostgresCluster: Sendable {
         return nil
     }
 
-    private static let sharedCluster = Mutex<PostgresCluster?>(nil)
+    private static let sharedStart = Mutex<Task<PostgresCluster, any Error>?>(nil)
 
-    /// One cluster for the whole test process, started on first use.
-    public static func shared() throws -> PostgresCluster {
-        try sharedCluster.withLock { cluster in
-            if let cluster { return cluster }
-            let started = try PostgresCluster(durable: false)
-            cluster = started
-            return started
+    /// One cluster for the whole test process, started on first use. Tests asking at once all
+    /// await the one start (a failed start fails each of them, without starting again).
+    public static func shared() async throws -> PostgresCluster {
+        let start = sharedStart.withLock { start in
+            if let start { return start }
+            let first = Task { try await started(durable: false) }
+            start = first
+            return first
         }
+        return try await start.value
+    }
+
+    /// Starts a cluster as ``init(durable:tls:settings:)`` does, on a thread of its own:
+    /// `initdb` and `pg_ctl start` take seconds.
+    public static func started(durable: Bool = false, tls: Bool = false, settings: [String: String] = [:]) async throws -> PostgresCluster {
+        try await offPool("postgres-start") { try PostgresCluster(durable: durable, tls: tls, settings: settings) }
     }
 
     /// Starts a cluster.
@@ -178,6 +196,12 @@ public final class PostgresCluster: Sendable {
         return url(database: name)
     }
 
+    /// ``createDatabase(_:)``, waited for on a thread of its own.
+    public func createDatabase(_ name: String = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()) async throws -> String
+    {
+        try await offPool("psql") { try self.createDatabase(name) }
+    }
+
     public func url(database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
 
     /// Runs SQL through `psql` (as the cluster's superuser) and returns what it printed (unaligned, tuples only).
@@ -188,6 +212,12 @@ public final class PostgresCluster: Sendable {
             [
                 "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql,
             ])
+    }
+
+    /// ``psql(_:database:)``, waited for on a thread of its own.
+    @discardableResult
+    public func psql(_ sql: String, database: String = "postgres") async throws -> String {
+        try await offPool("psql") { try self.psql(sql, database: database) }
     }
 
     /// Stops the server now, frees its port and removes its folder (this happens at exit
@@ -214,6 +244,16 @@ public final class PostgresCluster: Sendable {
             asPostgres: geteuid() == 0)
     }
 
+    /// ``crash()``, waited for on a thread of its own.
+    public func crash() async throws {
+        try await offPool("pg_ctl-stop") { try self.crash() }
+    }
+
+    /// ``start()``, waited for on a thread of its own.
+    public func start() async throws {
+        try await offPool("pg_ctl-start") { try self.start() }
+    }
+
     /// Starts the server again on the same port and folder, with the same settings (after
     /// ``crash()``); returns once it accepts connections.
     public func start() throws {
@@ -233,6 +273,12 @@ public final class PostgresCluster: Sendable {
         let escaped = application.replacingOccurrences(of: "'", with: "''")
         let count = try psql("SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(escaped)'")
         return Int(count.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// ``terminateConnections(application:)``, waited for on a thread of its own.
+    @discardableResult
+    public func terminateConnections(application: String) async throws -> Int {
+        try await offPool("psql") { try self.terminateConnections(application: application) }
     }
 
     /// Clusters of test runs that died with their watchdog: stopped and removed.

@@ -13,10 +13,11 @@ struct KillTests {
     /// The `trawl` executable built beside this test bundle.
     static var trawlBinary: URL? { CommandRun.builtExecutable("trawl") }
 
-    /// - Parameter exited: turns `true` when the process exits.
-    func launch(_ binary: URL, _ fixture: BatchFixture, exited: Watched<Bool>? = nil) throws -> Process {
+    /// Starts `trawl batch` on the fixture's list; the value turns `true` when it exits (awaited,
+    /// so the test holds no thread of the cooperative pool while the batch runs).
+    func launch(_ binary: URL, _ fixture: BatchFixture) throws -> (process: Process, exited: Watched<Bool>) {
         let process = Process()
-        if let exited { process.terminationHandler = { _ in exited.set(true) } }
+        let exited = process.watchExit()
         process.environment = CommandRun.isolatedEnvironment()
         process.executableURL = binary
         process.arguments =
@@ -28,11 +29,11 @@ struct KillTests {
         _ = FileManager.default.createFile(atPath: fixture.folder.appendingPathComponent("stderr.txt").path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: fixture.folder.appendingPathComponent("stderr.txt"))
         try process.run()
-        return process
+        return (process, exited)
     }
 
     @Test("Killed at random moments, resumed each time: each URL exactly once, results intact")
-    func killAndResume() throws {
+    func killAndResume() async throws {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
         let flaky = Mutex<Set<String>>([])
         let kills = KillSwitch()
@@ -56,12 +57,11 @@ struct KillTests {
             // Killed by the server's handler once it has seen a random number of this run's
             // requests: at a random moment of real work, however fast or loaded the machine is
             // (a test thread watching the count could be scheduled late, after the batch ended).
-            let exited = Watched(false)
-            let process = try launch(binary, fixture, exited: exited)
+            let (process, exited) = try launch(binary, fixture)
             kills.arm(process.processIdentifier, afterRequests: Int.random(in: 1...30))
-            try exited.block(for: "the batch to be killed or to finish") { $0 }
+            try await exited.wait(for: "the batch to be killed or to finish")
             kills.disarm()
-            process.waitUntilExit()
+            // The exit awaited above has its status: the termination handler runs after it is set.
             guard process.terminationReason == .uncaughtSignal else {
                 finishedEarly =
                     "exit \(process.terminationStatus): "
@@ -70,8 +70,8 @@ struct KillTests {
             }
             killed += 1
         }
-        let last = try launch(binary, fixture)
-        last.waitUntilExit()
+        let (last, lastExited) = try launch(binary, fixture)
+        try await lastExited.wait(for: "the last run of the batch to finish", within: .seconds(180))
         #expect(last.terminationStatus == 1, "some URLs fail (404, not a URL), so the exit status is 1")
         #expect(killed >= 5, "the batch was killed only \(killed) times; then \(finishedEarly)")
 
@@ -88,8 +88,7 @@ struct KillTests {
         // A finished store does no network work when run again, and the output stays as it is.
         let before = fixture.server.requests.count
         let output = try Data(contentsOf: fixture.output)
-        let again = try launch(binary, fixture)
-        again.waitUntilExit()
+        try await launch(binary, fixture).exited.wait(for: "the batch run again to finish", within: .seconds(180))
         #expect(fixture.server.requests.count == before)
         #expect(try Data(contentsOf: fixture.output) == output)
     }

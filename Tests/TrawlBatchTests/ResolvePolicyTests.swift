@@ -75,23 +75,14 @@ struct ResolvePolicyTests {
     }
 
     /// Runs `trawl resolve ARGS…` to its end; its exit status and standard output.
-    func trawlResolve(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    func trawlResolve(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let binary = try #require(KillTests.trawlBinary, "the trawl executable is built beside the tests")
-        let process = Process()
-        process.environment = CommandRun.isolatedEnvironment()
-        process.executableURL = binary
-        process.arguments = ["resolve"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let run = try await CommandRun.run(binary, ["resolve"] + arguments)
+        return (run.status, run.stdout)
     }
 
     @Test("trawl resolve --cache DIR: the second run asks the server nothing", .tags(.process))
-    func commandCache() throws {
+    func commandCache() async throws {
         let server = try LoopbackServer { request in
             guard case .ok(_, let headers, let body) = BatchFixture.page(request.path) else { return .hangUp }
             return .ok(headers: headers + [("Cache-Control", "max-age=600")], body: body)
@@ -99,27 +90,27 @@ struct ResolvePolicyTests {
         defer { server.shutdown() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-resolve-cli-\(UUID().uuidString)").path
         let url = server.url("/gif/3").absoluteString
-        let first = try trawlResolve([url, "--json", "--cache", folder])
-        let second = try trawlResolve([url, "--json", "--cache", folder, "--cache-policy", "cache-only"])
+        let first = try await trawlResolve([url, "--json", "--cache", folder])
+        let second = try await trawlResolve([url, "--json", "--cache", folder, "--cache-policy", "cache-only"])
         #expect(first.status == 0)
         #expect(second.status == 0)
         #expect(first.output.contains("https://media.test/_gif_3.gif"))
         #expect(second.output == first.output)
         #expect(server.requests.count == 1)
-        let miss = try trawlResolve([server.url("/gif/other").absoluteString, "--json", "--cache", folder, "--cache-policy", "cache-only"])
+        let miss = try await trawlResolve([server.url("/gif/other").absoluteString, "--json", "--cache", folder, "--cache-policy", "cache-only"])
         #expect(miss.status == 3, "a cache-only miss is a failure")
         #expect(server.requests.count == 1)
     }
 
     @Test("trawl resolve retries a 503 with Retry-After; --retries 0 does not", .tags(.process))
-    func commandRetryAfter() throws {
+    func commandRetryAfter() async throws {
         let server = try server(refusing: .status(503, headers: [("Retry-After", "1")]))
         defer { server.shutdown() }
-        let retried = try trawlResolve([server.url("/gif/4").absoluteString, "--json"])
+        let retried = try await trawlResolve([server.url("/gif/4").absoluteString, "--json"])
         #expect(retried.status == 0)
         #expect(retried.output.contains("https://media.test/_gif_4.gif"))
         #expect(server.requests.map(\.path) == ["/gif/4", "/gif/4"])
-        let once = try trawlResolve([server.url("/gif/5").absoluteString, "--json", "--retries", "0"])
+        let once = try await trawlResolve([server.url("/gif/5").absoluteString, "--json", "--retries", "0"])
         #expect(once.status != 0)
         #expect(server.requests.filter { $0.path == "/gif/5" }.count == 1)
     }

@@ -21,6 +21,7 @@ struct StandardInputTests {
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        let exited = process.watchExit()
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
@@ -33,7 +34,7 @@ struct StandardInputTests {
             try await waitUntil("URL \(n) to be done while the pipe stays open", interval: .milliseconds(10)) { lines() >= n }
         }
         try input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        try await exited.wait(for: "trawl batch to end with its input", within: .seconds(120))
         #expect(process.terminationStatus == 0)
         #expect(try fixture.results().map(\.input).sorted() == ["http://a.test/p/1", "http://a.test/p/2", "http://a.test/p/3"])
     }

@@ -108,6 +108,7 @@ extension BrowserTests {
             process.arguments = ["hold-browser"]
             let output = Pipe()
             process.standardOutput = output
+            let exited = process.watchExit()
             try process.run()
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             // The holder prints `browser PID` once its browser rendered a page.
@@ -116,7 +117,7 @@ extension BrowserTests {
             #expect(browser > 0 && isAlive(browser))
             let tree = descendants(of: browser)
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            try await exited.wait(for: "the holder to die of SIGKILL", within: .seconds(60))
             try await waitUntil("the orphaned browser and its helpers to exit", within: .seconds(60), interval: .milliseconds(20)) {
                 !isAlive(browser) && tree.allSatisfy { !isAlive($0) }
             }

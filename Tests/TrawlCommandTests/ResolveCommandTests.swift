@@ -273,9 +273,9 @@ struct ResolveBrowserCommandTests {
     /// `trawl resolve` prints the API's media while the page is still loading: the loopback
     /// server holds `/slow` open until the test has read the first line.
     @Test(arguments: ["--json", "--stream", "--table"])
-    func theFirstMediaArePrintedBeforeThePageSettles(format: String) throws {
+    func theFirstMediaArePrintedBeforeThePageSettles(format: String) async throws {
         let gate = DispatchSemaphore(value: 0)
-        let answered = Mutex(false)
+        let answered = Watched(false)
         let server = try LoopbackServer(keepsAlive: true) { request in
             switch request.path {
             case "/app":
@@ -289,7 +289,7 @@ struct ResolveBrowserCommandTests {
             case "/api": return .json(#"{"items":[{"gif":"https://media.test/early.gif"}]}"#)
             case "/slow":
                 _ = gate.wait(timeout: .now() + 30)
-                answered.withLock { $0 = true }
+                answered.set(true)
                 return .json("{}")
             default: return .status(404)
             }
@@ -309,22 +309,31 @@ struct ResolveBrowserCommandTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        let exited = process.watchExit()
         try process.run()
-        var text = Data()
-        while !text.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += chunk
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Read on a thread of its own, which lets `/slow` go the moment the first line is in: a
+        // task would wait for a thread of the pool first, and on a busy pool the page's time
+        // budget could run out with `/slow` still held.
+        let reader = output.fileHandleForReading
+        let (firstLine, answeredFirst, all) = try await offPool("resolve-output") {
+            var text = Data()
+            while !text.contains(UInt8(ascii: "\n")) {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                text += chunk
+            }
+            let answeredFirst = answered.value
+            gate.signal()
+            let firstLine = String(decoding: text, as: UTF8.self)
+            text += reader.readDataToEndOfFile()
+            return (firstLine, answeredFirst, String(decoding: text, as: UTF8.self))
         }
-        let firstLine = String(decoding: text, as: UTF8.self)
         // The first media came out while `/slow` was still held: the page had not settled.
-        #expect(!answered.withLock { $0 })
-        gate.signal()
-        text += output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let all = String(decoding: text, as: UTF8.self)
+        #expect(!answeredFirst)
+        try await exited.wait(for: "trawl resolve to finish once /slow answered")
         #expect(process.terminationStatus == 0, "\(all)")
-        #expect(answered.withLock { $0 })
+        #expect(answered.value)
         if format == "--table" {
             #expect(firstLine.hasPrefix("https://site.test/app"))
             #expect(all.contains("early.gif"))

@@ -56,23 +56,29 @@ struct LoaderHTTPTests {
 
     /// The benchmark's server keeps connections alive: two requests on one socket get two
     /// responses; the default server closes the connection after the first.
-    @Test func keptAliveServerAnswersSeveralRequestsOnOneConnection() throws {
+    @Test func keptAliveServerAnswersSeveralRequestsOnOneConnection() async throws {
         let alive = try LoopbackServer(keepsAlive: true) { request in .html("<p>\(request.path)</p>") }
         defer { alive.shutdown() }
         let twoRequests = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
-        let first = try Self.exchange(port: alive.port, send: twoRequests, until: "<p>/a</p>")
+        let first = try await Self.exchange(port: alive.port, send: twoRequests, until: "<p>/a</p>")
         #expect(first.contains("<p>/a</p>") && !first.contains("Connection: close"))
-        let both = try Self.exchange(port: alive.port, send: twoRequests + "GET /b HTTP/1.1\r\nHost: x\r\n\r\n", until: "<p>/b</p>", pause: true)
+        let both = try await Self.exchange(port: alive.port, send: twoRequests + "GET /b HTTP/1.1\r\nHost: x\r\n\r\n", until: "<p>/b</p>", pause: true)
         #expect(both.contains("<p>/a</p>") && both.contains("<p>/b</p>"))
         #expect(alive.requests.count == 3)
         #expect(alive.connectionsAccepted == 2)
-        let closing = try Self.exchange(port: server.port, send: "GET /page HTTP/1.1\r\nHost: x\r\n\r\n", until: "hello")
+        let closing = try await Self.exchange(port: server.port, send: "GET /page HTTP/1.1\r\nHost: x\r\n\r\n", until: "hello")
         #expect(closing.contains("Connection: close"))
     }
 
     /// Sends `request` over one new connection (the second of two requests after the first
-    /// response when `pause`) and reads until `marker` arrives or the server closes.
-    static func exchange(port: Int, send request: String, until marker: String, pause: Bool = false) throws -> String {
+    /// response when `pause`) and reads until `marker` arrives or the server closes. The
+    /// socket's reads block (5 s at most each), so they are done on a thread of their own.
+    static func exchange(port: Int, send request: String, until marker: String, pause: Bool = false) async throws -> String {
+        try await offPool("exchange") { try blockingExchange(port: port, send: request, until: marker, pause: pause) }
+    }
+
+    /// ``exchange(port:send:until:pause:)``, in the calling thread.
+    static func blockingExchange(port: Int, send request: String, until marker: String, pause: Bool) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)

@@ -22,6 +22,7 @@ struct IndexKillTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        let exited = process.watchExit()
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         // Kill it once it says it has written a good part (the file and its WAL past 4 MB),
@@ -29,7 +30,7 @@ struct IndexKillTests {
         _ = try await OutputLines(output).first(for: "the writer has written 4 MB") { $0 == "written" }
         #expect(process.isRunning, "the writer finished before it could be killed")
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        try await exited.wait(for: "the writer to die of SIGKILL", within: .seconds(60))
         #expect(process.terminationReason == .uncaughtSignal)
 
         let index = try MediaIndex(path: path)

@@ -10,8 +10,10 @@ import TrawlTesting
 /// its first 64 KiB.
 @Suite("Media sniffing: files real encoders wrote", .tags(.process), .timeLimit(.minutes(2)))
 struct RealFileTests {
-    /// The files, made once for the suite, in a folder of their own.
-    static let folder: Result<URL, any Error> = Result {
+    /// The files, made once for the suite, in a folder of their own. A task the tests await, not
+    /// a value made on first use: the first test would make them in a blocking wait on a thread of
+    /// the cooperative pool while the others blocked on the value, every pool thread held.
+    static let folder = Task<URL, any Error> {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-media-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let small = ["-f", "lavfi", "-i", "testsrc=size=96x64:rate=10:duration=1"]
@@ -40,19 +42,16 @@ struct RealFileTests {
             ("convert", ["-size", "50x40", "xc:red", "still.jpg"]),
         ]
         for (tool, arguments) in jobs {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/\(tool)")
-            process.arguments = tool == "ffmpeg" ? ["-v", "error", "-y"] + arguments : arguments
-            process.currentDirectoryURL = folder
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            let run: CommandRun
             do {
-                try process.run()
+                run = try await CommandRun.run(
+                    URL(fileURLWithPath: "/usr/bin/\(tool)"), tool == "ffmpeg" ? ["-v", "error", "-y"] + arguments : arguments, in: folder)
+            } catch let error as CommandTimedOut {
+                throw error
             } catch {
                 throw Missing(tool: tool, error: error)
             }
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw Failed(tool: tool, arguments: arguments, status: process.terminationStatus) }
+            guard run.status == 0 else { throw Failed(tool: tool, arguments: arguments, status: run.status) }
         }
         return folder
     }
@@ -71,62 +70,62 @@ struct RealFileTests {
     }
 
     /// The first 64 KiB of a made file, as a probe reads them.
-    static func probe(_ name: String) throws -> (facts: MediaFacts, size: Int) {
-        let bytes = try Data(contentsOf: try folder.get().appendingPathComponent(name))
+    static func probe(_ name: String) async throws -> (facts: MediaFacts, size: Int) {
+        let bytes = try Data(contentsOf: try await folder.value.appendingPathComponent(name))
         return (MediaSniffer.read(Array(bytes.prefix(64 << 10))), bytes.count)
     }
 
-    @Test func gifs() throws {
-        let ffmpeg = try Self.probe("anim.gif").facts
+    @Test func gifs() async throws {
+        let ffmpeg = try await Self.probe("anim.gif").facts
         #expect(ffmpeg == MediaFacts(format: .gif, width: 96, height: 64, animated: true, frames: 10, durationSeconds: 1, loopCount: 0))
-        let magick = try Self.probe("magick.gif").facts
+        let magick = try await Self.probe("magick.gif").facts
         #expect(magick == MediaFacts(format: .gif, width: 30, height: 20, animated: true, frames: 3, durationSeconds: 0.6, loopCount: 0))
-        let still = try Self.probe("still.gif").facts
+        let still = try await Self.probe("still.gif").facts
         #expect(still.format == .gif && still.animated == false && still.frames == 1 && still.width == 50 && still.height == 40)
     }
 
-    @Test func pngAndAPNG() throws {
-        let animated = try Self.probe("anim.png").facts
+    @Test func pngAndAPNG() async throws {
+        let animated = try await Self.probe("anim.png").facts
         #expect(animated.format == .apng && animated.animated == true && animated.frames == 10)
         #expect(animated.width == 96 && animated.height == 64 && animated.loopCount == 0)
         #expect(animated.durationSeconds.map { abs($0 - 1) < 0.01 } == true, "\(animated)")
-        #expect(try Self.probe("still.png").facts == MediaFacts(format: .png, width: 50, height: 40, animated: false, frames: 1))
+        #expect(try await Self.probe("still.png").facts == MediaFacts(format: .png, width: 50, height: 40, animated: false, frames: 1))
     }
 
-    @Test func webp() throws {
-        let animated = try Self.probe("anim.webp").facts
+    @Test func webp() async throws {
+        let animated = try await Self.probe("anim.webp").facts
         #expect(animated.format == .webp && animated.animated == true && animated.width == 96 && animated.height == 64)
         #expect((animated.frames ?? 0) >= 2 && animated.loopCount == 0, "\(animated)")
         #expect(animated.durationSeconds.map { abs($0 - 1) < 0.01 } == true, "\(animated)")
-        #expect(try Self.probe("still.webp").facts == MediaFacts(format: .webp, width: 50, height: 40, animated: false, frames: 1))
+        #expect(try await Self.probe("still.webp").facts == MediaFacts(format: .webp, width: 50, height: 40, animated: false, frames: 1))
     }
 
-    @Test func mp4WithItsMovieFirstAndLast() throws {
-        let (front, size) = try Self.probe("front.mp4")
+    @Test func mp4WithItsMovieFirstAndLast() async throws {
+        let (front, size) = try await Self.probe("front.mp4")
         #expect(size > 64 << 10, "the file is longer than what a probe reads")
         #expect(front.format == .mp4 && front.width == 320 && front.height == 240 && front.frames == 100 && front.animated == true)
         #expect(front.durationSeconds.map { abs($0 - 4) < 0.05 } == true, "\(front)")
         // `moov` after `mdat`, past the first 64 KiB: what it is, and nothing guessed.
-        #expect(try Self.probe("end.mp4").facts == MediaFacts(format: .mp4))
+        #expect(try await Self.probe("end.mp4").facts == MediaFacts(format: .mp4))
     }
 
-    @Test func webm() throws {
-        let clip = try Self.probe("clip.webm").facts
+    @Test func webm() async throws {
+        let clip = try await Self.probe("clip.webm").facts
         #expect(clip.format == .webm && clip.width == 96 && clip.height == 64 && clip.animated == true)
         #expect(clip.durationSeconds.map { abs($0 - 2) < 0.05 } == true, "\(clip)")
     }
 
-    @Test func playlists() throws {
-        let master = try Self.probe("master.m3u8").facts
+    @Test func playlists() async throws {
+        let master = try await Self.probe("master.m3u8").facts
         #expect(master.format == .hls && master.variants.map(\.width) == [96] && master.variants.map(\.height) == [64], "\(master)")
-        let media = try Self.probe("v0.m3u8").facts
+        let media = try await Self.probe("v0.m3u8").facts
         #expect(media.format == .hls && media.durationSeconds.map { abs($0 - 4) < 0.05 } == true, "\(media)")
-        let dash = try Self.probe("manifest.mpd").facts
+        let dash = try await Self.probe("manifest.mpd").facts
         #expect(dash.format == .dash && dash.durationSeconds == 2, "\(dash)")
         #expect(dash.variants.map(\.width) == [96] && dash.variants.map(\.height) == [64], "\(dash)")
     }
 
-    @Test func jpeg() throws {
-        #expect(try Self.probe("still.jpg").facts.format == .jpeg)
+    @Test func jpeg() async throws {
+        #expect(try await Self.probe("still.jpg").facts.format == .jpeg)
     }
 }

@@ -10,7 +10,7 @@ import TrawlTesting
 struct ClaimTests {
     @Test("Claims of one job each go round the hosts: a host the claim did not take from keeps its place")
     func smallClaimsRotate() async throws {
-        let fixture = try QueueFixture(hosts: ["a.test", "b.test", "c.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test", "b.test", "c.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         try fixture.writeList((1...12).map { "http://\(["a", "b", "c"][$0 % 3]).test/p/\($0)" })
         let configuration = fixture.configuration(concurrency: 8, perHost: 2)
@@ -31,14 +31,14 @@ struct ClaimTests {
 
     @Test("Slots finishes give back count at once for every worker's claims, and the next claim on the host folds them into its count")
     func returnedSlotsAreFolded() async throws {
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         try fixture.writeList((1...12).map { "http://a.test/p/\($0)" })
         let configuration = fixture.configuration(concurrency: 8, perHost: 4)
         let rules = ClaimRules(perHost: 4, delay: 0)
         let database = String(fixture.url.split(separator: "/").last!)
-        @Sendable func counts() throws -> String {
-            try fixture.cluster.psql(
+        @Sendable func counts() async throws -> String {
+            try await fixture.cluster.psql(
                 "SELECT in_flight || ' ' || COALESCE((SELECT SUM(n) FROM trawl_host_returned), 0) FROM trawl_host", database: database
             ).trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -52,10 +52,10 @@ struct ClaimTests {
                 QueueFinish(jobID: job.id, attempt: job.attempts, outcome: .done(JobResult(line: "{}", httpStatus: 200)), holdUntil: nil)
             }
             try await store.finish(finishes, owner: "v", rules: rules, now: now + 2)
-            let returned = try counts()
+            let returned = try await counts()
             // Another worker's claim sees the slots given back and folds them.
             let second = try await store.claim(limit: 8, owner: "w", rules: rules, now: now + 3, leaseUntil: now + 60)
-            let afterFold = try counts()
+            let afterFold = try await counts()
             let third = try await store.claim(limit: 8, owner: "v", rules: rules, now: now + 4, leaseUntil: now + 60)
             return (first.count, full.count, (second.count, returned), afterFold, third.count)
         }
@@ -69,14 +69,14 @@ struct ClaimTests {
 
     @Test("A finish takes over the slots it frees: the next jobs of the same host come leased in its transaction, the host's count unchanged, the cap kept")
     func finishTakesOverFreedSlots() async throws {
-        let fixture = try QueueFixture(hosts: ["a.test", "b.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test", "b.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         try fixture.writeList((1...10).map { "http://a.test/p/\($0)" } + (1...4).map { "http://b.test/p/\($0)" })
         let configuration = fixture.configuration(concurrency: 8, perHost: 3)
         let rules = ClaimRules(perHost: 3, delay: 0)
         let database = String(fixture.url.split(separator: "/").last!)
-        @Sendable func counts(_ host: String) throws -> String {
-            try fixture.cluster.psql(
+        @Sendable func counts(_ host: String) async throws -> String {
+            try await fixture.cluster.psql(
                 "SELECT in_flight || ' ' || COALESCE((SELECT SUM(n) FROM trawl_host_returned WHERE host = '\(host)'), 0) FROM trawl_host WHERE name = '\(host)'",
                 database: database
             ).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -92,13 +92,13 @@ struct ClaimTests {
             // Two of a.test's three finish and ask for up to five: only their two slots are
             // taken over, from a.test only (b.test's slots are not theirs to fill).
             let result = try await store.finish(Array(fromA.prefix(2)).map(done), owner: "v", rules: rules, now: now + 1, takeOver: 5, leaseUntil: now + 60)
-            let countsAfter = (try counts("a.test"), try counts("b.test"))
+            let countsAfter = (try await counts("a.test"), try await counts("b.test"))
             // Another worker still finds a.test full.
             let capped = try await store.claim(limit: 8, owner: "w", rules: rules, now: now + 2, leaseUntil: now + 60)
             // A late result (its lease expired and was reaped) frees nothing to take over.
             try await store.reap(now: now + 120)
             let late = try await store.finish(result.next.map(done), owner: "v", rules: rules, now: now + 121, takeOver: 5, leaseUntil: now + 180)
-            return (first, result, countsAfter, capped, late, try counts("a.test"))
+            return (first, result, countsAfter, capped, late, try await counts("a.test"))
         }
         #expect(first.filter { $0.host == "a.test" }.count == 3 && first.filter { $0.host == "b.test" }.count == 3, "the cap of 3 per host")
         #expect(next.discarded.isEmpty)
@@ -114,7 +114,7 @@ struct ClaimTests {
 
     @Test("No take-over with a per-host delay or on a host the group holds for a Retry-After: the slots go back to the host")
     func noTakeOverUnderDelayOrHold() async throws {
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         try fixture.writeList((1...10).map { "http://a.test/p/\($0)" })
         let configuration = fixture.configuration(concurrency: 8, perHost: 4)
@@ -132,7 +132,7 @@ struct ClaimTests {
                 QueueFinish(jobID: $0.id, attempt: $0.attempts, outcome: .done(JobResult(line: "{}", httpStatus: 200)), holdUntil: now + 30)
             }
             let held = try await store.finish(holding, owner: "v", rules: rules, now: now + 3, takeOver: 4, leaseUntil: now + 60)
-            let returned = try fixture.cluster.psql(
+            let returned = try await fixture.cluster.psql(
                 "SELECT in_flight - COALESCE((SELECT SUM(n) FROM trawl_host_returned), 0) FROM trawl_host", database: database)
             return (delayed.next.count, held.next.count, returned.trimmingCharacters(in: .whitespacesAndNewlines))
         }

@@ -20,7 +20,7 @@ struct CoalescedFinishTests {
 
     @Test("A full group is written at once, without waiting for its delay, in one transaction")
     func fullGroupCommitsTogether() async throws {
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         try fixture.writeList((1...8).map { "http://a.test/g/\($0)" })
         let configuration = fixture.configuration(concurrency: 8, perHost: 8)
@@ -30,7 +30,7 @@ struct CoalescedFinishTests {
             let now = Date().timeIntervalSince1970
             let jobs = try await store.claim(limit: 8, owner: "w", rules: Self.rules, now: now, leaseUntil: now + 600)
             #expect(jobs.count == 8)
-            let hostVersion = try fixture.cluster.psql("SELECT xmin::text FROM trawl_host", database: database)
+            let hostVersion = try await fixture.cluster.psql("SELECT xmin::text FROM trawl_host", database: database)
             // An hour's delay: only the group being full can write it.
             let committer = QueueCommitter(store: store, owner: "w", rules: Self.rules, group: 8, delay: .seconds(3600), now: { Date().timeIntervalSince1970 })
             return try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -38,24 +38,24 @@ struct CoalescedFinishTests {
                 let kept = try await group.reduce(into: []) { $0.append($1) }
                 // The finish gave the slots back in its own row and left the host row alone:
                 // no host row is held while a finish waits for the disk.
-                #expect(try fixture.cluster.psql("SELECT xmin::text FROM trawl_host", database: database) == hostVersion)
+                #expect(try await fixture.cluster.psql("SELECT xmin::text FROM trawl_host", database: database) == hostVersion)
                 #expect(
-                    try fixture.cluster.psql("SELECT owner || ' ' || n FROM trawl_host_returned", database: database)
+                    try await fixture.cluster.psql("SELECT owner || ' ' || n FROM trawl_host_returned", database: database)
                         .trimmingCharacters(in: .whitespacesAndNewlines) == "w 8")
                 return kept
             }
         }
         #expect(kept == Array(repeating: true, count: 8))
-        let written = try fixture.cluster.psql("SELECT COUNT(*) || ' ' || COUNT(DISTINCT xmin::text) FROM trawl_result", database: database)
+        let written = try await fixture.cluster.psql("SELECT COUNT(*) || ' ' || COUNT(DISTINCT xmin::text) FROM trawl_result", database: database)
         #expect(written.trimmingCharacters(in: .whitespacesAndNewlines) == "8 1", "8 results written by one transaction")
-        let hosts = try fixture.cluster.psql(
+        let hosts = try await fixture.cluster.psql(
             "SELECT h.in_flight - COALESCE((SELECT SUM(r.n) FROM trawl_host_returned r WHERE r.host = h.name), 0) FROM trawl_host h", database: database)
         #expect(hosts.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
     @Test("A lease that expires while its finish waits in the coalescer: that result is discarded, the other of its group kept, the job worked again")
     func leaseExpiresWhileWaiting() async throws {
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         try fixture.writeList(["http://a.test/short", "http://a.test/long"])
         let configuration = fixture.configuration(concurrency: 2, perHost: 2)
@@ -90,7 +90,7 @@ struct CoalescedFinishTests {
         #expect(results.map(\.input).sorted() == ["http://a.test/long", "http://a.test/short"])
         #expect(results.first { $0.input.hasSuffix("/short") }?.attempts == 2, "the result written is the second lease's")
         let database = String(fixture.url.split(separator: "/").last!)
-        let workers = try fixture.cluster.psql("SELECT worker FROM trawl_result ORDER BY job_id", database: database)
+        let workers = try await fixture.cluster.psql("SELECT worker FROM trawl_result ORDER BY job_id", database: database)
         #expect(workers.split(separator: "\n") == ["v", "w"])
     }
 }

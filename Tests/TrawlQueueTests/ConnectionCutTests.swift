@@ -13,18 +13,18 @@ struct ConnectionCutTests {
     static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// A database of the shared cluster, its connections named `name` in `pg_stat_activity`.
-    static func location(_ name: String) throws -> (PostgresCluster, QueueLocation) {
-        let cluster = try PostgresCluster.shared()
-        return (cluster, try QueueLocation(try cluster.createDatabase() + "?application_name=\(name)"))
+    static func location(_ name: String) async throws -> (PostgresCluster, QueueLocation) {
+        let cluster = try await PostgresCluster.shared()
+        return (cluster, try QueueLocation(try await cluster.createDatabase() + "?application_name=\(name)"))
     }
 
     @Test("A request written after its connection was cut is never answered; watched, it ends as a lost connection")
     func requestAfterTheCut() async throws {
         let name = "cut-\(UInt32.random(in: 0...UInt32.max))"
-        let (cluster, location) = try Self.location(name)
+        let (cluster, location) = try await Self.location(name)
         let connection = try await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 1, logger: Self.quiet)
         try await connection.query("SELECT 1", logger: Self.quiet)
-        #expect(try cluster.terminateConnections(application: name) == 1)
+        #expect(try await cluster.terminateConnections(application: name) == 1)
         try? await connection.closeFuture.get()
 
         // postgres-nio drops a request written to a closed connection: no answer, no error.
@@ -49,7 +49,7 @@ struct ConnectionCutTests {
     @Test("A reconnecting store's transaction whose connection is cut in the middle is tried again and goes through")
     func transactionCut() async throws {
         let name = "cut-\(UInt32.random(in: 0...UInt32.max))"
-        let (_, location) = try Self.location(name)
+        let (_, location) = try await Self.location(name)
         try await QueueStore.withStore(location, logger: Self.quiet, connections: 2) { store in
             let tries = Shared(0)
             let value = try await store.reconnecting(stallLimit: .seconds(90)).run("cut a transaction") { connection in

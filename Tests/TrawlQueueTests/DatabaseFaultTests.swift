@@ -31,16 +31,16 @@ struct DatabaseFaultTests {
     }
 
     /// A page takes a moment to answer, so the run is long enough for a fault to land in it.
-    static func fixture(cluster: PostgresCluster) throws -> QueueFixture {
-        try QueueFixture(hosts: ["a.test", "b.test", "c.test", "d.test", "e.test", "f.test"], cluster: cluster) { request in
+    static func fixture(cluster: PostgresCluster) async throws -> QueueFixture {
+        try await QueueFixture(hosts: ["a.test", "b.test", "c.test", "d.test", "e.test", "f.test"], cluster: cluster) { request in
             Thread.sleep(forTimeInterval: 0.03)  // a slow peer, not a wait: the run's length
             return QueueFixture.page(request.path)
         }
     }
 
     /// A cluster of the test's own: durable commits (on a disk that is never pulled, `fsync` off).
-    static func cluster() throws -> PostgresCluster {
-        try PostgresCluster(durable: true, settings: ["fsync": "off"])
+    static func cluster() async throws -> PostgresCluster {
+        try await PostgresCluster.started(durable: true, settings: ["fsync": "off"])
     }
 
     /// Pushes `jobs` URLs, then runs the batch and two workers on them, each on a store of its
@@ -113,18 +113,18 @@ struct DatabaseFaultTests {
         "The server crashes mid-run (pg_ctl stop -m immediate) and starts again: the batch and two workers wait for it and finish, each job once",
         .timeLimit(.minutes(4)))
     func crashMidRun() async throws {
-        let cluster = try Self.cluster()
+        let cluster = try await Self.cluster()
         defer { cluster.stop() }
-        let fixture = try Self.fixture(cluster: cluster)
+        let fixture = try await Self.fixture(cluster: cluster)
         defer { fixture.server.shutdown() }
         let jobs = 300
         let requestsAtCrash = Shared(0)
         let outcome = try await Self.run(fixture, jobs: jobs, lease: .seconds(6)) {
             try await fixture.server.waitForRequests { $0.count >= 90 }
             requestsAtCrash.withLock { $0 = fixture.server.requests.count }
-            try cluster.crash()
+            try await cluster.crash()
             try await Task.sleep(for: .milliseconds(1500))  // the outage itself, not a wait: its length
-            try cluster.start()
+            try await cluster.start()
         }
         #expect(requestsAtCrash.withLock { $0 } < jobs, "the crash came before the run ended")
         Self.expectExactlyOnce(outcome)
@@ -135,24 +135,24 @@ struct DatabaseFaultTests {
         "The server restarted twice in a row, the second crash while the workers reconnect: each job once, leases shorter than the outages",
         .timeLimit(.minutes(4)))
     func restartedTwice() async throws {
-        let cluster = try Self.cluster()
+        let cluster = try await Self.cluster()
         defer { cluster.stop() }
-        let fixture = try Self.fixture(cluster: cluster)
+        let fixture = try await Self.fixture(cluster: cluster)
         defer { fixture.server.shutdown() }
         let outcome = try await Self.run(fixture, jobs: 300, lease: .seconds(2)) {
             try await fixture.server.waitForRequests { $0.count >= 60 }
-            try cluster.crash()
+            try await cluster.crash()
             try await Task.sleep(for: .milliseconds(1000))  // the first outage, not a wait: its length
-            try cluster.start()
+            try await cluster.start()
             // The second crash once a participant has its connection back: the others are
             // still reconnecting (each on its own backoff), or have only just done it.
             try await waitUntil("a participant to reconnect after the first restart", interval: .milliseconds(20)) {
-                let count = try? cluster.psql("SELECT COUNT(*) FROM pg_stat_activity WHERE application_name LIKE 'trawl-%'")
+                let count = try? await cluster.psql("SELECT COUNT(*) FROM pg_stat_activity WHERE application_name LIKE 'trawl-%'")
                 return (Int(count?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0) > 0
             }
-            try cluster.crash()
+            try await cluster.crash()
             try await Task.sleep(for: .milliseconds(1500))  // the second outage, not a wait: its length
-            try cluster.start()
+            try await cluster.start()
         }
         Self.expectExactlyOnce(outcome)
         Self.expectPacedProbes(outcome, crashes: 2)
@@ -162,15 +162,15 @@ struct DatabaseFaultTests {
         "One worker's connections cut with pg_terminate_backend every 10 pages: it reconnects with backoff each time, the others never notice, each job once",
         .timeLimit(.minutes(4)))
     func connectionTerminated() async throws {
-        let cluster = try Self.cluster()
+        let cluster = try await Self.cluster()
         defer { cluster.stop() }
-        let fixture = try Self.fixture(cluster: cluster)
+        let fixture = try await Self.fixture(cluster: cluster)
         defer { fixture.server.shutdown() }
         let cuts = Shared(0)
         let outcome = try await Self.run(fixture, jobs: 300, lease: .seconds(6)) {
             for at in stride(from: 20, to: 270, by: 10) {
                 try await fixture.server.waitForRequests { $0.count >= at }
-                let terminated = try cluster.terminateConnections(application: "trawl-2")
+                let terminated = try await cluster.terminateConnections(application: "trawl-2")
                 cuts.withLock { $0 += terminated > 0 ? 1 : 0 }
             }
         }
@@ -190,15 +190,15 @@ struct DatabaseFaultTests {
         "Both workers' connections, probes included, cut every 4 pages: neither is left waiting on a connection that is gone, each job once",
         .timeLimit(.minutes(4)))
     func connectionsTerminatedOften() async throws {
-        let cluster = try Self.cluster()
+        let cluster = try await Self.cluster()
         defer { cluster.stop() }
-        let fixture = try Self.fixture(cluster: cluster)
+        let fixture = try await Self.fixture(cluster: cluster)
         defer { fixture.server.shutdown() }
         let cuts = Shared(0)
         let outcome = try await Self.run(fixture, jobs: 600, lease: .seconds(6)) {
             for at in stride(from: 8, to: 580, by: 4) {
                 try await fixture.server.waitForRequests { $0.count >= at }
-                let terminated = try cluster.terminateConnections(application: "trawl-1") + cluster.terminateConnections(application: "trawl-2")
+                let terminated = try await cluster.terminateConnections(application: "trawl-1") + cluster.terminateConnections(application: "trawl-2")
                 cuts.withLock { $0 += terminated > 0 ? 1 : 0 }
             }
         }
@@ -216,11 +216,11 @@ struct DatabaseFaultTests {
         .timeLimit(.minutes(4)), .tags(.process))
     func workerProcessesCut() async throws {
         let binary = try #require(CommandRun.builtExecutable("trawl"), "the trawl executable is built beside the tests")
-        let cluster = try Self.cluster()
+        let cluster = try await Self.cluster()
         defer { cluster.stop() }
         // Pages wait until every process has joined, so the cuts land in the middle of the run.
         let gate = Watched(false)
-        let fixture = try QueueFixture(hosts: ["a.test", "b.test", "c.test", "d.test", "e.test", "f.test"], cluster: cluster) { request in
+        let fixture = try await QueueFixture(hosts: ["a.test", "b.test", "c.test", "d.test", "e.test", "f.test"], cluster: cluster) { request in
             guard (try? gate.block(for: "every process to join the queue", within: .seconds(180)) { $0 }) != nil else { return .status(503) }
             Thread.sleep(forTimeInterval: 0.03)  // a slow peer, not a wait: the run's length
             return QueueFixture.page(request.path)
@@ -265,13 +265,13 @@ struct DatabaseFaultTests {
 
         // Cut in the middle of the run, not at start-up: a process that loses its connection
         // while it brings the schema up to date fails at once (as it should: a person started it).
-        func registered() -> Int {
+        func registered() async -> Int {
             Int(
-                (try? cluster.psql("SELECT COUNT(*) FROM trawl_worker", database: fixture.database))?
+                (try? await cluster.psql("SELECT COUNT(*) FROM trawl_worker", database: fixture.database))?
                     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
         }
         try await waitUntil("the batch and the workers to join the queue", interval: .milliseconds(20)) {
-            registered() == names.count + 1 || exits.value > 0
+            await registered() == names.count + 1 || exits.value > 0
         }
         gate.set(true)
         var cuts = 0
@@ -279,11 +279,11 @@ struct DatabaseFaultTests {
             try await waitUntil("\(at) requests or the batch's end") { fixture.server.requests.count >= at || !batch.isRunning }
             guard batch.isRunning else { break }
             var terminated = 0
-            for name in names { terminated += try cluster.terminateConnections(application: name) }
+            for name in names { terminated += try await cluster.terminateConnections(application: name) }
             if terminated > 0 { cuts += 1 }
         }
+        // Every termination handler has run, so every exit status is set.
         try await exits.wait(for: "the batch and the workers to exit", within: .seconds(180)) { $0 == everyone.count }
-        for process in everyone { process.waitUntilExit() }
 
         #expect(cuts >= 3, "the workers had connections to cut")
         #expect(batch.terminationStatus == 0, "\(log("trawl-batch").suffix(2000))")

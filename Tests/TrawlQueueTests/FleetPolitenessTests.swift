@@ -13,7 +13,7 @@ struct FleetPolitenessTests {
     func perHostCapAcrossWorkers() async throws {
         let meter = ConcurrencyMeter()
         let hosts = ["a.test", "b.test", "c.test"]
-        let fixture = try QueueFixture(hosts: hosts) { request in
+        let fixture = try await QueueFixture(hosts: hosts) { request in
             let host = request.header("host") ?? "?"
             meter.enter(host)
             // Held until a second request of the host is in flight (or 2 s pass): a cap that
@@ -49,7 +49,7 @@ struct FleetPolitenessTests {
         let clock = ContinuousClock()
         let log = Shared<[(host: String, path: String, at: ContinuousClock.Instant)]>([])
         let refused = Shared(false)
-        let fixture = try QueueFixture(hosts: ["busy.test", "fine.test"]) { request in
+        let fixture = try await QueueFixture(hosts: ["busy.test", "fine.test"]) { request in
             let host = request.header("host") ?? "?"
             log.withLock { $0.append((host, request.path, clock.now)) }
             if host == "busy.test",

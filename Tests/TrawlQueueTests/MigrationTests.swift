@@ -10,14 +10,14 @@ import TrawlTesting
 struct MigrationTests {
     @Test("An empty database gets every migration, once")
     func fromEmpty() async throws {
-        let fixture = try QueueFixture(hosts: []) { _ in .status(404) }
+        let fixture = try await QueueFixture(hosts: []) { _ in .status(404) }
         defer { fixture.server.shutdown() }
         let applied = try await fixture.withStore { store in try await store.appliedMigrations() }
         #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes", "v6-no-result-key-check", "v7-job-keys"])
         // Connecting again applies nothing.
         let again = try await fixture.withStore { store in try await store.migrate() }
         #expect(again.isEmpty)
-        let tables = try fixture.cluster.psql(
+        let tables = try await fixture.cluster.psql(
             "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE tablename LIKE 'trawl_%'",
             database: String(fixture.url.split(separator: "/").last!))
         #expect(
@@ -27,14 +27,14 @@ struct MigrationTests {
 
     @Test("A queue made by the previous schema (v1) is upgraded with its jobs, which are then worked")
     func fromPrevious() async throws {
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         let database = String(fixture.url.split(separator: "/").last!)
         // The previous Trawl: schema v1 only, with a job pushed and one half-way (running,
         // its lease long expired) as that version left them.
         let first = try await fixture.withStore(migrate: false) { store in try await store.migrate(upTo: "v1-jobs") }
         #expect(first == ["v1-jobs"])
-        try fixture.cluster.psql(
+        try await fixture.cluster.psql(
             """
             INSERT INTO trawl_host (name, in_flight) VALUES ('a.test', 1);
             INSERT INTO trawl_job (key, input, url, host, state, updated_at) VALUES ('http://a.test/old', 'http://a.test/old', 'http://a.test/old', 'a.test', 'pending', 0);
@@ -42,7 +42,7 @@ struct MigrationTests {
                 VALUES ('http://a.test/half', 'http://a.test/half', 'http://a.test/half', 'a.test', 'running', 1, 'old-worker', 1, 0);
             INSERT INTO trawl_intake (source, lines_read, complete) VALUES ('/old/list.txt', 2, true);
             """, database: database)
-        #expect(try fixture.cluster.psql("SELECT to_regclass('trawl_worker') IS NULL", database: database).hasPrefix("t"))
+        #expect(try await fixture.cluster.psql("SELECT to_regclass('trawl_worker') IS NULL", database: database).hasPrefix("t"))
 
         let (applied, report) = try await fixture.withStore { store in
             let applied = try await store.appliedMigrations()
@@ -60,15 +60,15 @@ struct MigrationTests {
 
     @Test("A queue made by v4 is upgraded to v5 and v6: its output continues after the results already written, and its leases are renewed")
     func fromV4() async throws {
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         let database = String(fixture.url.split(separator: "/").last!)
         // v4 as it ran: a job whose result is already numbered and written out, one pending,
         // one running under a worker that died (lease long expired).
         let first = try await fixture.withStore(migrate: false) { store in try await store.migrate(upTo: "v4-lease-expiries") }
         #expect(first == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries"])
-        try fixture.cluster.psql(Self.pushedBefore(["http://a.test/written", "http://a.test/old", "http://a.test/half"]), database: database)
-        try fixture.cluster.psql(
+        try await fixture.cluster.psql(Self.pushedBefore(["http://a.test/written", "http://a.test/old", "http://a.test/half"]), database: database)
+        try await fixture.cluster.psql(
             """
             UPDATE trawl_job SET state = 'done' WHERE key = 'http://a.test/written';
             INSERT INTO trawl_result (job_id, out_seq, line, outcome, host, finished_at)
@@ -91,26 +91,27 @@ struct MigrationTests {
         let results = try fixture.results()
         #expect(results.map(\.input).sorted() == ["http://a.test/half", "http://a.test/old", "http://a.test/written"])
         #expect(results.first?.input == "http://a.test/written", "the result written before the upgrade keeps its place")
-        let indexes = try fixture.cluster.psql(
+        let indexes = try await fixture.cluster.psql(
             "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename IN ('trawl_job', 'trawl_result')", database: database)
         #expect(!indexes.contains("trawl_job_owner"))
         #expect(!indexes.contains("trawl_result_out_seq_key"))
         #expect(indexes.contains("trawl_result_numbered"))
-        #expect(try fixture.cluster.psql("SELECT reloptions::text FROM pg_class WHERE relname = 'trawl_host'", database: database).contains("fillfactor=50"))
         #expect(
-            try fixture.cluster.psql(
+            try await fixture.cluster.psql("SELECT reloptions::text FROM pg_class WHERE relname = 'trawl_host'", database: database).contains("fillfactor=50"))
+        #expect(
+            try await fixture.cluster.psql(
                 "SELECT COUNT(*) FROM pg_constraint WHERE conrelid = 'trawl_result'::regclass AND contype = 'f'", database: database
             ).hasPrefix("0"), "v6: no foreign key checked per result")
     }
 
     @Test("A queue made by v6 is upgraded to v7: its keys move to their own table, and a URL pushed again is a duplicate, not a second job")
     func fromV6() async throws {
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         let database = fixture.database
         let first = try await fixture.withStore(migrate: false) { store in try await store.migrate(upTo: "v6-no-result-key-check") }
         #expect(first.last == "v6-no-result-key-check")
-        try fixture.cluster.psql(Self.pushedBefore(["http://a.test/one", "http://a.test/two"]), database: database)
+        try await fixture.cluster.psql(Self.pushedBefore(["http://a.test/one", "http://a.test/two"]), database: database)
 
         // After the upgrade, a second list repeats one URL and adds one.
         let second = fixture.folder.appendingPathComponent("more.txt")
@@ -125,15 +126,15 @@ struct MigrationTests {
         }
         #expect(applied.last == "v7-job-keys")
         #expect(report.finished == 3)
-        #expect(try fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job", database: database).hasPrefix("3"))
+        #expect(try await fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job", database: database).hasPrefix("3"))
         #expect(
-            try fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job_key k JOIN trawl_job j ON j.id = k.job_id AND j.key = k.key", database: database)
+            try await fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job_key k JOIN trawl_job j ON j.id = k.job_id AND j.key = k.key", database: database)
                 .hasPrefix("3"))
         let results = try fixture.results()
         #expect(results.map(\.input).sorted() == ["http://a.test/one", "http://a.test/three", "http://a.test/two"])
         #expect(results.first { $0.input.hasSuffix("/one") }?.duplicates == 1)
         #expect(
-            try fixture.cluster.psql(
+            try await fixture.cluster.psql(
                 "SELECT COUNT(*) FROM pg_constraint WHERE conrelid = 'trawl_job'::regclass AND contype = 'u'", database: database
             ).hasPrefix("0"), "v7: no key index on the job rows")
     }

@@ -10,19 +10,26 @@ import TrawlTesting
 struct ProcessKillTests {
     static var trawlBinary: URL? { CommandRun.builtExecutable("trawl") }
 
-    final class Launched {
+    /// A started `trawl` process and the value that turns `true` when it exits: awaited, so a
+    /// test waiting for a process holds no thread of the cooperative pool.
+    struct Launched {
         let process: Process
-        let name: String
-        init(_ process: Process, _ name: String) {
-            self.process = process
-            self.name = name
+        let exited: Watched<Bool>
+
+        /// Waits for the exit (up to `limit`).
+        func exit(_ what: String, within limit: Duration = .seconds(180)) async throws {
+            try await exited.wait(for: what, within: limit)
         }
     }
 
     /// - Parameter exits: gathers the process's ID when it exits.
-    func launch(_ binary: URL, _ fixture: QueueFixture, _ arguments: [String], log: String, exits: Watched<Set<Int32>>? = nil) throws -> Process {
+    func launch(_ binary: URL, _ fixture: QueueFixture, _ arguments: [String], log: String, exits: Watched<Set<Int32>>? = nil) throws -> Launched {
         let process = Process()
-        if let exits { process.terminationHandler = { process in exits.update { _ = $0.insert(process.processIdentifier) } } }
+        let exited = Watched(false)
+        process.terminationHandler = { process in
+            exited.set(true)
+            exits?.update { _ = $0.insert(process.processIdentifier) }
+        }
         process.executableURL = binary
         process.arguments =
             arguments + [
@@ -35,14 +42,14 @@ struct ProcessKillTests {
         handle.seekToEndOfFile()
         process.standardError = handle
         try process.run()
-        return process
+        return Launched(process: process, exited: exited)
     }
 
     @Test("The batch and two workers, each killed at random moments and restarted: each input once")
-    func killAndRestart() throws {
+    func killAndRestart() async throws {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
         let kills = KillSwitch()
-        let fixture = try QueueFixture(hosts: ["a.test", "b.test", "c.test"]) { request in
+        let fixture = try await QueueFixture(hosts: ["a.test", "b.test", "c.test"]) { request in
             kills.requestArrived()
             Thread.sleep(forTimeInterval: Double.random(in: 0.004...0.016))  // a peer of uneven speed, not a wait
             if request.path.hasSuffix("/404") { return .status(404) }
@@ -58,37 +65,41 @@ struct ProcessKillTests {
         let batchArguments = ["batch", fixture.list.path, "--out", fixture.output.path, "--max-lease-expiries", "1000"]
         let workerArguments = ["worker", "--max-lease-expiries", "1000"]
         let exits = Watched<Set<Int32>>([])
-        var running: [(process: Process, arguments: [String], log: String)] = [
+        let first: [(launched: Launched, arguments: [String], log: String)] = [
             (try launch(binary, fixture, batchArguments, log: "batch.txt", exits: exits), batchArguments, "batch.txt"),
             (try launch(binary, fixture, workerArguments, log: "worker1.txt", exits: exits), workerArguments, "worker1.txt"),
             (try launch(binary, fixture, workerArguments, log: "worker2.txt", exits: exits), workerArguments, "worker2.txt"),
         ]
-        var killed = 0
-        for _ in 0..<30 {
-            // Killed by the server's handler once it has seen a random number of further
-            // requests: at a random moment of real work, however fast or loaded the machine is.
-            let victim = Int.random(in: 0..<running.count)
-            let (batchID, victimID) = (running[0].process.processIdentifier, running[victim].process.processIdentifier)
-            kills.arm(victimID, afterRequests: Int.random(in: 1...25))
-            try exits.block(for: "process \(victim) to be killed or the batch to finish") { $0.contains(victimID) || $0.contains(batchID) }
-            kills.disarm()
-            let exited = exits.value
-            if exited.contains(batchID) {
-                running[0].process.waitUntilExit()
-                if running[0].process.terminationReason == .exit { break }  // the batch finished: the list is done
+        // Each exit is met on a thread of its own, blocked until it happens, and the process
+        // started again at once: a task would wait for a thread of the pool first, and on a busy
+        // pool the others could finish the list while the killed one waits to be started again.
+        let (running, killed) = try await offPool("kill-loop") {
+            var running = first
+            var killed = 0
+            for _ in 0..<30 {
+                // Killed by the server's handler once it has seen a random number of further
+                // requests: at a random moment of real work, however fast or loaded the machine is.
+                let victim = Int.random(in: 0..<running.count)
+                let (batchID, victimID) = (running[0].launched.process.processIdentifier, running[victim].launched.process.processIdentifier)
+                kills.arm(victimID, afterRequests: Int.random(in: 1...25))
+                try exits.block(for: "process \(victim) to be killed or the batch to finish") { $0.contains(victimID) || $0.contains(batchID) }
+                kills.disarm()
+                // The exit seen above has its status: the termination handler runs after it is set.
+                let exited = exits.value
+                if exited.contains(batchID), running[0].launched.process.terminationReason == .exit { break }  // the batch finished: the list is done
+                if running[victim].launched.process.terminationReason == .uncaughtSignal { killed += 1 }
+                exits.update { _ = $0.remove(victimID) }
+                running[victim].launched = try launch(binary, fixture, running[victim].arguments, log: running[victim].log, exits: exits)
             }
-            running[victim].process.waitUntilExit()
-            if running[victim].process.terminationReason == .uncaughtSignal { killed += 1 }
-            exits.update { _ = $0.remove(victimID) }
-            running[victim].process = try launch(binary, fixture, running[victim].arguments, log: running[victim].log, exits: exits)
+            return (running.map(\.launched), killed)
         }
         // Let the batch finish; then stop the workers (they would wait for more work).
-        running[0].process.waitUntilExit()
+        try await running[0].exit("the batch to finish")
         let log = (try? String(contentsOf: fixture.folder.appendingPathComponent("batch.txt"), encoding: .utf8)) ?? ""
         #expect(running[0].process.terminationStatus == 1, "some inputs fail (404, not a URL), so the exit status is 1: \(log.suffix(2000))")
         for worker in running.dropFirst() {
             kill(worker.process.processIdentifier, SIGTERM)
-            worker.process.waitUntilExit()
+            try await worker.exit("a worker to stop on SIGTERM")
         }
         #expect(killed >= 5, "only \(killed) kills landed before the batch finished")
 
@@ -105,8 +116,7 @@ struct ProcessKillTests {
         // Run again: nothing to do, no request made, the output unchanged.
         let before = fixture.server.requests.count
         let output = try Data(contentsOf: fixture.output)
-        let again = try launch(binary, fixture, batchArguments, log: "again.txt")
-        again.waitUntilExit()
+        try await launch(binary, fixture, batchArguments, log: "again.txt").exit("the batch run again to finish")
         #expect(fixture.server.requests.count == before)
         #expect(try Data(contentsOf: fixture.output) == output)
     }
@@ -116,7 +126,7 @@ struct ProcessKillTests {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
         let poisoned = Shared(0)
         let released = Watched(false)
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in
             guard request.path == "/poison" else { return QueueFixture.page(request.path) }
             // The worker fetching this page is killed by the test; the answer never leaves.
             poisoned.withLock { $0 += 1 }
@@ -132,9 +142,9 @@ struct ProcessKillTests {
         let configuration = fixture.configuration()
         try await fixture.withStore { store in try await fixture.push(store, configuration: configuration) }
         let database = String(fixture.url.split(separator: "/").last!)
-        func done() -> Int {
+        func done() async -> Int {
             Int(
-                (try? fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job WHERE state = 'done'", database: database))?.trimmingCharacters(
+                (try? await fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job WHERE state = 'done'", database: database))?.trimmingCharacters(
                     in: .whitespacesAndNewlines) ?? "") ?? 0
         }
         // Each worker is killed (kill -9) while it waits for the page; the first once the other
@@ -142,18 +152,17 @@ struct ProcessKillTests {
         for kill in 1...3 {
             let worker = try launch(binary, fixture, ["worker", "--max-lease-expiries", "3"], log: "worker\(kill).txt")
             try await waitUntil("worker \(kill) to hold the poisoned page with the rest done", interval: .milliseconds(20)) {
-                (poisoned.withLock { $0 } == kill && done() == 20) || !worker.isRunning
+                if poisoned.withLock({ $0 }) == kill, await done() == 20 { return true }
+                return !worker.process.isRunning
             }
-            #expect(worker.isRunning, "worker \(kill) ended by itself")
-            Glibc.kill(worker.processIdentifier, SIGKILL)
-            worker.waitUntilExit()
+            #expect(worker.process.isRunning, "worker \(kill) ended by itself")
+            Glibc.kill(worker.process.processIdentifier, SIGKILL)
+            try await worker.exit("worker \(kill) to die of SIGKILL")
         }
         // The next worker returns the job the third time its lease runs out: failed, not claimed.
-        let lastExit = Watched<Set<Int32>>([])
-        let last = try launch(binary, fixture, ["worker", "--max-lease-expiries", "3", "--exit-when-empty"], log: "last.txt", exits: lastExit)
-        try await lastExit.wait(for: "the last worker to exit") { !$0.isEmpty }
-        last.waitUntilExit()
-        #expect(last.terminationStatus == 0)
+        let last = try launch(binary, fixture, ["worker", "--max-lease-expiries", "3", "--exit-when-empty"], log: "last.txt")
+        try await last.exit("the last worker to exit", within: .seconds(120))
+        #expect(last.process.terminationStatus == 0)
         #expect(poisoned.withLock { $0 } == 3, "the page was asked for once per killed worker, then never again")
         try await fixture.withStore { store in try await fixture.writeOutput(store) }
         let results = try fixture.results()
@@ -169,17 +178,17 @@ struct ProcessKillTests {
     @Test("`trawl worker --exit-when-empty` processes finish a pushed list; `trawl queue status` reports it")
     func workersAsProcesses() async throws {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
-        let fixture = try QueueFixture(hosts: ["a.test", "b.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test", "b.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         let lines = (1...120).map { "http://\($0 % 2 == 0 ? "a" : "b").test/w/\($0)" }
         try fixture.writeList(lines)
         // The batch pushes and writes the output; three worker processes do most of the work.
         let batch = try launch(binary, fixture, ["batch", fixture.list.path, "--out", fixture.output.path], log: "batch.txt")
         let workers = try (1...3).map { try launch(binary, fixture, ["worker", "--exit-when-empty"], log: "worker\($0).txt") }
-        batch.waitUntilExit()
-        for worker in workers { worker.waitUntilExit() }
-        #expect(batch.terminationStatus == 0)
-        #expect(workers.allSatisfy { $0.terminationStatus == 0 })
+        try await batch.exit("the batch to finish")
+        for worker in workers { try await worker.exit("a worker to find the queue empty and exit") }
+        #expect(batch.process.terminationStatus == 0)
+        #expect(workers.allSatisfy { $0.process.terminationStatus == 0 })
         #expect(Set(try fixture.results().map(\.input)) == Set(lines))
         #expect(try fixture.results().count == lines.count)
 

@@ -34,7 +34,7 @@ struct QueueErrorTests {
 
     @Test("A server that is not there, or a database that does not exist, fails at once with queue-unreachable", .tags(.postgres))
     func unreachable() async throws {
-        let cluster = try PostgresCluster.shared()
+        let cluster = try await PostgresCluster.shared()
         let refusing = try RefusingPort()
         defer { refusing.close() }
         let closed = refusing.port

@@ -20,10 +20,10 @@ struct QueueFixture {
     let hosts: [String]
 
     /// - Parameter cluster: the test's own cluster (one it crashes); the test run's by default.
-    init(hosts: [String], keepsAlive: Bool = false, cluster: PostgresCluster? = nil, handler: @escaping LoopbackServer.Handler) throws {
-        let cluster = try cluster ?? PostgresCluster.shared()
+    init(hosts: [String], keepsAlive: Bool = false, cluster: PostgresCluster? = nil, handler: @escaping LoopbackServer.Handler) async throws {
+        let cluster = if let cluster { cluster } else { try await PostgresCluster.shared() }
         self.cluster = cluster
-        url = try cluster.createDatabase()
+        url = try await cluster.createDatabase()
         location = try QueueLocation(url)
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-queue-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -12,10 +12,10 @@ import TrawlTesting
 struct TLSTests {
     @Test("sslmode=require and verify-full (with the server's certificate as sslrootcert) connect, and the queue works over TLS")
     func connects() async throws {
-        let cluster = try PostgresCluster(tls: true)
+        let cluster = try await PostgresCluster.started(tls: true)
         defer { cluster.stop() }
         let certificate = try #require(cluster.certificate)
-        let url = try cluster.createDatabase()
+        let url = try await cluster.createDatabase()
         for parameters in ["sslmode=require", "sslmode=verify-ca&sslrootcert=\(certificate.path)", "sslmode=verify-full&sslrootcert=\(certificate.path)"] {
             let location = try QueueLocation("\(url)?\(parameters)")
             #expect(location.description.contains(parameters.components(separatedBy: "&")[0]), "\(location)")
@@ -30,15 +30,15 @@ struct TLSTests {
             #expect(pushed == 1)
             #expect(encrypted, "pg_stat_ssl says the connection is encrypted")
         }
-        let jobs = try cluster.psql("SELECT COUNT(*) FROM trawl_job", database: String(url.split(separator: "/").last!))
+        let jobs = try await cluster.psql("SELECT COUNT(*) FROM trawl_job", database: String(url.split(separator: "/").last!))
         #expect(jobs.trimmingCharacters(in: .whitespacesAndNewlines) == "3")
     }
 
     @Test("Without TLS, or with a certificate signed by another root, the queue is unreachable (queue-unreachable, saying why)")
     func refused() async throws {
-        let cluster = try PostgresCluster(tls: true)
+        let cluster = try await PostgresCluster.started(tls: true)
         defer { cluster.stop() }
-        let url = try cluster.createDatabase()
+        let url = try await cluster.createDatabase()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

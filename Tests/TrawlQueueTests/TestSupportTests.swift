@@ -17,7 +17,7 @@ struct TestSupportTests {
     }
 
     @Test("A reserved port is outside the kernel's ephemeral range and locked until released")
-    func reservation() throws {
+    func reservation() async throws {
         let ephemeral = try Self.ephemeralRange()
         let reservation = try PortReservation()
         let port = reservation.port
@@ -29,18 +29,20 @@ struct TestSupportTests {
         #expect(flock(other, LOCK_EX | LOCK_NB) != 0, "another reserver could take \(port)")
         #expect(try PortReservation().port != port)
         reservation.release()
-        #expect(flock(other, LOCK_EX | LOCK_NB) == 0, "the released port is free to reserve")
+        // A lock belongs to the open file, which a child being started by another test holds
+        // too until it execs (the descriptor is close-on-exec): free within moments, not at once.
+        try await waitUntil("the released port to be free to reserve", within: .seconds(30)) { flock(other, LOCK_EX | LOCK_NB) == 0 }
     }
 
     @Test("The cluster's port is reserved, and its server holds none of this process's descriptors", .tags(.postgres))
-    func clusterHoldsNothingOfOurs() throws {
-        #expect(!(try Self.ephemeralRange()).contains(try PostgresCluster.shared().port))
+    func clusterHoldsNothingOfOurs() async throws {
+        #expect(!(try Self.ephemeralRange()).contains(try await PostgresCluster.shared().port))
         // A socket that is not close-on-exec, open while the server starts.
         let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(socketDescriptor >= 0)
         defer { close(socketDescriptor) }
         let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(socketDescriptor)")
-        let cluster = try PostgresCluster()
+        let cluster = try await PostgresCluster.started()
         defer { cluster.stop() }
         #expect(!(try Self.ephemeralRange()).contains(cluster.port))
         let pidFile = try String(contentsOf: cluster.folder.appendingPathComponent("data/postmaster.pid"), encoding: .utf8)
@@ -125,6 +127,23 @@ struct TestSupportTests {
         }
     }
 
+    @Test("Blocking work run off the pool holds none of its threads")
+    func offPoolLeavesThePoolFree() async throws {
+        let release = Watched(false)
+        let count = ProcessInfo.processInfo.activeProcessorCount + 1
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<count {
+                group.addTask { try await offPool("test-block") { try release.block(for: "the test to let the work go", within: .seconds(60)) { $0 } } }
+            }
+            // More blocked than the pool has threads, and this task still runs and sees them all.
+            try await waitUntil("all \(count) to block", within: .seconds(60)) { release.waiting == count }
+            release.set(true)
+            var released = 0
+            for try await value in group where value { released += 1 }
+            #expect(released == count)
+        }
+    }
+
     /// A folder of its own for a test's commands to write in.
     static func scratchFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-command-run-\(UUID().uuidString)")
@@ -138,7 +157,7 @@ struct TestSupportTests {
         defer { server.shutdown() }
         try await server.waitForRequests(within: .seconds(1)) { $0.isEmpty }
         async let arrived: Void = server.waitForRequests(within: .seconds(30)) { $0.contains { $0.path == "/b" } }
-        for path in ["/a", "/b"] { try Self.get(path, port: server.port) }
+        for path in ["/a", "/b"] { try await offPool("get") { try Self.get(path, port: server.port) } }
         try await arrived
         await #expect(throws: WaitTimedOut.self) {
             try await server.waitForRequests(within: .milliseconds(200)) { $0.count > 2 }
@@ -170,13 +189,14 @@ struct TestSupportTests {
         let meter = ConcurrencyMeter()
         meter.enter("a.test")
         let started = Date()
-        #expect(!meter.waitUntil("a.test", inFlight: 2, before: started.addingTimeInterval(0.2)))
+        // The meter's wait blocks (it is for a server's handler threads): waited for off the pool.
+        #expect(try await !offPool("meter") { meter.waitUntil("a.test", inFlight: 2, before: started.addingTimeInterval(0.2)) })
         // Not a wait: the second request comes after the handler began waiting, what is tested.
         let second = Thread {
             Thread.sleep(forTimeInterval: 0.05); meter.enter("a.test")
         }
         second.start()
-        #expect(meter.waitUntil("a.test", inFlight: 2, before: Date().addingTimeInterval(30)))
+        #expect(try await offPool("meter") { meter.waitUntil("a.test", inFlight: 2, before: Date().addingTimeInterval(30)) })
         #expect(meter.peaks["a.test"] == 2)
     }
 
@@ -198,7 +218,7 @@ struct TestSupportTests {
         } catch let error as WaitTimedOut {
             #expect(error.description.contains("the value to go negative"), "\(error)")
         }
-        #expect(throws: WaitTimedOut.self) { try value.block(for: "never", within: .milliseconds(100)) { $0 < 0 } }
+        await #expect(throws: WaitTimedOut.self) { try await offPool("block") { try value.block(for: "never", within: .milliseconds(100)) { $0 < 0 } } }
     }
 
     @Test("A child's lines are awaited as it prints them; its output ending without the line fails the wait at once")
@@ -210,6 +230,7 @@ struct TestSupportTests {
         let (input, output) = (Pipe(), Pipe())
         process.standardInput = input
         process.standardOutput = output
+        let exited = process.watchExit()
         try process.run()
         let lines = OutputLines(output)
         #expect(try await lines.first(for: "the first line") { $0 == "first" } == "first")
@@ -217,7 +238,7 @@ struct TestSupportTests {
         input.fileHandleForWriting.write(Data("now\n".utf8))
         #expect(try await lines.first(for: "the second line") { $0.hasPrefix("second") } == "second now")
         await #expect(throws: OutputEnded.self) { try await lines.first(for: "a third line", within: .seconds(60)) { $0 == "third" } }
-        process.waitUntilExit()
+        try await exited.wait(for: "the shell to exit", within: .seconds(60))
         #expect(try await lines.end() == "first\nsecond now\n")
     }
 
@@ -238,7 +259,6 @@ struct TestSupportTests {
         #expect(armed.isRunning && kills.isArmed)
         kills.requestArrived()
         try await armedExit.wait(for: "the armed process to be killed")
-        armed.waitUntilExit()
         #expect(armed.terminationReason == .uncaughtSignal)
         #expect(!kills.isArmed)
 

@@ -12,7 +12,7 @@ import TrawlTesting
 struct WorkerTests {
     @Test("Four workers share a list: every input once in the output, duplicates coalesced, bad lines reported once")
     func severalWorkers() async throws {
-        let fixture = try QueueFixture(hosts: ["a.test", "b.test", "c.test"]) { request in
+        let fixture = try await QueueFixture(hosts: ["a.test", "b.test", "c.test"]) { request in
             if request.path.hasSuffix("/404") { return .status(404) }
             return QueueFixture.page(request.path)
         }
@@ -53,7 +53,7 @@ struct WorkerTests {
 
     @Test("An idle worker is woken by NOTIFY when work is pushed (its lease timer is an hour away)")
     func notifyWakesIdleWorker() async throws {
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         var waiting = fixture.configuration()
         waiting.exitWhenEmpty = false
@@ -86,7 +86,7 @@ struct WorkerTests {
     func lateResultDiscarded() async throws {
         let release = Watched(false)
         let slowArrived = Watched(false)
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in
             // The first request for /slow hangs until the test lets it go; later ones answer at once.
             let first =
                 request.path == "/slow"
@@ -144,7 +144,7 @@ struct WorkerTests {
     func renewsOnlyHeldLeases() async throws {
         let release = Watched(false)
         let slowArrived = Watched(false)
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in
             if request.path == "/slow" {
                 slowArrived.set(true)
                 _ = try? release.block(for: "the test to release /slow") { $0 }
@@ -160,8 +160,8 @@ struct WorkerTests {
         // ghost's lease is written short below.
         configuration.lease = .seconds(3)
         let worker = configuration
-        @Sendable func job(_ path: String) throws -> String {
-            try fixture.cluster.psql(
+        @Sendable func job(_ path: String) async throws -> String {
+            try await fixture.cluster.psql(
                 "SELECT state || ' ' || attempts FROM trawl_job WHERE key = 'http://a.test/\(path)'", database: database
             ).trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -170,7 +170,7 @@ struct WorkerTests {
             // What a server crash leaves when it loses a finish that did not wait for the disk:
             // the job is running under the worker's name, its slot counted, but the worker
             // has moved on.
-            try fixture.cluster.psql(
+            try await fixture.cluster.psql(
                 """
                 UPDATE trawl_job SET state = 'running', attempts = 1, lease_owner = 'w',
                     lease_until = extract(epoch FROM now()) + 0.6 WHERE key = 'http://a.test/ghost';
@@ -181,14 +181,14 @@ struct WorkerTests {
             // The ghost's lease runs out (the worker does not renew it), the worker's own
             // reaper returns it and the worker takes it again, while /slow still hangs.
             try await waitUntil("the ghost job to be worked again", within: .seconds(30), interval: .milliseconds(20)) {
-                (try? job("ghost")) == "done 2"
+                (try? await job("ghost")) == "done 2"
             }
             // /slow's lease, renewed every second, never ran out: still its first attempt.
-            let slow = try job("slow")
+            let slow = try await job("slow")
             release.set(true)
             run.cancel()
             _ = try await run.value
-            return (try job("ghost"), slow)
+            return (try await job("ghost"), slow)
         }
         #expect(ghost == "done 2", "the unheld lease expired and the job was worked again: \(ghost)")
         #expect(slow == "running 1", "the held lease was renewed: \(slow)")
@@ -196,7 +196,7 @@ struct WorkerTests {
 
     @Test("A worker that finds the queue drained wakes the others waiting for the last finish (a finish can miss the drain when another commits at once)")
     func drainedQueueWakesWaitingWorkers() async throws {
-        let fixture = try QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
         try fixture.writeList(["http://a.test/ghost"])
         let database = String(fixture.url.split(separator: "/").last!)
@@ -209,7 +209,7 @@ struct WorkerTests {
         try await fixture.withStore { store in
             try await fixture.push(store, configuration: waiting)
             // Another worker's last job, running.
-            try fixture.cluster.psql(
+            try await fixture.cluster.psql(
                 """
                 UPDATE trawl_job SET state = 'running', attempts = 1, lease_owner = 'other',
                     lease_until = extract(epoch FROM now()) + 3600;
@@ -225,7 +225,7 @@ struct WorkerTests {
             try await idle.wait(for: "the first worker to wait for the other's job") { $0 >= 1 }
             // That job ends without a notification, as a finish whose snapshot still saw
             // another's job running does.
-            try fixture.cluster.psql(
+            try await fixture.cluster.psql(
                 """
                 UPDATE trawl_job SET state = 'done', lease_owner = NULL, lease_until = NULL;
                 UPDATE trawl_host SET in_flight = 0;

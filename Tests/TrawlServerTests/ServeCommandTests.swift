@@ -43,12 +43,11 @@ struct ServeCommandTests {
             stdout = OutputLines(output)
         }
 
-        /// A test that failed or threw before ``stop(_:)`` leaves no server behind.
+        /// A test that failed or threw before ``stop(_:)`` leaves no server behind. Not waited
+        /// for here (a deinit cannot await, and a blocking wait would hold a thread of the
+        /// cooperative pool): Foundation's process thread reaps it, holding the `Process` until then.
         deinit {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
 
         var output: String { stdout.text }
@@ -72,8 +71,8 @@ struct ServeCommandTests {
             } catch {
                 kill(process.processIdentifier, SIGKILL)
                 Issue.record("\(error)")
+                try await exited.wait(for: "trawl serve to die of SIGKILL", within: .seconds(60))
             }
-            process.waitUntilExit()
             // Its output is complete once the pipe ends (the exit closed it).
             _ = try await stdout.end()
             return process.terminationStatus
@@ -141,7 +140,7 @@ struct ServeCommandTests {
         let line = try await first.firstLine()
         let port = try #require(URL(string: String(line.dropFirst("listening on ".count)))?.port)
         let second = try ServeProcess(["--port", String(port), "--replay", "Recordings"])
-        second.process.waitUntilExit()
+        try await second.exited.wait(for: "the second server to give up on the taken port")
         #expect(second.process.terminationStatus == 3, "\(second.errors)")
         #expect(second.errors.contains("trawl serve: cannot listen on 127.0.0.1:\(port)"), "\(second.errors)")
         #expect(try await first.stop(SIGINT) == 0)

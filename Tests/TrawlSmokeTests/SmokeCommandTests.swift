@@ -17,22 +17,13 @@ struct SmokeCommandTests {
     static var trawlBinary: URL? { CommandRun.builtExecutable("trawl") }
 
     /// Runs `trawl` with `arguments`, without search keys in its environment: its exit status and output.
-    func trawl(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    func trawl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let binary = try #require(Self.trawlBinary, "the trawl executable is built beside the tests")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["TRAWL_GIPHY_KEY"] = nil
         environment["TRAWL_TENOR_KEY"] = nil
-        process.environment = CommandRun.isolatedEnvironment(environment)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, Self.caseLines(text))
+        let run = try await CommandRun.run(binary, arguments, environment: environment)
+        return (run.status, Self.caseLines(run.stdout))
     }
 
     /// Piped, `trawl smoke` prints one JSON object per case: read back as `STATUS NAME — WHY`
@@ -47,7 +38,7 @@ struct SmokeCommandTests {
 
     /// A live run with the network made unreachable: every connection goes to a loopback port
     /// nobody listens on. Every case is skipped, the run exits 4, and all three reports say so.
-    @Test func aLiveRunWithNoNetworkSkipsEveryCaseExitsFourAndWritesItsReports() throws {
+    @Test func aLiveRunWithNoNetworkSkipsEveryCaseExitsFourAndWritesItsReports() async throws {
         let refusing = try RefusingPort()
         defer { refusing.close() }
         let port = refusing.port
@@ -62,7 +53,7 @@ struct SmokeCommandTests {
                 "tiktok", "tumblr", "x",
             ]))
 
-        let (status, output) = try trawl([
+        let (status, output) = try await trawl([
             "smoke", "--recordings", Self.repository.path, "--connect-to", "::127.0.0.1:\(port)",
             "--retries", "0", "--timeout", "10", "--report-dir", reports.path,
         ])
@@ -102,8 +93,8 @@ struct SmokeCommandTests {
 
     /// The replayed repository: synthetic cases pass, live cases without recordings are skipped
     /// by name, and no line calls a passing case degraded.
-    @Test func aReplayedRunPassesAndNoPassReadsAsDegraded() throws {
-        let (status, output) = try trawl(["smoke", "--replay", "--recordings", Self.repository.path])
+    @Test func aReplayedRunPassesAndNoPassReadsAsDegraded() async throws {
+        let (status, output) = try await trawl(["smoke", "--replay", "--recordings", Self.repository.path])
         #expect(status == 0, "\(output)")
         let lines = output.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("pass") && $0.contains("giphy/gif-page-drift") })
@@ -113,13 +104,13 @@ struct SmokeCommandTests {
 
     /// `--probe` checks live media: with `--replay` (recordings hold pages, not media) it is a
     /// usage error, as `--probe-renditions` without `--probe` is.
-    @Test func probeIsLiveOnly() throws {
-        #expect(try trawl(["smoke", "--replay", "--probe", "--recordings", Self.repository.path]).status == 2)
-        #expect(try trawl(["smoke", "--probe-renditions", "--recordings", Self.repository.path]).status == 2)
+    @Test func probeIsLiveOnly() async throws {
+        #expect(try await trawl(["smoke", "--replay", "--probe", "--recordings", Self.repository.path]).status == 2)
+        #expect(try await trawl(["smoke", "--probe-renditions", "--recordings", Self.repository.path]).status == 2)
     }
 
-    @Test func theHelpDocumentsTheExitCodes() throws {
-        let (_, output) = try trawl(["smoke", "--help"])
+    @Test func theHelpDocumentsTheExitCodes() async throws {
+        let (_, output) = try await trawl(["smoke", "--help"])
         let flowed = output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(flowed.contains("4 nothing was checked, every case was skipped"), "\(output)")
         #expect(flowed.contains("2 usage error"), "\(output)")
