@@ -70,7 +70,7 @@ final class GatedGiphy: Sendable {
     /// Waits until the server has seen `request` (its arrival wakes the wait; the time limit is
     /// a guard against hanging only).
     func waitForRequest(_ request: String) async throws {
-        try await server.waitForRequests(within: .seconds(10)) { $0.map(Self.term).contains(request) }
+        try await server.waitForRequests(within: .seconds(120)) { $0.map(Self.term).contains(request) }
     }
 }
 
