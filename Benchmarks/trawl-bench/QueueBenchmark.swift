@@ -98,9 +98,9 @@ enum QueueBenchmark {
         let batch = configured
         for workers in options.workers {
             for baseline in options.baselines {
-                let location = try QueueLocation(try cluster.createDatabase())
+                let location = try QueueLocation(try await cluster.createDatabase())
                 if options.statements {
-                    _ = try cluster.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", database: location.database)
+                    _ = try await cluster.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", database: location.database)
                 }
                 let clock = ContinuousClock()
                 let (push, work, finished, cpu) = try await QueueStore.withStore(location, logger: Logger(label: "bench"), connections: workers * 2 + 2) {
@@ -115,7 +115,7 @@ enum QueueBenchmark {
                     if let group = options.finishGroup { worker.finishGroup = group }
                     let configuration = worker
                     // CPU of this process (the workers) and of the server's backends over the work.
-                    if options.statements { _ = try cluster.psql("SELECT pg_stat_statements_reset()", database: location.database) }
+                    if options.statements { _ = try await cluster.psql("SELECT pg_stat_statements_reset()", database: location.database) }
                     let before = (ownCPUSeconds(), serverCPUSeconds(cluster), try serverWrites(cluster, database: location.database))
                     let workStart = clock.now
                     let finished = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -154,7 +154,7 @@ enum QueueBenchmark {
                     // Where the server's time goes over the work: per statement, its calls, rows,
                     // milliseconds in all and WAL records, per 1000 jobs.
                     let per = 1000 / Double(max(1, finished))
-                    let top = try cluster.psql(
+                    let top = try await cluster.psql(
                         """
                         SELECT calls, rows, round((total_exec_time * \(per))::numeric, 1), round(wal_records * \(per)),
                             left(regexp_replace(query, '\\s+', ' ', 'g'), 70)
@@ -164,7 +164,7 @@ enum QueueBenchmark {
                     print("      pg (calls | rows | ms per 1000 jobs | WAL records per 1000 jobs | statement):")
                     print(top.split(separator: "\n").map { "      pg: " + $0 }.joined(separator: "\n"))
                 }
-                _ = try? cluster.psql("DROP DATABASE \"\(location.database)\"")
+                _ = try? await cluster.psql("DROP DATABASE \"\(location.database)\"")
             }
         }
     }
