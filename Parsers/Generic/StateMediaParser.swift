@@ -257,7 +257,7 @@ enum StateItems {
             }
             let isType = typeFields.contains { Self.equalsLowercased(key, $0) }
             // `format`, and the formats of one kind of file (`captionFormat`).
-            let isFormat = key.utf8.count >= 6 && Self.equalsLowercased(String(key.suffix(6)), "format")
+            let isFormat = Self.equalsLowercased(key.utf8.suffix(6), "format")
             guard isType || isFormat, let value = value.string?.lowercased() else { continue }
             if isType {
                 if value.hasPrefix("video/") || value == "image/gif" { return value }
@@ -282,7 +282,12 @@ enum StateItems {
 
     /// Whether `key` is `lowercased` in any case, compared without copies.
     static func equalsLowercased(_ key: String, _ lowercased: String) -> Bool {
-        key.utf8.elementsEqual(lowercased.utf8) { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
+        equalsLowercased(key.utf8, lowercased)
+    }
+
+    /// Whether the bytes `key` spell `lowercased` in any case.
+    static func equalsLowercased<Bytes: Sequence<UInt8>>(_ key: Bytes, _ lowercased: String) -> Bool {
+        key.elementsEqual(lowercased.utf8) { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
     }
 
     /// Whether a declared format or type (lowercased) is one no video is served as: subtitles,
