@@ -1,12 +1,13 @@
-import Dispatch
 import Foundation
 import Glibc
+import TrawlTesting
 
 /// One HTTP/1.1 exchange over a plain loopback socket, bytes exactly as written: for requests
 /// no HTTP client library would send (`//v1/resolve`, `%2F`, a forged `Host`).
 ///
-/// The socket calls block, so they run on a Dispatch thread: blocking the concurrency pool's few
-/// threads would starve the server under test, which answers on that same pool.
+/// The socket calls block, so they run on a thread of their own (``offPool(_:_:)``): blocking the
+/// concurrency pool's few threads would starve the server under test, which answers on that
+/// same pool.
 struct RawHTTP: Sendable {
     let port: Int
 
@@ -36,14 +37,7 @@ struct RawHTTP: Sendable {
         if let body { lines.append("Content-Length: \(body.utf8.count)") }
         let request = lines.joined(separator: "\r\n") + "\r\n\r\n" + (body ?? "")
         let bytes = Array(request.utf8)
-        return try await Self.offPool { try Self.parse(try exchange(bytes)) }
-    }
-
-    /// Runs blocking socket work on a Dispatch thread and waits for it.
-    static func offPool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-        }
+        return try await offPool("raw-http") { try Self.parse(try exchange(bytes)) }
     }
 
     /// How long a read waits for the server: a net under a hang, not a measure. A full suite on

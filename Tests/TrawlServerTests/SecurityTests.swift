@@ -258,7 +258,7 @@ struct SecurityTests {
             let huge = try await raw.send("GET", "/v1/resolve?q=" + String(repeating: "a", count: 100_000))
             #expect(huge.status == 431, "\(huge.status) \(huge.body)")
             #expect(huge.errorCode == "request-head-too-large")
-            let bytes = try await RawHTTP.offPool { try raw.exchange(Array("NOT HTTP AT ALL\r\n\r\n".utf8)) }
+            let bytes = try await offPool("raw-http") { try raw.exchange(Array("NOT HTTP AT ALL\r\n\r\n".utf8)) }
             let garbage = try RawHTTP.parse(bytes)
             #expect(garbage.status == 400)
             #expect(garbage.errorCode == "malformed-request")

@@ -232,7 +232,7 @@ struct ServerCapTests {
             let request = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
             /// Sends one keep-alive request on `socket`; the bytes of its answer (none: closed).
             func ask(_ socket: Int32) async throws -> Int {
-                try await RawHTTP.offPool {
+                try await offPool("raw-http") {
                     var buffer = [UInt8](repeating: 0, count: 4096)
                     _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                     return buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
