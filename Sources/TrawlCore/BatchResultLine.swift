@@ -49,9 +49,4 @@ public struct BatchResultLine: Codable, Sendable, Hashable {
         self.duplicates = duplicates > 0 ? duplicates : nil
         self.renderError = renderError
     }
-
-    /// The line as written: sorted keys, no newline.
-    public func encoded() -> String {
-        TrawlJSON.line(self)
-    }
 }

@@ -108,9 +108,8 @@ public struct QueueWorker: Sendable {
     private enum Signal: Sendable {
         /// An attempt ended; its slot is free, its outcome on its way to the queue.
         case ended
-        case finished(Job, JobAttempt.Report, kept: Bool)
-        /// Jobs leased in the slots a finish freed.
-        case tookOver([Job])
+        /// A group of outcomes committed, or not (``QueueCommitter/Written``).
+        case written(QueueCommitter.Written)
         case abandoned
         case wake
         case failed(any Error)
@@ -136,7 +135,7 @@ public struct QueueWorker: Sendable {
         let (signals, sink) = AsyncStream.makeStream(of: Signal.self)
         let committer = QueueCommitter(
             store: store, owner: id, rules: rules, group: configuration.finishGroup ?? max(1, concurrency / 2), delay: configuration.finishDelay,
-            now: { clock.now }, leases: leases, leaseSeconds: leaseSeconds, deliver: { sink.yield(.tookOver($0)) })
+            now: { clock.now }, leases: leases, leaseSeconds: leaseSeconds, deliver: { sink.yield(.written($0)) })
         try await store.register(worker: id, machine: ProcessInfo.processInfo.hostName, pid: Int(getpid()), concurrency: concurrency, now: clock.now)
         try await store.reap(now: clock.now, expiryLimit: configuration.expiryLimit)
 
@@ -182,13 +181,17 @@ public struct QueueWorker: Sendable {
                         switch signal {
                         case .ended: machine.attemptEnded()
                         case .abandoned: machine.attemptAbandoned()
-                        case .tookOver(let jobs): machine.tookOver(jobs)
                         case .wake: machine.woke(now: clock.now)
                         case .failed(let error): throw error
-                        case .finished(let job, let result, let kept):
-                            machine.committed(kept: kept, final: result.outcome.isFinal)
-                            if !kept { logger.info("late result discarded: its lease had expired", metadata: ["job.id": "\(job.id)"]) }
-                            observe(.finished(job, result.outcome, kept: kept))
+                        case .written(.failed(_, let error)): throw error
+                        case .written(.committed(let finished, let next)):
+                            if !next.isEmpty { machine.tookOver(next) }
+                            for item in finished {
+                                let outcome = item.finish.outcome
+                                machine.committed(kept: item.kept, final: outcome.isFinal)
+                                if !item.kept { logger.info("late result discarded: its lease had expired", metadata: ["job.id": "\(item.job.id)"]) }
+                                observe(.finished(item.job, outcome, kept: item.kept))
+                            }
                         }
                     case .exit:
                         // Workers waiting for the last finish may have missed it: a finish
@@ -203,14 +206,20 @@ public struct QueueWorker: Sendable {
                 }
                 group.cancelAll()
             }
-        } catch  where Task.isCancelled {
+        } catch where Task.isCancelled {
             // Stopped: what was in flight goes back below.
+        } catch {
+            await committer.drain()
+            throw error
         }
+        // Outcomes handed to the committer are written before the leases go back.
+        await committer.drain()
         try await giveBack(QueueWorkerStateMachine.stop(cancelled: Task.isCancelled, serverOut: store.isServerOut))
         return machine.report
     }
 
-    /// One attempt, from start to its committed outcome, told to the run loop through `sink`.
+    /// One attempt, from start to its outcome handed to the committer; its end is told to the
+    /// run loop through `sink` (and its commit, by the committer).
     private func work(_ job: Job, leases: WorkerLeases, committer: QueueCommitter, sink: AsyncStream<Signal>.Continuation) async {
         let result = await attempt.run(job)
         // A cancelled attempt's outcome says nothing about the page.
@@ -220,15 +229,10 @@ public struct QueueWorker: Sendable {
             return
         }
         // The slot is free now: the next held job starts while this outcome waits to share a
-        // commit with others.
+        // commit with others; the committer tells the run loop when its group is written.
         sink.yield(.ended)
         let hold = result.holdHost.map { clock.now + $0 }
-        do {
-            let kept = try await committer.commit(QueueFinish(jobID: job.id, attempt: job.attempts, outcome: result.outcome, holdUntil: hold))
-            sink.yield(.finished(job, result, kept: kept))
-        } catch {
-            sink.yield(.failed(error))
-        }
+        await committer.submit(QueueFinish(jobID: job.id, attempt: job.attempts, outcome: result.outcome, holdUntil: hold), of: job)
     }
 
     /// Renews this worker's leases on ``QueueWorkerStateMachine/Renewal``'s timer and returns
