@@ -156,6 +156,21 @@ struct SettleStateMachine {
         return .probeScripts(activity: activityCount)
     }
 
+    /// The first instant after `now` at which ``next(now:)`` may answer differently with no new
+    /// event: a quiet period reaching one of the rule's lengths, a probe allowed again, a held
+    /// timer due, the timer wait's end (`nil`: none). ``PageLoad`` wakes itself then, so a page
+    /// settles when the rule says, not at the next periodic tick.
+    func nextDecision(after now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        var instants = [lastActivity + quietWindow, lastActivity + stalledRequestAge]
+        if let oldest = inFlight.values.min() { instants.append(oldest + stalledRequestAge) }
+        if let idleProbeAfter {
+            instants.append(lastActivity + idleProbeAfter)
+            if let lastProbe { instants.append(lastProbe + idleProbeAfter) }
+        }
+        instants += timers.decisionInstants
+        return instants.filter { $0 > now }.min()
+    }
+
     private func isSettled(now: ContinuousClock.Instant) -> Bool {
         guard navigated, bodiesPending == 0 else { return false }
         let quiet = now - lastActivity
@@ -207,6 +222,15 @@ struct TimerHold {
     }
 
     mutating func mediaSeen() { state = .released }
+
+    /// When a decision of this rule may change by itself: a held timer's due time, the wait's end.
+    var decisionInstants: [ContinuousClock.Instant] {
+        guard state != .released else { return [] }
+        var instants: [ContinuousClock.Instant] = []
+        if case .holding(let until, _) = state { instants.append(until) }
+        if let deadline { instants.append(deadline) }
+        return instants
+    }
 
     /// The page would settle now, after `activity` network events.
     mutating func decide(now: ContinuousClock.Instant, activity: Int) -> Decision {

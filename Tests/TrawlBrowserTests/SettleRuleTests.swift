@@ -185,6 +185,43 @@ import Testing
         #expect(machine.next(now: Self.at(230)) == .settled(early: true), "the media are known: no second probe")
     }
 
+    /// ``SettleStateMachine/nextDecision(after:)`` is the instant the rule next answers
+    /// differently with no new event: just before it nothing changes, at it something does (the
+    /// page is woken then, not at the next periodic tick).
+    @Test func theNextDecisionIsWhenTheRuleAnswersDifferently() {
+        // Media in: settled once the network has been quiet for the short wait.
+        var media = Self.machine()
+        media.requestStarted("api", now: Self.at(100))
+        media.requestEnded("api", now: Self.at(120))
+        media.bodyRequested()
+        media.bodyArrived(namesMedia: true)
+        #expect(media.nextDecision(after: Self.at(130)) == Self.at(170))
+        #expect(media.next(now: Self.at(169)) == .wait)
+        #expect(media.next(now: Self.at(170)) == .settled(early: true))
+
+        // No probes: the whole quiet window.
+        var quiet = Self.machine(idleProbeAfter: nil, timerWait: nil)
+        #expect(quiet.nextDecision(after: Self.at(120)) == Self.at(500))
+        #expect(quiet.next(now: Self.at(499)) == .wait)
+        #expect(quiet.next(now: Self.at(500)) == .settled(early: false))
+
+        // A timer holding a page without media: asked again once it is due (and the margin).
+        var held = Self.machine(idleProbeAfter: nil)
+        #expect(held.next(now: Self.at(500)) == .askForTimers(activity: 2))
+        held.timersAnswered(nextTimer: .milliseconds(700), hasMedia: false, activity: 2, now: Self.at(500))
+        #expect(held.nextDecision(after: Self.at(1000)) == Self.at(1225))
+        #expect(held.next(now: Self.at(1224)) == .wait)
+        #expect(held.next(now: Self.at(1225)) == .askForTimers(activity: 2))
+
+        // A probe not answered in time: asked again a short wait after the last.
+        var probing = Self.machine(timerWait: nil)
+        #expect(probing.next(now: Self.at(150)) == .probeScripts(activity: 2))
+        probing.probeAnswered(pending: 1, hasMedia: false, activity: 2)
+        #expect(probing.nextDecision(after: Self.at(160)) == Self.at(200))
+        #expect(probing.next(now: Self.at(199)) == .wait)
+        #expect(probing.next(now: Self.at(200)) == .probeScripts(activity: 2))
+    }
+
     @Test(arguments: [
         (#"{"url":"https:\/\/media.test\/a.GIF"}"#, true), (#"{"v":"clip.mp4?x=1"}"#, true), (#"{"still":"a.webp"}"#, true),
         (#"{"v":"b.WebM"}"#, true), (#"{"bundle":"webpack.js","gifts":"none","mp3":"a.mp3"}"#, false), ("", false), (".gi", false),
