@@ -49,8 +49,8 @@ struct PageLoad {
     /// The interceptors' work on paused requests (a guarded fetch may be long): cancelled when the
     /// page ends, which stops their transfers.
     let interceptions = InterceptionTasks()
-    /// A tick due when the settle rule's next decision is (``SettleStateMachine/nextDecision(after:)``):
-    /// the pool's periodic tick alone would leave a page that is settled waiting up to its period.
+    /// A tick due when a page with media in may settle (``SettleStateMachine/mediaSettleInstant(after:)``):
+    /// the pool's periodic tick alone left such a page waiting up to a period more.
     private var wake: (at: ContinuousClock.Instant, task: Task<Void, Never>)?
 
     init(
@@ -188,11 +188,11 @@ struct PageLoad {
         }
     }
 
-    /// Makes sure a tick comes at the settle rule's next decision (or the settle deadline), unless
-    /// one is due before it (which schedules the next in turn).
+    /// Makes sure a tick comes when the page may settle on its media, unless one is due before
+    /// (which schedules the next in turn).
     private mutating func scheduleWake() {
         let now = clock.now
-        let at = min(settle.nextDecision(after: now) ?? settleDeadline, settleDeadline)
+        guard let at = settle.mediaSettleInstant(after: now).map({ min($0, settleDeadline) }) else { return }
         if let wake, wake.at > now, wake.at <= at { return }
         wake?.task.cancel()
         let signals = signals

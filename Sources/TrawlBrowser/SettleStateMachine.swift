@@ -156,19 +156,18 @@ struct SettleStateMachine {
         return .probeScripts(activity: activityCount)
     }
 
-    /// The first instant after `now` at which ``next(now:)`` may answer differently with no new
-    /// event: a quiet period reaching one of the rule's lengths, a probe allowed again, a held
-    /// timer due, the timer wait's end (`nil`: none). ``PageLoad`` wakes itself then, so a page
-    /// settles when the rule says, not at the next periodic tick.
-    func nextDecision(after now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        var instants = [lastActivity + quietWindow, lastActivity + stalledRequestAge]
-        if let oldest = inFlight.values.min() { instants.append(oldest + stalledRequestAge) }
-        if let idleProbeAfter {
-            instants.append(lastActivity + idleProbeAfter)
-            if let lastProbe { instants.append(lastProbe + idleProbeAfter) }
-        }
-        instants += timers.decisionInstants
-        return instants.filter { $0 > now }.min()
+    /// When a page with media in settles by rule 1 if no event comes first: once the network
+    /// has been quiet for ``BrowserConfiguration/idleProbeAfter``. ``PageLoad`` wakes itself then
+    /// rather than at the next periodic tick. `nil`: no media yet, no short quiet configured, a
+    /// scroll under way, or the instant is not after `now`.
+    ///
+    /// A page without media keeps the tick's pace: the tick's slack after the short quiet is time
+    /// for scripts whose next request waits on work that makes no network event (IndexedDB,
+    /// Cache Storage) before they are asked whether anything is pending.
+    func mediaSettleInstant(after now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        guard hasMedia, mayProbe, let idleProbeAfter else { return nil }
+        let instant = lastActivity + idleProbeAfter
+        return instant > now ? instant : nil
     }
 
     private func isSettled(now: ContinuousClock.Instant) -> Bool {
@@ -222,15 +221,6 @@ struct TimerHold {
     }
 
     mutating func mediaSeen() { state = .released }
-
-    /// When a decision of this rule may change by itself: a held timer's due time, the wait's end.
-    var decisionInstants: [ContinuousClock.Instant] {
-        guard state != .released else { return [] }
-        var instants: [ContinuousClock.Instant] = []
-        if case .holding(let until, _) = state { instants.append(until) }
-        if let deadline { instants.append(deadline) }
-        return instants
-    }
 
     /// The page would settle now, after `activity` network events.
     mutating func decide(now: ContinuousClock.Instant, activity: Int) -> Decision {

@@ -185,41 +185,32 @@ import Testing
         #expect(machine.next(now: Self.at(230)) == .settled(early: true), "the media are known: no second probe")
     }
 
-    /// ``SettleStateMachine/nextDecision(after:)`` is the instant the rule next answers
-    /// differently with no new event: just before it nothing changes, at it something does (the
-    /// page is woken then, not at the next periodic tick).
-    @Test func theNextDecisionIsWhenTheRuleAnswersDifferently() {
-        // Media in: settled once the network has been quiet for the short wait.
+    /// ``SettleStateMachine/mediaSettleInstant(after:)`` is the instant a page with media in
+    /// settles with no new event: just before it the rule waits, at it the page settles (it is
+    /// woken then, not at the next periodic tick). Without media nothing is named.
+    @Test func aPageWithMediaNamesTheInstantItSettles() {
         var media = Self.machine()
+        #expect(media.mediaSettleInstant(after: Self.at(110)) == nil, "no media yet")
         media.requestStarted("api", now: Self.at(100))
         media.requestEnded("api", now: Self.at(120))
         media.bodyRequested()
         media.bodyArrived(namesMedia: true)
-        #expect(media.nextDecision(after: Self.at(130)) == Self.at(170))
+        #expect(media.mediaSettleInstant(after: Self.at(130)) == Self.at(170))
         #expect(media.next(now: Self.at(169)) == .wait)
         #expect(media.next(now: Self.at(170)) == .settled(early: true))
+        media.requestStarted("late", now: Self.at(175))
+        media.requestEnded("late", now: Self.at(180))
+        #expect(media.mediaSettleInstant(after: Self.at(180)) == Self.at(230), "a network event moves it")
+        #expect(media.mediaSettleInstant(after: Self.at(230)) == nil, "past")
 
-        // No probes: the whole quiet window.
-        var quiet = Self.machine(idleProbeAfter: nil, timerWait: nil)
-        #expect(quiet.nextDecision(after: Self.at(120)) == Self.at(500))
-        #expect(quiet.next(now: Self.at(499)) == .wait)
-        #expect(quiet.next(now: Self.at(500)) == .settled(early: false))
+        var scrolled = Self.machine()
+        scrolled.mediaShown()
+        scrolled.scrolled(at: Self.at(200))
+        #expect(scrolled.mediaSettleInstant(after: Self.at(210)) == nil, "a scroll waits the whole window")
 
-        // A timer holding a page without media: asked again once it is due (and the margin).
-        var held = Self.machine(idleProbeAfter: nil)
-        #expect(held.next(now: Self.at(500)) == .askForTimers(activity: 2))
-        held.timersAnswered(nextTimer: .milliseconds(700), hasMedia: false, activity: 2, now: Self.at(500))
-        #expect(held.nextDecision(after: Self.at(1000)) == Self.at(1225))
-        #expect(held.next(now: Self.at(1224)) == .wait)
-        #expect(held.next(now: Self.at(1225)) == .askForTimers(activity: 2))
-
-        // A probe not answered in time: asked again a short wait after the last.
-        var probing = Self.machine(timerWait: nil)
-        #expect(probing.next(now: Self.at(150)) == .probeScripts(activity: 2))
-        probing.probeAnswered(pending: 1, hasMedia: false, activity: 2)
-        #expect(probing.nextDecision(after: Self.at(160)) == Self.at(200))
-        #expect(probing.next(now: Self.at(199)) == .wait)
-        #expect(probing.next(now: Self.at(200)) == .probeScripts(activity: 2))
+        var noProbes = Self.machine(idleProbeAfter: nil)
+        noProbes.mediaShown()
+        #expect(noProbes.mediaSettleInstant(after: Self.at(110)) == nil)
     }
 
     @Test(arguments: [
