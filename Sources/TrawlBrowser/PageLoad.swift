@@ -49,6 +49,9 @@ struct PageLoad {
     /// The interceptors' work on paused requests (a guarded fetch may be long): cancelled when the
     /// page ends, which stops their transfers.
     let interceptions = InterceptionTasks()
+    /// A tick due when a page with media in may settle (``SettleStateMachine/mediaSettleInstant(after:)``):
+    /// the pool's periodic tick alone left such a page waiting up to a period more.
+    private var wake: (at: ContinuousClock.Instant, task: Task<Void, Never>)?
 
     init(
         connection: CDPConnection, configuration: BrowserConfiguration, sessionId: String, targetId: String, url: URL,
@@ -76,7 +79,10 @@ struct PageLoad {
 
     /// Loads the page and returns it once settled (or at the budget), scrolled and serialized.
     mutating func run(_ stream: AsyncStream<PageSignal>) async throws -> RenderedPage {
-        defer { interceptions.cancelAll() }
+        defer {
+            interceptions.cancelAll()
+            wake?.task.cancel()
+        }
         var iterator = stream.makeAsyncIterator()
         startNavigation()
         var settled = try await waitUntilSettled(&iterator, notBefore: nil)
@@ -93,9 +99,12 @@ struct PageLoad {
                 if !settled { break }
             }
         }
+        // The frames are read beside the page's own DOM: neither waits for the other's round trip.
+        let page = self
+        async let frameReads = page.frameSnapshots()
         let snapshot = try await evaluate(DOMSnapshot.pageExpression)
         if let href = snapshot[0]?.string, let final = URL(string: href) { finalURL = final }
-        let frames = await frameSnapshots()
+        let frames = await frameReads
         return RenderedPage(
             requestURL: url, finalURL: finalURL, status: status, headers: headers,
             html: Data((snapshot[1]?.string ?? "").utf8), responses: responses, blockedRequests: blocked,
@@ -175,7 +184,19 @@ struct PageLoad {
                 break
             }
             if clock.now >= settleDeadline { return false }
+            scheduleWake()
         }
+    }
+
+    /// Makes sure a tick comes when the page may settle on its media, unless one is due before
+    /// (which schedules the next in turn).
+    private mutating func scheduleWake() {
+        let now = clock.now
+        guard let at = settle.mediaSettleInstant(after: now).map({ min($0, settleDeadline) }) else { return }
+        if let wake, wake.at > now, wake.at <= at { return }
+        wake?.task.cancel()
+        let signals = signals
+        wake = (at, Task { if (try? await Task.sleep(until: at, clock: .continuous)) != nil { signals.yield(.tick) } })
     }
 
     private mutating func handle(_ signal: PageSignal) throws {

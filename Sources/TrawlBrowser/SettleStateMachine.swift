@@ -156,6 +156,20 @@ struct SettleStateMachine {
         return .probeScripts(activity: activityCount)
     }
 
+    /// When a page with media in settles by rule 1 if no event comes first: once the network
+    /// has been quiet for ``BrowserConfiguration/idleProbeAfter``. ``PageLoad`` wakes itself then
+    /// rather than at the next periodic tick. `nil`: no media yet, no short quiet configured, a
+    /// scroll under way, or the instant is not after `now`.
+    ///
+    /// A page without media keeps the tick's pace: the tick's slack after the short quiet is time
+    /// for scripts whose next request waits on work that makes no network event (IndexedDB,
+    /// Cache Storage) before they are asked whether anything is pending.
+    func mediaSettleInstant(after now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        guard hasMedia, mayProbe, let idleProbeAfter else { return nil }
+        let instant = lastActivity + idleProbeAfter
+        return instant > now ? instant : nil
+    }
+
     private func isSettled(now: ContinuousClock.Instant) -> Bool {
         guard navigated, bodiesPending == 0 else { return false }
         let quiet = now - lastActivity

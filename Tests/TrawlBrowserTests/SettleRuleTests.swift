@@ -185,6 +185,34 @@ import Testing
         #expect(machine.next(now: Self.at(230)) == .settled(early: true), "the media are known: no second probe")
     }
 
+    /// ``SettleStateMachine/mediaSettleInstant(after:)`` is the instant a page with media in
+    /// settles with no new event: just before it the rule waits, at it the page settles (it is
+    /// woken then, not at the next periodic tick). Without media nothing is named.
+    @Test func aPageWithMediaNamesTheInstantItSettles() {
+        var media = Self.machine()
+        #expect(media.mediaSettleInstant(after: Self.at(110)) == nil, "no media yet")
+        media.requestStarted("api", now: Self.at(100))
+        media.requestEnded("api", now: Self.at(120))
+        media.bodyRequested()
+        media.bodyArrived(namesMedia: true)
+        #expect(media.mediaSettleInstant(after: Self.at(130)) == Self.at(170))
+        #expect(media.next(now: Self.at(169)) == .wait)
+        #expect(media.next(now: Self.at(170)) == .settled(early: true))
+        media.requestStarted("late", now: Self.at(175))
+        media.requestEnded("late", now: Self.at(180))
+        #expect(media.mediaSettleInstant(after: Self.at(180)) == Self.at(230), "a network event moves it")
+        #expect(media.mediaSettleInstant(after: Self.at(230)) == nil, "past")
+
+        var scrolled = Self.machine()
+        scrolled.mediaShown()
+        scrolled.scrolled(at: Self.at(200))
+        #expect(scrolled.mediaSettleInstant(after: Self.at(210)) == nil, "a scroll waits the whole window")
+
+        var noProbes = Self.machine(idleProbeAfter: nil)
+        noProbes.mediaShown()
+        #expect(noProbes.mediaSettleInstant(after: Self.at(110)) == nil)
+    }
+
     @Test(arguments: [
         (#"{"url":"https:\/\/media.test\/a.GIF"}"#, true), (#"{"v":"clip.mp4?x=1"}"#, true), (#"{"still":"a.webp"}"#, true),
         (#"{"v":"b.WebM"}"#, true), (#"{"bundle":"webpack.js","gifts":"none","mp3":"a.mp3"}"#, false), ("", false), (".gi", false),
