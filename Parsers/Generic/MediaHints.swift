@@ -48,7 +48,7 @@ enum KnownMediaHosts {
     static func servesAnimatedWebP(_ url: String) -> Bool {
         guard let host = host(of: url)?.lowercased() else { return false }
         let hosts = ["giphy.com", "tenor.com", "imgur.com", "redd.it", "9cache.com", "gfycat.com", "tumblr.com"]
-        if hosts.contains(where: { host == $0 || host.hasSuffix("." + $0) }) { return true }
+        if hosts.contains(where: { host.isHost(orBelow: $0) }) { return true }
         return url.containsASCII("gif", ignoringCase: true) || url.containsASCII("anim", ignoringCase: true)
     }
 
@@ -159,7 +159,7 @@ enum Decorations {
     /// Images served by ad networks and trackers, whatever they are called.
     static func isAdOrTracker(_ url: String) -> Bool {
         guard let host = KnownMediaHosts.host(of: url)?.lowercased() else { return false }
-        if adHosts.contains(where: { host == $0 || host.hasSuffix("." + $0) }) { return true }
+        if adHosts.contains(where: { host.isHost(orBelow: $0) }) { return true }
         let labels = host.split(separator: ".").dropLast()  // not the top-level domain
         if let first = labels.first, trackerFirstLabels.contains(String(first)) { return true }
         // Ad servers and trackers name themselves (`adsnative.com`, `vs.dmtracker.com`).

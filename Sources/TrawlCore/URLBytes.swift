@@ -15,6 +15,7 @@ extension StringProtocol {
 
     /// Whether every byte is printable ASCII (0x20–0x7E): then every byte is one `Character`,
     /// and a byte count or a byte split says what the `Character`-level one would.
+    @inlinable
     public var isPrintableASCII: Bool {
         if let answer = utf8.withContiguousStorageIfAvailable({ bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) {
             return answer
@@ -37,4 +38,25 @@ public enum URLByte {
     /// The end of a path: `?` or `#`.
     @inlinable
     public static func endsPath(_ byte: UInt8) -> Bool { byte == question || byte == hash }
+}
+
+extension String {
+    /// Whether this host (in lower case) is `domain` or a host below it: `media.giphy.com` and
+    /// `giphy.com` are of `giphy.com`, `notgiphy.com` is not. Compared by byte, without building
+    /// `"." + domain` for each domain of a list.
+    @inlinable
+    public func isHost(orBelow domain: String) -> Bool {
+        let host = utf8
+        let name = domain.utf8
+        var h = host.endIndex
+        var d = name.endIndex
+        while d > name.startIndex {
+            guard h > host.startIndex else { return false }
+            host.formIndex(before: &h)
+            name.formIndex(before: &d)
+            guard host[h] == name[d] else { return false }
+        }
+        guard h > host.startIndex else { return true }
+        return host[host.index(before: h)] == UInt8(ascii: ".")
+    }
 }
