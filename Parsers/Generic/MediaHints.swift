@@ -40,8 +40,7 @@ struct MediaHints {
 enum KnownMediaHosts {
     static func host(of url: String) -> Substring? {
         guard let schemeEnd = url.firstRange(ofASCII: "://") else { return nil }
-        let rest = url[schemeEnd.upperBound...]
-        return rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != ":" }
+        return url[schemeEnd.upperBound..<url.utf8Index(from: schemeEnd.upperBound) { URLByte.endsHost($0) || $0 == URLByte.colon }]
     }
 
     /// Most WebP `<img>`s on the web are still thumbnails; these hosts serve animated ones (or
@@ -49,7 +48,7 @@ enum KnownMediaHosts {
     static func servesAnimatedWebP(_ url: String) -> Bool {
         guard let host = host(of: url)?.lowercased() else { return false }
         let hosts = ["giphy.com", "tenor.com", "imgur.com", "redd.it", "9cache.com", "gfycat.com", "tumblr.com"]
-        if hosts.contains(where: { host == $0 || host.hasSuffix("." + $0) }) { return true }
+        if hosts.contains(where: { host.isHost(orBelow: $0) }) { return true }
         return url.containsASCII("gif", ignoringCase: true) || url.containsASCII("anim", ignoringCase: true)
     }
 
@@ -76,19 +75,28 @@ extension KnownMediaHosts {
         return name.hasSuffix("_s.gif") || name.hasSuffix("_s.webp") || name.hasSuffix("_s.jpg")
     }
 
+    /// The UTF-8 bytes of the URL's path (from the host's end to the query or fragment).
+    static func path(of url: String) -> Substring.UTF8View? {
+        guard let schemeEnd = url.firstRange(ofASCII: "://") else { return nil }
+        let start = url.utf8Index(from: schemeEnd.upperBound, to: URLByte.endsHost)
+        return url[start..<url.utf8Index(from: start, to: URLByte.endsPath)].utf8
+    }
+
     /// How many non-empty segments the URL's path has.
     static func pathSegmentCount(_ url: String) -> Int {
-        guard let schemeEnd = url.firstRange(ofASCII: "://") else { return 0 }
-        let afterHost = url[schemeEnd.upperBound...].drop { $0 != "/" && $0 != "?" && $0 != "#" }
-        return afterHost.prefix { $0 != "?" && $0 != "#" }.split(separator: "/").count
+        guard let path = path(of: url) else { return 0 }
+        var count = 0
+        var previous = URLByte.slash
+        for byte in path {
+            if byte != URLByte.slash, previous == URLByte.slash { count += 1 }
+            previous = byte
+        }
+        return count
     }
 
     /// Whether the URL's path names something below the root: not `https://host`, `…/` or `…/?q`.
     static func hasFilePath(_ url: String) -> Bool {
-        guard let schemeEnd = url.firstRange(ofASCII: "://") else { return false }
-        let afterHost = url[schemeEnd.upperBound...].drop { $0 != "/" && $0 != "?" && $0 != "#" }
-        let path = afterHost.prefix { $0 != "?" && $0 != "#" }
-        return path.contains { $0 != "/" }
+        path(of: url)?.contains { $0 != URLByte.slash } ?? false
     }
 }
 
@@ -98,27 +106,41 @@ enum Decorations {
     static func isDecoration(_ url: String, width: Int?, height: Int?) -> Bool {
         if let width, width < 40 { return true }
         if let height, height < 40 { return true }
-        let path = url.lowercased().split(separator: "?").first ?? ""
-        let name = path.split(separator: "/").last ?? ""
-        let decorative = [
-            "spacer", "blank", "pixel", "clear", "cleardot", "loading", "loader", "spinner", "transparent", "1x1", "trans", "ajax-loader", "px", "beacon",
-            "track", "tracking",
-        ]
-        if decorative.contains(where: { name.hasPrefix($0 + ".") || name == "\($0).gif" }) { return true }
+        // Read as bytes with ASCII letters in lower case: every name, word and folder compared is
+        // ASCII, and this runs for every candidate URL of a page.
+        let bytes = url.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        // The text before the query (a leading `?` skipped), in its non-empty segments.
+        let start = bytes.firstIndex { $0 != URLByte.question } ?? bytes.endIndex
+        let path = bytes[start..<(bytes[start...].firstIndex(of: URLByte.question) ?? bytes.endIndex)]
+        let segments = path.split(separator: URLByte.slash)
+        let name = segments.last ?? []
+        if decorativeNames.contains(where: { name.starts(with: $0) }) { return true }
         // Words of the file's stem that only interface images carry (`ajax-spinner-32.gif`,
         // `icons_sprite.gif`, `tracking_pixel.gif`).
-        let stem = name.split(separator: ".").first ?? name
+        let stem = name.split(separator: dot).first ?? name
         // Beacons are named in a letter or two and carry their report in the query (`l.gif?e=view`).
-        if stem.count <= 2, name.hasSuffix(".gif"), url.contains("?") { return true }
-        let words = stem.split { $0 == "-" || $0 == "_" || $0 == "." || $0 == "@" }
+        if characterCount(stem) <= 2, name.suffix(4).elementsEqual(".gif".utf8), bytes.contains(URLByte.question) { return true }
+        let words = stem.split { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == dot || $0 == UInt8(ascii: "@") }
         if words.contains(where: { word in
-            interfaceWords.contains(String(word)) || interfacePrefixes.contains { word.hasPrefix($0) }
+            interfaceWords.contains(String(decoding: word, as: UTF8.self)) || interfacePrefixes.contains { word.starts(with: $0.utf8) }
         }) {
             return true
         }
         // Folders that hold ads, tracking and interface art.
-        let folders = path.split(separator: "/").dropLast()
-        return folders.contains { interfaceFolders.contains(String($0)) }
+        return segments.dropLast().contains { interfaceFolders.contains(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    private static let dot = UInt8(ascii: ".")
+
+    /// File names that are interface images whatever their extension (`spacer.gif`, `1x1.png`).
+    private static let decorativeNames: [[UInt8]] = [
+        "spacer", "blank", "pixel", "clear", "cleardot", "loading", "loader", "spinner", "transparent", "1x1", "trans", "ajax-loader", "px", "beacon",
+        "track", "tracking",
+    ].map { Array($0.utf8) + [dot] }
+
+    /// How many `Character`s `bytes` (valid UTF-8) hold.
+    private static func characterCount(_ bytes: ArraySlice<UInt8>) -> Int {
+        bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) ? bytes.count : String(decoding: bytes, as: UTF8.self).count
     }
 
     static let interfaceWords: Set<String> = [
@@ -137,7 +159,7 @@ enum Decorations {
     /// Images served by ad networks and trackers, whatever they are called.
     static func isAdOrTracker(_ url: String) -> Bool {
         guard let host = KnownMediaHosts.host(of: url)?.lowercased() else { return false }
-        if adHosts.contains(where: { host == $0 || host.hasSuffix("." + $0) }) { return true }
+        if adHosts.contains(where: { host.isHost(orBelow: $0) }) { return true }
         let labels = host.split(separator: ".").dropLast()  // not the top-level domain
         if let first = labels.first, trackerFirstLabels.contains(String(first)) { return true }
         // Ad servers and trackers name themselves (`adsnative.com`, `vs.dmtracker.com`).

@@ -155,7 +155,7 @@ package enum MediaRanking {
     /// Hosts that serve GIFs people share, whatever the page around them.
     static func isGIFSiteHost(_ url: String) -> Bool {
         guard let host = KnownMediaHosts.host(of: url)?.lowercased() else { return false }
-        return gifSiteHosts.contains { host == $0 || host.hasSuffix("." + $0) }
+        return gifSiteHosts.contains { host.isHost(orBelow: $0) }
     }
 
     static let gifSiteHosts = [

@@ -45,7 +45,7 @@ package struct FediverseSite: Site {
 
     static func post(_ url: URL) -> Post? {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host?.lowercased(),
-            !notInstances.contains(where: { host == $0 || host.hasSuffix("." + $0) })
+            !notInstances.contains(where: { host.isHost(orBelow: $0) })
         else { return nil }
         let parts = url.path.split(separator: "/").map(String.init)
         func isNumeric(_ id: String) -> Bool { (1...20).contains(id.count) && id.allSatisfy(\.isASCIIDigit) }

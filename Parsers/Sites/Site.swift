@@ -52,7 +52,7 @@ extension Site {
     /// Whether `url`'s host is one of ``hosts`` or below one.
     package func claimsHost(_ url: URL) -> Bool {
         guard let host = url.host?.lowercased() else { return false }
-        return hosts.contains { host == $0 || host.hasSuffix("." + $0) }
+        return hosts.contains { host.isHost(orBelow: $0) }
     }
 
     /// Whether `url` is this site's: its host is one of ``hosts`` (or below one), or it has the

@@ -10,15 +10,12 @@ public enum CanonicalURL {
         if s.hasPrefix("//") { s = "https:" + s }
         guard let schemeEnd = s.firstRange(ofASCII: "://") else { return s }
         let scheme = s[..<schemeEnd.lowerBound].lowercased()
-        let rest = s[schemeEnd.upperBound...]
-        let hostEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        var host = rest[..<hostEnd].lowercased()
+        let hostEnd = s.utf8Index(from: schemeEnd.upperBound, to: URLByte.endsHost)
+        var host = s[schemeEnd.upperBound..<hostEnd].lowercased()
         if scheme == "https", host.hasSuffix(":443") { host.removeLast(4) }
         if scheme == "http", host.hasSuffix(":80") { host.removeLast(3) }
-        var tail = String(rest[hostEnd...])
-        if let hash = tail.firstIndex(of: "#") { tail = String(tail[..<hash]) }
-        if tail.isEmpty { tail = "/" }
-        return "\(scheme)://\(host)\(tail)"
+        let tail = s[hostEnd..<s.utf8Index(from: hostEnd) { $0 == URLByte.hash }]
+        return "\(scheme)://\(host)\(tail.isEmpty ? "/" : tail)"
     }
 
     /// The dedupe key: ``normalize(_:)`` with `http` and `https` folded together.

@@ -1,5 +1,5 @@
 /// Where a parser stands in a ``ParserChain``.
-public enum ParserStage: Int, Sendable, Hashable, Codable, Comparable {
+public enum ParserStage: Int, Sendable, Hashable, Codable, Comparable, CaseIterable {
     /// Knows one site's payloads.
     case site
     /// Reads metadata any page may carry (OpenGraph, JSON-LD, …).

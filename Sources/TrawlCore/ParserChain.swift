@@ -7,13 +7,18 @@
 /// When a site parser claimed the payload but threw or found nothing and a later stage found
 /// media, the result records a ``Degradation`` naming the site parser and why.
 public struct ParserChain: Sendable {
-    public private(set) var parsers: [any Parser]
+    public let parsers: [any Parser]
+    /// ``parsers`` of each stage, by the stage's raw value: every payload asks each stage once.
+    private let byStage: [[any Parser]]
 
     public init(_ parsers: [any Parser]) {
         // A stable sort keeps registration order within a stage.
-        self.parsers = parsers.enumerated()
+        let sorted = parsers.enumerated()
             .sorted { ($0.element.stage, $0.offset) < ($1.element.stage, $1.offset) }
             .map(\.element)
+        self.parsers = sorted
+        // `allCases` is in declaration order, the order of the raw values 0, 1, 2.
+        byStage = ParserStage.allCases.map { stage in sorted.filter { $0.stage == stage } }
     }
 
     /// Which stages to run.
@@ -29,7 +34,7 @@ public struct ParserChain: Sendable {
 
     /// Parsers of `stage` that claim `info`.
     public func claimants(of info: PayloadInfo, stage: ParserStage) -> [any Parser] {
-        parsers.filter { $0.stage == stage && $0.canParse(info) }
+        byStage[stage.rawValue].filter { $0.canParse(info) }
     }
 
     /// Runs the chain over one payload. Never throws: parser errors become diagnostics.

@@ -14,16 +14,15 @@ public enum UploadIdentity {
     public static func tokens(of url: String) -> [String] {
         let utf8 = url.utf8
         guard let schemeEnd = url.firstRange(ofASCII: "://") else { return [] }
-        let rest = url[schemeEnd.upperBound...]
-        let hostEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        let domain = siteDomain(of: rest[..<hostEnd].lowercased())
+        let hostEnd = url.utf8Index(from: schemeEnd.upperBound, to: URLByte.endsHost)
+        let domain = siteDomain(of: url[schemeEnd.upperBound..<hostEnd].lowercased())
         guard !domain.isEmpty, utf8.count < 4096 else { return [] }
-        let pathEnd = rest[hostEnd...].firstIndex(where: { $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        let segments = rest[hostEnd..<pathEnd].split(separator: "/")
+        let pathEnd = url.utf8Index(from: hostEnd, to: URLByte.endsPath)
+        let segments = url[hostEnd..<pathEnd].utf8.split(separator: URLByte.slash).map { url[$0.startIndex..<$0.endIndex] }
         guard let last = segments.last else { return [] }
         var tokens: [String] = []
         var stem = last
-        if let dot = stem.lastIndex(of: "."), stem.distance(from: dot, to: stem.endIndex) <= 6 { stem = stem[..<dot] }
+        if let dot = stem.utf8.lastIndex(of: UInt8(ascii: ".")), stem.distance(from: dot, to: stem.endIndex) <= 6 { stem = stem[..<dot] }
         let stemName = withoutSizeSuffix(stem)
         if isDistinctive(Substring(stemName)) { tokens.append(domain + "|" + stemName) }
         // A folder with a dot is a version or tracking tag (Giphy's `v1.<cid>` is the same for
@@ -46,8 +45,8 @@ public enum UploadIdentity {
 
     /// `name-640x480` → `name`: WordPress and other CMSs name resizes by their size.
     static func withoutSizeSuffix(_ stem: Substring) -> String {
-        guard let dash = stem.lastIndex(where: { $0 == "-" || $0 == "_" }) else { return String(stem) }
-        let tail = stem[stem.index(after: dash)...]
+        guard let dash = stem.utf8.lastIndex(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else { return String(stem) }
+        let tail = stem[stem.utf8.index(after: dash)...]
         return isSize(tail) ? String(stem[..<dash]) : String(stem)
     }
 
@@ -55,8 +54,9 @@ public enum UploadIdentity {
     static func isDistinctive(_ name: Substring) -> Bool {
         guard name.utf8.count >= 6, name.utf8.count <= 64 else { return false }
         // Any part of it will do: `LiveLeak-dot-com-08b_1499296574-NMHH8690` has several.
-        for part in name.split(whereSeparator: { $0 == "-" || $0 == "_" || $0 == "." || $0 == "~" || $0 == "," }) {
-            if isDistinctivePart(part) { return true }
+        let separators: [UInt8] = Array("-_.~,".utf8)
+        for part in name.utf8.split(whereSeparator: separators.contains) {
+            if isDistinctivePart(name[part.startIndex..<part.endIndex]) { return true }
         }
         return false
     }
@@ -94,6 +94,19 @@ public enum UploadIdentity {
 
     /// `640x480`, `w1200`, `h630`, `s1600`, `200w`, `720p`: a size, not a name.
     static func isSize(_ part: Substring) -> Bool {
+        // Printable ASCII (nearly every URL) is read by byte; anything else by `Character`, where
+        // `isNumber` and `isLetter` take in other scripts' digits and letters too.
+        guard part.isPrintableASCII else { return isSize(characters: part) }
+        let bytes = part.utf8
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        let pieces = bytes.split { $0 | 0x20 == UInt8(ascii: "x") }
+        if pieces.count == 2, pieces.allSatisfy({ $0.allSatisfy(isDigit) }) { return true }
+        let letters = bytes.count(where: isLetter)
+        return letters == 1 && bytes.count(where: isDigit) == bytes.count - 1 && (isLetter(bytes.first!) || isLetter(bytes.last!))
+    }
+
+    private static func isSize(characters part: Substring) -> Bool {
         let lower = part.lowercased()
         let pieces = lower.split(separator: "x")
         if pieces.count == 2, pieces.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }) { return true }

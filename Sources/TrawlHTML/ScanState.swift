@@ -133,26 +133,30 @@ final class ScanState {
         "reply", "replies", "suggest",
     ]
 
+    /// ``peripheralNames`` by their first letter, `a` to `z` (each name starts with a lower-case letter).
+    private static let peripheralNamesByLetter: [[StaticString]] = (UInt8(ascii: "a")...UInt8(ascii: "z")).map { letter in
+        peripheralNames.filter { $0.utf8Start[0] == letter }
+    }
+
     /// Whether a container's id or class list (any case) marks it as not the page's item: it
     /// holds one of ``peripheralNames``, or an ad slot's token (`ad`, `ads`, `ad-slot`,
-    /// `ads_top`: whole tokens, never `head-…`, `thread-…` or `download-…`). One pass per name
-    /// over the bytes, no copies.
+    /// `ads_top`: whole tokens, never `head-…`, `thread-…` or `download-…`). One pass over the
+    /// bytes, trying at each letter only the names that start with it; no copies. (This runs for
+    /// every `<div>` of every page.)
     static func isPeripheral(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = value.count
         guard n > 0 else { return false }
         @inline(__always) func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
-        for name in peripheralNames {
-            let word = name.utf8Start
-            let m = name.utf8CodeUnitCount
-            guard m <= n else { continue }
-            var i = 0
-            while i + m <= n {
-                if lower(value[i]) == word[0] {
-                    var k = 1
-                    while k < m, lower(value[i + k]) == word[k] { k += 1 }
-                    if k == m { return true }
-                }
-                i += 1
+        let byLetter = peripheralNamesByLetter
+        for i in 0..<n {
+            let letter = lower(value[i]) &- UInt8(ascii: "a")
+            guard letter < 26 else { continue }
+            for name in byLetter[Int(letter)] where i + name.utf8CodeUnitCount <= n {
+                let word = name.utf8Start
+                let m = name.utf8CodeUnitCount
+                var k = 1
+                while k < m, lower(value[i + k]) == word[k] { k += 1 }
+                if k == m { return true }
             }
         }
         // Whole tokens, separated by ASCII white space.

@@ -14,4 +14,17 @@ struct PeripheralNameTests {
         let bytes = Array(value.utf8)
         #expect(bytes.withUnsafeBufferPointer(ScanState.isPeripheral) == peripheral, "\(value)")
     }
+
+    /// Each name marks a container wherever it stands in the value and in any case, up to the
+    /// value's last byte.
+    @Test func everyNameIsFoundAnywhere() {
+        for name in ScanState.peripheralNames.map({ $0.description }) {
+            for value in [name, "x-\(name.uppercased())", "box \(name)", "\(name.prefix(1).uppercased())\(name.dropFirst())-list"] {
+                let bytes = Array(value.utf8)
+                #expect(bytes.withUnsafeBufferPointer(ScanState.isPeripheral), "\(value)")
+            }
+            let cut = Array(name.utf8.dropLast())
+            #expect(!cut.withUnsafeBufferPointer(ScanState.isPeripheral), "\(name) cut short")
+        }
+    }
 }
