@@ -44,6 +44,9 @@ struct FinishStatement: PostgresPreparedStatement {
         ), kept AS (
             UPDATE trawl_job j SET state = f.state, last_error = NULLIF(f.error, ''),
                 due_at = CASE WHEN f.state = 'retry-later' THEN f.due ELSE j.due_at END,
+                -- A retry leaves no result row: the attempt is recorded, for a repeated finish to
+                -- recognise (see `QueueStore.finish`).
+                retried_attempts = CASE WHEN f.state = 'retry-later' THEN array_append(j.retried_attempts, f.attempt) ELSE j.retried_attempts END,
                 lease_owner = NULL, lease_until = NULL, updated_at = $12::float8
             -- Still `owner`'s lease, same attempt: a job has a lease owner exactly while it runs
             -- (only a claim sets one, every way out of `running` clears it), so `state` is not

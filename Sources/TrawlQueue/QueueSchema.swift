@@ -157,6 +157,16 @@ enum QueueSchema {
                 "INSERT INTO trawl_job_key (key, job_id) SELECT key, id FROM trawl_job",
                 "ALTER TABLE trawl_job DROP CONSTRAINT IF EXISTS trawl_job_key_key",
             ]),
+        Migration(
+            name: "v8-retried-attempts",
+            statements: [
+                // The attempts of a job that a finish sent back to wait (a retry later), written
+                // with that change. A finish repeated after its answer was lost knows by them that
+                // its first try committed such an outcome: unlike a done or failed one, it leaves no
+                // result row, and the job may already have been claimed again. Empty for most jobs
+                // (NULL: no storage, no rewrite of the table).
+                "ALTER TABLE trawl_job ADD COLUMN retried_attempts INTEGER[]"
+            ]),
     ]
 
     /// The advisory lock migrations run under (any fixed number; this one spells "trawlq").

@@ -74,7 +74,8 @@ extension QueueStore {
     /// a `Retry-After` hold applied for the whole fleet), idle workers notified when a full
     /// host has room, a retry waits or the queue is drained. An attempt whose lease is no
     /// longer `owner`'s (it expired and the job was handed out again) changes nothing: its
-    /// late result is discarded.
+    /// late result is discarded. Repeated after a lost connection, a finish whose first try
+    /// committed counts what that try wrote as kept.
     /// - Returns: the jobs whose results were discarded.
     @discardableResult
     public func finish(_ finishes: [QueueFinish], owner: String, rules: ClaimRules, now: Double) async throws -> Set<Int64> {
@@ -117,13 +118,24 @@ extension QueueStore {
         }
         if repeated, !result.discarded.isEmpty {
             // A finish tried again after its connection was lost may have committed the first
-            // time (the connection went before the answer): its results are there, in this
-            // worker's name, and count as kept, not as late.
-            let ids = Array(result.discarded)
-            let recorded = try await run("read the results recorded") { connection in
+            // time (the connection went before the answer): what it wrote then counts as kept,
+            // not as late. Each attempt is known by what only its own finish writes, whatever
+            // happened to the job since: done or failed, the job's result in this worker's name
+            // with the job still at that attempt (a final job is never claimed again; the
+            // attempt tells this result from a later lease's of the same worker); a retry, the
+            // attempt among the job's `retried_attempts` (it leaves no result row, and the job
+            // may have been claimed again since).
+            let asked = prepared.ids.indices.filter { result.discarded.contains(prepared.ids[$0]) }
+            let ids = asked.map { prepared.ids[$0] }, attempts = asked.map { prepared.attempts[$0] }, states = asked.map { prepared.states[$0] }
+            let recorded = try await run("read the outcomes recorded") { connection in
                 var recorded: Set<Int64> = []
                 let rows = try await connection.query(
-                    "SELECT job_id FROM trawl_result WHERE job_id = ANY(\(ids)::int8[]) AND worker = \(owner)", logger: logger)
+                    """
+                    SELECT f.id FROM unnest(\(ids)::int8[], \(attempts)::int4[], \(states)::text[]) AS f(id, attempt, state)
+                        JOIN trawl_job j ON j.id = f.id
+                    WHERE CASE WHEN f.state = 'retry-later' THEN f.attempt = ANY(j.retried_attempts)
+                        ELSE j.attempts = f.attempt AND EXISTS (SELECT 1 FROM trawl_result r WHERE r.job_id = f.id AND r.worker = \(owner)) END
+                    """, logger: logger)
                 for try await id in rows.decode(Int64.self) { recorded.insert(id) }
                 return recorded
             }

@@ -89,7 +89,8 @@ public struct QueueStore: Sendable {
     /// connection went between the commit and its answer). Every operation a worker runs is
     /// safe to repeat: a claim whose answer was lost leaves its jobs leased to no running
     /// attempt, so their leases expire and they are worked again; a finish repeated finds its
-    /// leases gone and changes nothing, its result already recorded once.
+    /// leases gone and changes nothing, and counts every outcome its first try wrote (done,
+    /// failed or a retry) as kept, not as late.
     ///
     /// An operation whose connection closed without its answer is taken for lost about a
     /// second later (postgres-nio drops a request written to a connection that is closing, as

@@ -13,7 +13,7 @@ struct MigrationTests {
         let fixture = try await QueueFixture(hosts: []) { _ in .status(404) }
         defer { fixture.server.shutdown() }
         let applied = try await fixture.withStore { store in try await store.appliedMigrations() }
-        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes", "v6-no-result-key-check", "v7-job-keys"])
+        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes", "v6-no-result-key-check", "v7-job-keys", "v8-retried-attempts"])
         // Connecting again applies nothing.
         let again = try await fixture.withStore { store in try await store.migrate() }
         #expect(again.isEmpty)
@@ -50,7 +50,7 @@ struct MigrationTests {
             try await fixture.writeOutput(store)
             return (applied, report)
         }
-        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes", "v6-no-result-key-check", "v7-job-keys"])
+        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes", "v6-no-result-key-check", "v7-job-keys", "v8-retried-attempts"])
         #expect(report.finished == 2)
         let results = try fixture.results()
         #expect(Set(results.map(\.input)) == ["http://a.test/old", "http://a.test/half"])
@@ -86,7 +86,7 @@ struct MigrationTests {
             try await fixture.writeOutput(store)
             return (applied, report)
         }
-        #expect(applied.suffix(3) == ["v5-fewer-writes", "v6-no-result-key-check", "v7-job-keys"])
+        #expect(applied.suffix(4) == ["v5-fewer-writes", "v6-no-result-key-check", "v7-job-keys", "v8-retried-attempts"])
         #expect(report.finished == 2)
         let results = try fixture.results()
         #expect(results.map(\.input).sorted() == ["http://a.test/half", "http://a.test/old", "http://a.test/written"])
@@ -124,7 +124,7 @@ struct MigrationTests {
             try await fixture.writeOutput(store)
             return (applied, report)
         }
-        #expect(applied.last == "v7-job-keys")
+        #expect(applied.suffix(2) == ["v7-job-keys", "v8-retried-attempts"])
         #expect(report.finished == 3)
         #expect(try await fixture.cluster.psql("SELECT COUNT(*) FROM trawl_job", database: database).hasPrefix("3"))
         #expect(
