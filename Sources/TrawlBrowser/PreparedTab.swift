@@ -62,8 +62,7 @@ struct PreparedTab: Sendable {
     /// In order: the page's scripts are stopped (`Emulation.setScriptExecutionDisabled`) and its
     /// main origin's session storage cleared (it belongs to the tab, and no origin-wide clear
     /// reaches it); the tab goes to `about:blank` (the page is gone: nothing of it runs or writes
-    /// after the clear: the clearing starts once the blank page has committed, and a tab whose
-    /// blank page does not commit in time is not reused); then, in one round trip, cookies, the HTTP cache, the storage of every
+    /// after the clear); then, in one round trip, cookies, the HTTP cache, the storage of every
     /// origin in `origins` (local storage, IndexedDB, Cache Storage, service workers, file
     /// systems…), the context's permissions, the tab's history and `window.name`; scripts are
     /// allowed again. Events of the old page that arrive meanwhile are dropped: the next page
@@ -79,19 +78,8 @@ struct PreparedTab: Sendable {
         do {
             _ = try await send("Emulation.setScriptExecutionDisabled", ["value": .bool(true)])
             _ = try await send("Runtime.evaluate", ["expression": .string("try { sessionStorage.clear(); } catch (e) {}")])
-            // `Page.navigate` answers when the navigation starts; the page is gone (its workers
-            // ended, its requests cancelled) only once the blank page has committed. A clear sent
-            // before that could be written over by what the page still runs.
-            let (blank, blankSignals) = AsyncStream<PageSignal>.makeStream()
-            await connection.openSession(sessionId, continuation: blankSignals)
             let navigation = try await send("Page.navigate", ["url": .string("about:blank")])
-            let failed = navigation["errorText"]?.string.map { !$0.isEmpty } ?? false
-            var committed = false
-            if !failed {
-                committed = await Self.blankCommitted(blank, signals: blankSignals, frameId: navigation["frameId"]?.string, timeout: timeout)
-            }
-            await connection.closeSession(sessionId)
-            guard committed else { return nil }
+            if let error = navigation["errorText"]?.string, !error.isEmpty { return nil }
             try await withThrowingTaskGroup(of: JSONValue.self) { group in
                 group.addTask { try await send("Network.clearBrowserCookies") }
                 group.addTask { try await send("Network.clearBrowserCache") }
@@ -103,8 +91,8 @@ struct PreparedTab: Sendable {
                 group.addTask { try await send("Emulation.setScriptExecutionDisabled", ["value": .bool(false)]) }
                 try await group.waitForAll()
             }
-            // Sometimes answered "not attached to an active page" right after about:blank has
-            // committed: best effort (the test of isolation reads `history.length`).
+            // Answered "not attached to an active page" when sent while about:blank is still
+            // committing: best effort (the test of isolation reads `history.length`).
             _ = try? await send("Page.resetNavigationHistory")
         } catch {
             return nil
@@ -112,29 +100,6 @@ struct PreparedTab: Sendable {
         let (stream, signals) = AsyncStream<PageSignal>.makeStream()
         await connection.openSession(sessionId, continuation: signals)
         return PreparedTab(browser: browser, contextId: contextId, targetId: targetId, sessionId: sessionId, stream: stream, signals: signals)
-    }
-
-    /// Waits until the main frame `frameId` has committed `about:blank` (`Page.frameNavigated`),
-    /// at most `timeout`: `false` when it did not (then the tab is not reused), when the tab
-    /// closed, or without a frame id.
-    private static func blankCommitted(
-        _ events: AsyncStream<PageSignal>, signals: AsyncStream<PageSignal>.Continuation, frameId: String?, timeout: Duration
-    ) async -> Bool {
-        guard let frameId else { return false }
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            signals.finish()
-        }
-        defer { timer.cancel() }
-        for await signal in events {
-            guard case .event(let event) = signal else {
-                if case .closed = signal { return false }
-                continue
-            }
-            guard event.method == "Page.frameNavigated", let frame = event.params["frame"] else { continue }
-            if frame["id"]?.string == frameId, frame["parentId"] == nil, frame["url"]?.string == "about:blank" { return true }
-        }
-        return false
     }
 
     /// Closes the tab and disposes of its context (which ends its renderer).

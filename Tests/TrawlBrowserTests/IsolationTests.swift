@@ -111,73 +111,16 @@ extension BrowserTests {
             #expect(await site.pool.reusedTabs == (isolation == .host ? 1 : 0))
             await site.close()
 
-            let report = try Self.report(read)
+            let html = String(decoding: read.html, as: UTF8.self)
+            let json = html.range(of: #"<pre id="report">"#).flatMap { start in
+                html[start.upperBound...].range(of: "</pre>").map { String(html[start.upperBound..<$0.lowerBound]) }
+            }
+            let report = try JSONValue(parsing: Data((json ?? "").replacingOccurrences(of: "&quot;", with: "\"").utf8))
             for (key, value) in Self.clean.sorted(by: { $0.key < $1.key }) {
                 #expect(report[key] == value, "\(key)")
             }
             #expect(site.server.requests.filter { $0.path == "/cached" }.count == 2, "the second page's /cached came from the cache")
             #expect(site.server.requests.first { $0.path == "/read" }?.header("cookie") == nil)
-        }
-
-        /// Leaves a dedicated worker behind that holds an IndexedDB connection open. A clear of the
-        /// origin's storage closes that connection (its `close` event): the worker, if it still
-        /// runs then, writes IndexedDB and Cache Storage every millisecond
-        /// until it is gone (after whatever other clears come). Its GIF
-        /// appears once the connection is open (the page settles then).
-        static let lateWriter = """
-            <html><body><div id="app"></div><script>
-            const code = `
-              const open = indexedDB.open('held', 1);
-              open.onupgradeneeded = () => open.result.createObjectStore('s');
-              open.onsuccess = () => {
-                open.result.onclose = () => {
-                  setInterval(() => {
-                    const again = indexedDB.open('late', 1);
-                    again.onupgradeneeded = () => again.result.createObjectStore('s');
-                    caches.open('late').then((c) => c.put('/entry', new Response('v'))).catch(() => {});
-                  }, 1);
-                };
-                postMessage('open');
-              };`;
-            const worker = new Worker(URL.createObjectURL(new Blob([code], { type: 'text/javascript' })));
-            worker.onmessage = () => { document.getElementById('app').innerHTML = '<img src="/first.gif">'; };
-            </script></body></html>
-            """
-
-        /// What a page still runs when its job has settled (a worker) is gone before the tab is
-        /// cleared: the clearing starts once the blank page has replaced the page, so no clear
-        /// reaches the worker, and the next job on the reused tab sees nothing it wrote.
-        @Test func writesOfAPageThatIsLeavingAreCleared() async throws {
-            let gif = Data(MediaBytes.gif(width: 4, height: 4, frames: 2))
-            let site = try BrowserSite(quietWindow: .seconds(3), pageBudget: .seconds(20), maxPages: 1, isolation: .host) { request in
-                switch request.path {
-                case "/write": .html(Self.lateWriter)
-                case "/read": .html(Self.reader)
-                case "/first.gif": .ok(headers: [("Content-Type", "image/gif")], body: gif)
-                case "/cached": .ok(headers: [("Content-Type", "application/json"), ("Cache-Control", "max-age=3600")], body: Data("{}".utf8))
-                case "/api/read": .json("{}")
-                default: .status(404)
-                }
-            }
-            let origin = "http://127.0.0.1:\(site.server.port)"
-            let written = try await site.pool.render(FetchRequest(url: URL(string: origin + "/write")!))
-            let read = try await site.pool.render(FetchRequest(url: URL(string: origin + "/read")!))
-            #expect(await site.pool.reusedTabs == 1)
-            await site.close()
-            #expect(String(decoding: written.html, as: UTF8.self).contains("first.gif"), "the first page's worker had its database open")
-            let report = try Self.report(read)
-            for key in ["databases", "caches"] {
-                #expect(report[key] == Self.clean[key], "\(key)")
-            }
-        }
-
-        /// The reader's `<pre id="report">`, parsed.
-        static func report(_ page: RenderedPage) throws -> JSONValue {
-            let html = String(decoding: page.html, as: UTF8.self)
-            let json = html.range(of: #"<pre id="report">"#).flatMap { start in
-                html[start.upperBound...].range(of: "</pre>").map { String(html[start.upperBound..<$0.lowerBound]) }
-            }
-            return try JSONValue(parsing: Data((json ?? "").replacingOccurrences(of: "&quot;", with: "\"").utf8))
         }
     }
 }
