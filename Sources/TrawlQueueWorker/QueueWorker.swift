@@ -206,7 +206,7 @@ public struct QueueWorker: Sendable {
                 }
                 group.cancelAll()
             }
-        } catch where Task.isCancelled {
+        } catch  where Task.isCancelled {
             // Stopped: what was in flight goes back below.
         } catch {
             await committer.drain()

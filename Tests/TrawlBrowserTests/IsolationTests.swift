@@ -15,9 +15,13 @@ extension BrowserTests {
         /// Writes everything it can, reports `/api/written`, waits until the test has granted it
         /// geolocation (as a person could mid-page), then reports `/api/granted`. While it waits it
         /// asks for `/api/waiting`: the network is never quiet, so the page does not settle before
-        /// the grant, however late a loaded machine makes it.
+        /// the grant, however late a loaded machine makes it. Before that, its writes (IndexedDB,
+        /// Cache Storage) make no network event: an interval kept until the grant is what the
+        /// settle rule counts as work pending (``ScriptActivity``), so the page is not settled on
+        /// its scripts' word in the middle of them.
         static let writer = """
             <html><body><div id="app"></div><script>
+            const working = setInterval(() => {}, 20);
             (async () => {
               try {
               document.cookie = 'script=1; max-age=3600';
@@ -47,13 +51,17 @@ extension BrowserTests {
               }
               await fetch('/api/granted');
               } catch (error) { fetch('/api/failed?' + encodeURIComponent(String(error))); }
+              clearInterval(working);
             })();
             </script></body></html>
             """
 
-        /// Reads all of it into `<pre id="report">` as JSON, then fetches `/cached` again.
+        /// Reads all of it into `<pre id="report">` as JSON, then fetches `/cached` again. Its reads
+        /// make no network event: the interval until the report is written keeps it from being
+        /// settled on its scripts' word before (``ScriptActivity``).
         static let reader = """
             <html><body><pre id="report"></pre><script>
+            const reading = setInterval(() => {}, 20);
             (async () => {
               const report = {
                 cookie: document.cookie, local: localStorage.length, session: sessionStorage.length,
@@ -67,6 +75,7 @@ extension BrowserTests {
               await fetch('/cached');
               document.getElementById('report').textContent = JSON.stringify(report);
               await fetch('/api/read');
+              clearInterval(reading);
             })();
             </script></body></html>
             """
@@ -115,6 +124,7 @@ extension BrowserTests {
             let json = html.range(of: #"<pre id="report">"#).flatMap { start in
                 html[start.upperBound...].range(of: "</pre>").map { String(html[start.upperBound..<$0.lowerBound]) }
             }
+            try #require(json?.isEmpty == false, "the reader settled before it had written its report: \(html)")
             let report = try JSONValue(parsing: Data((json ?? "").replacingOccurrences(of: "&quot;", with: "\"").utf8))
             for (key, value) in Self.clean.sorted(by: { $0.key < $1.key }) {
                 #expect(report[key] == value, "\(key)")

@@ -13,7 +13,11 @@ struct MigrationTests {
         let fixture = try await QueueFixture(hosts: []) { _ in .status(404) }
         defer { fixture.server.shutdown() }
         let applied = try await fixture.withStore { store in try await store.appliedMigrations() }
-        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes", "v6-no-result-key-check", "v7-job-keys", "v8-retried-attempts"])
+        #expect(
+            applied == [
+                "v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes", "v6-no-result-key-check", "v7-job-keys",
+                "v8-retried-attempts",
+            ])
         // Connecting again applies nothing.
         let again = try await fixture.withStore { store in try await store.migrate() }
         #expect(again.isEmpty)
@@ -50,7 +54,11 @@ struct MigrationTests {
             try await fixture.writeOutput(store)
             return (applied, report)
         }
-        #expect(applied == ["v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes", "v6-no-result-key-check", "v7-job-keys", "v8-retried-attempts"])
+        #expect(
+            applied == [
+                "v1-jobs", "v2-workers", "v3-claim-order", "v4-lease-expiries", "v5-fewer-writes", "v6-no-result-key-check", "v7-job-keys",
+                "v8-retried-attempts",
+            ])
         #expect(report.finished == 2)
         let results = try fixture.results()
         #expect(Set(results.map(\.input)) == ["http://a.test/old", "http://a.test/half"])

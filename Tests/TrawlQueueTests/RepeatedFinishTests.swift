@@ -22,7 +22,9 @@ struct RepeatedFinishTests {
         return QueueFinish(jobID: job.id, attempt: job.attempts, outcome: status == "done" ? .done(result) : .failed(result), holdUntil: nil)
     }
 
-    @Test("A finish committed whose answer was lost is repeated: every outcome it wrote (done, failed, retry later) counts as kept, a lease another worker holds as discarded")
+    @Test(
+        "A finish committed whose answer was lost is repeated: every outcome it wrote (done, failed, retry later) counts as kept, a lease another worker holds as discarded"
+    )
     func repeatedAfterItsCommit() async throws {
         let fixture = try await QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
         defer { fixture.server.shutdown() }
