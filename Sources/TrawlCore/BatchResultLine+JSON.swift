@@ -1,6 +1,6 @@
 extension BatchResultLine {
     /// The line as written: sorted keys, no newline. The same text as `TrawlJSON.line(self)`,
-    /// written directly (see ``JSONLineWriter``): every job of a batch or a queue writes one.
+    /// written directly (see `JSONLineWriter`): every job of a batch or a queue writes one.
     public func encoded() -> String {
         var writer = JSONLineWriter()
         write(to: &writer)
