@@ -38,6 +38,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let format = OutputFormat.choose(json: json, stream: false, table: table)
         var failed: [String] = []
+        var failures: [String] = []
         var notRecorded: [String] = []
         for recorded in cases {
             guard recorded.hasRecording else {
@@ -47,7 +48,10 @@ struct DemoCommand: AsyncParsableCommand {
             }
             let run = await CaseRun(recorded)
             let input = recorded.recordingCase.input
-            if run.verdict.outcome == .fail { failed.append(recorded.name) }
+            if run.verdict.outcome == .fail {
+                failed.append(recorded.name)
+                failures.append("\(recorded.name): \(run.verdict)")
+            }
             if format == .table {
                 // A case that needs a browser was replayed through Chromium, its requests answered from the HAR.
                 let rendered = run.media.contains { $0.provenance.origin.isRendered } ? " (rendered offline in Chromium)" : ""
@@ -67,6 +71,11 @@ struct DemoCommand: AsyncParsableCommand {
             if !notRecorded.isEmpty {
                 print("skipped \(Counted(notRecorded.count, "live case")) with no recording yet: " + notRecorded.joined(separator: ", "))
             }
+        } else if !failures.isEmpty {
+            // The JSON lines carry each failure, but a log's tail (a CI job's) may show only the
+            // last cases: the failing ones are named again where a reader of the tail sees them.
+            Diagnostics.write("trawl demo: \(failures.count) of \(Counted(cases.count - notRecorded.count, "case")) failed")
+            for failure in failures { Diagnostics.write("  " + failure) }
         }
         throw ExitCode(failed.isEmpty ? ExitStatus.found.rawValue : ExitStatus.nothingFound.rawValue)
     }
