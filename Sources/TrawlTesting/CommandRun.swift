@@ -81,10 +81,13 @@ public struct CommandRun: Sendable {
         do {
             try await exited.wait(for: "`\(command)` to exit", within: timeLimit)
         } catch {
+            // Read before the stop: where each thread of a hung command waits is what its test's
+            // failure needs to say (a deadlock in user space, a read that never returns…).
+            let threads = error is WaitTimedOut ? Self.threads(of: process.processIdentifier) : ""
             await stop(process.processIdentifier, exited: exited, command: command)
             guard error is WaitTimedOut else { throw error }
             throw CommandTimedOut(
-                command: command, limit: timeLimit,
+                command: command, limit: timeLimit, threads: threads,
                 stdout: String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self),
                 stderr: String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self))
         }
@@ -111,6 +114,24 @@ public struct CommandRun: Sendable {
         }
     }
 
+    /// One line per thread of the running process `pid`, from `/proc`: its name, state, the
+    /// kernel function it sleeps in and the system call it is in (the number, `running` if none).
+    static func threads(of pid: Int32) -> String {
+        let tasks = URL(fileURLWithPath: "/proc/\(pid)/task")
+        guard let ids = try? FileManager.default.contentsOfDirectory(atPath: tasks.path) else { return "" }
+        func read(_ id: String, _ file: String) -> String {
+            let data = (try? Data(contentsOf: tasks.appendingPathComponent(id).appendingPathComponent(file))) ?? Data()
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return ids.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }.map { id in
+            // stat: "tid (comm) state …"; the name may hold spaces and parentheses, the state follows the last ")".
+            let stat = read(id, "stat")
+            let state = stat.lastIndex(of: ")").map { stat[stat.index(after: $0)...].split(separator: " ").first.map(String.init) ?? "?" } ?? "?"
+            let syscall = read(id, "syscall").split(separator: " ").first.map(String.init) ?? "?"
+            return "\(id) \(read(id, "comm")) \(state) \(read(id, "wchan")) syscall \(syscall)"
+        }.joined(separator: "\n")
+    }
+
     /// How long a stopped command has between `SIGTERM` and `SIGKILL`.
     static let stopGrace: Duration = .seconds(5)
 
@@ -134,9 +155,13 @@ public struct CommandRun: Sendable {
 public struct CommandTimedOut: Error, CustomStringConvertible, Sendable {
     public var command: String
     public var limit: Duration
+    /// Each thread of the command when its time ran out: name, state, where in the kernel it
+    /// waited and in which system call (see `/proc/PID/task`).
+    public var threads: String
     public var stdout: String
     public var stderr: String
     public var description: String {
         "`\(command)` did not end within \(limit) and was stopped; its output: \(stdout.suffix(2000)) — its errors: \(stderr.suffix(2000))"
+            + (threads.isEmpty ? "" : " — its threads (id, name, state, kernel wait, system call):\n" + threads)
     }
 }

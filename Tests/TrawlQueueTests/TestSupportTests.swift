@@ -54,13 +54,17 @@ struct TestSupportTests {
         #expect(!held.contains(ours), "the server holds this process's \(ours)")
     }
 
-    @Test("A command that outlives its time limit is stopped and fails with what it printed", .tags(.process))
+    @Test("A command that outlives its time limit is stopped and fails with what it printed and where its threads waited", .tags(.process))
     func commandTimeLimit() async throws {
         do {
             let run = try await CommandRun.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "echo begun; exec sleep 600"], timeLimit: .seconds(1))
             Issue.record("the command ended on its own: \(run.status)")
         } catch let error as CommandTimedOut {
             #expect(error.stdout == "begun\n")
+            // Where it waited, read before it was stopped: its one thread, named, asleep in the kernel.
+            #expect(error.threads.split(separator: "\n").count == 1, "\(error.threads)")
+            #expect(error.threads.contains(" sleep S "), "\(error.threads)")
+            #expect(error.description.contains(error.threads))
         }
     }
 
