@@ -61,5 +61,8 @@ static inline const curl_version_info_data *trawl_curl_version_info(void) {
 }
 /* CURL_WRITEFUNC_PAUSE / CURL_READFUNC_ABORT are macros with casts. */
 static inline size_t trawl_curl_writefunc_error(void) { return 0; }
+static inline size_t trawl_curl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
+/* CURLPAUSE_CONT is a macro made of other macros. */
+static inline CURLcode trawl_easy_resume(CURL *h) { return curl_easy_pause(h, CURLPAUSE_CONT); }
 
 #endif

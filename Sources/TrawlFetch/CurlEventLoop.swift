@@ -3,8 +3,9 @@ import Foundation
 import Synchronization
 import TrawlCore
 
-/// Drives one libcurl multi handle on one thread: transfers are added and cancelled through a
-/// locked command queue and a `curl_multi_wakeup`, and their bytes stream out to async callers.
+/// Drives one libcurl multi handle on one thread: transfers are added, cancelled and resumed
+/// through a locked command queue and a `curl_multi_wakeup`, and their bytes stream out to
+/// async callers — no further ahead of each reader than its ``TransferWindow``.
 ///
 /// Why the unchecked conformance below is safe: the only state touched from other threads is
 /// `commands` (inside a `Mutex`) and `multi.wakeup()` (libcurl documents `curl_multi_wakeup` as
@@ -12,8 +13,10 @@ import TrawlCore
 /// which is the sole caller of `run()`.
 final class CurlEventLoop: @unchecked Sendable {
     private enum Command {
-        case add(id: Int, TransferSpec, AsyncThrowingStream<FetchEvent, any Error>.Continuation)
+        case add(id: Int, TransferSpec, TransferWindow, AsyncThrowingStream<FetchEvent, any Error>.Continuation)
         case cancel(id: Int)
+        /// The reader caught up with a paused transfer.
+        case resume(id: Int)
     }
 
     private struct Queue {
@@ -23,6 +26,8 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     private let queue = Mutex(Queue())
+    /// Updated by the loop thread after each turn; read from anywhere.
+    private let pausedCount = Atomic<Int>(0)
     private let multi: CurlMulti
     /// Loop thread only.
     private var transfers: [Int: CurlTransfer] = [:]
@@ -40,13 +45,15 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     /// Starts a transfer; its events arrive on the returned stream. Ending the stream's
-    /// iteration (or cancelling the consuming task) removes the transfer from libcurl.
+    /// iteration (or cancelling the consuming task) removes the transfer from libcurl. The
+    /// transfer pauses while its reader has a megabyte it has not taken (``TransferWindow``).
     func start(_ spec: TransferSpec) -> AsyncThrowingStream<FetchEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<FetchEvent, any Error>.makeStream()
+        let window = TransferWindow()
         let id: Int? = queue.withLock { queue in
             guard !queue.shuttingDown else { return nil }
             queue.nextID += 1
-            queue.commands.append(.add(id: queue.nextID, spec, continuation))
+            queue.commands.append(.add(id: queue.nextID, spec, window, continuation))
             return queue.nextID
         }
         guard let id else {
@@ -57,12 +64,24 @@ final class CurlEventLoop: @unchecked Sendable {
             if case .cancelled = termination { self?.cancel(id) }
         }
         multi.wakeup()
-        return stream
+        let reader = TransferReader(events: stream, window: window) { [weak self] in self?.resume(id) }
+        // Pulled, so the reader's pace is known: each body piece it takes is counted off the window.
+        return AsyncThrowingStream(unfolding: { try await reader.next() })
     }
 
     private func cancel(_ id: Int) {
         queue.withLock { $0.commands.append(.cancel(id: id)) }
         multi.wakeup()
+    }
+
+    private func resume(_ id: Int) {
+        queue.withLock { $0.commands.append(.resume(id: id)) }
+        multi.wakeup()
+    }
+
+    /// Transfers paused for their readers, now (loop thread's view; for tests and diagnostics).
+    var pausedTransfers: Int {
+        pausedCount.load(ordering: .relaxed)
     }
 
     /// Stops the loop: transfers in flight end with ``FetchError/Code/cancelled``.
@@ -87,9 +106,11 @@ final class CurlEventLoop: @unchecked Sendable {
                 }
                 for (handle, code) in multi.completed() { finish(handle, code) }
                 for transfer in transfers.values { transfer.flush() }
+                expire(.now)
             }
+            pausedCount.store(transfers.values.count { $0.window.isPaused }, ordering: .relaxed)
             do {
-                try multi.poll(timeoutMS: transfers.isEmpty ? 10_000 : 1_000)
+                try multi.poll(timeoutMS: pollTimeout(.now))
             } catch {
                 // The multi handle is broken: nothing in it can finish. Fail what runs, and do
                 // not spin while waiting for the next command.
@@ -107,19 +128,19 @@ final class CurlEventLoop: @unchecked Sendable {
             defer { queue.commands.removeAll() }
             return queue.commands
         }
-        for case .add(_, let spec, let continuation) in leftovers {
+        for case .add(_, let spec, _, let continuation) in leftovers {
             continuation.finish(throwing: FetchError(.cancelled, url: spec.request.url.absoluteString, message: "the loader was shut down"))
         }
     }
 
     private func handle(_ command: Command) {
         switch command {
-        case .add(let id, let spec, let continuation):
+        case .add(let id, let spec, let window, let continuation):
             guard let easy = EasyHandle() else {
                 continuation.finish(throwing: FetchError(.transferFailed, url: spec.request.url.absoluteString, message: "libcurl could not create a handle"))
                 return
             }
-            let transfer = CurlTransfer(id: id, easy: easy, spec: spec, continuation: continuation)
+            let transfer = CurlTransfer(id: id, easy: easy, spec: spec, window: window, continuation: continuation)
             do {
                 try transfer.configure(spec, share: multi.share)
                 try multi.add(easy)
@@ -134,7 +155,42 @@ final class CurlEventLoop: @unchecked Sendable {
             transfersByHandle[transfer.easy.raw] = nil
             detach(transfer)
             transfer.cancel(FetchError(.cancelled, url: transfer.url, message: "cancelled"))
+        case .resume(let id):
+            // Gone already (finished, cancelled, timed out): nothing to resume.
+            guard let transfer = transfers[id] else { return }
+            do {
+                try transfer.resume()
+            } catch {
+                drop(transfer, FetchError(.transferFailed, url: transfer.url, message: "\(error)"))
+            }
         }
+    }
+
+    /// Ends every transfer past its deadline with its timeout error.
+    private func expire(_ now: ContinuousClock.Instant) {
+        for transfer in transfers.values where transfer.isPastDeadline(now) {
+            drop(transfer, transfer.timeoutError)
+        }
+    }
+
+    /// How long the loop may wait for activity: until the nearest deadline, at most a second
+    /// while transfers run (10 s without: a command wakes it).
+    private func pollTimeout(_ now: ContinuousClock.Instant) -> Int32 {
+        guard !transfers.isEmpty else { return 10_000 }
+        var wait = Duration.seconds(1)
+        for transfer in transfers.values {
+            if let left = transfer.timeLeft(now), left < wait { wait = left }
+        }
+        // At least a millisecond: a deadline just passed is handled on the next turn.
+        return Int32(max(1, wait.milliseconds))
+    }
+
+    /// Takes `transfer` out of libcurl and ends its stream with `error`.
+    private func drop(_ transfer: CurlTransfer, _ error: FetchError) {
+        transfers[transfer.id] = nil
+        transfersByHandle[transfer.easy.raw] = nil
+        detach(transfer)
+        transfer.cancel(error)
     }
 
     /// Takes a transfer's handle out of the multi handle. Should libcurl refuse, the easy handle
@@ -168,5 +224,29 @@ final class CurlEventLoop: @unchecked Sendable {
             return
         }
         transfer.complete(code)
+    }
+}
+
+/// Hands a transfer's events to its reader one at a time, counting each body piece off the
+/// transfer's window as it is taken, and asking for the resume the window calls for.
+private actor TransferReader {
+    private var events: AsyncThrowingStream<FetchEvent, any Error>.AsyncIterator
+    private let window: TransferWindow
+    private let resume: @Sendable () -> Void
+
+    init(events: AsyncThrowingStream<FetchEvent, any Error>, window: TransferWindow, resume: @escaping @Sendable () -> Void) {
+        self.events = events.makeAsyncIterator()
+        self.window = window
+        self.resume = resume
+    }
+
+    func next() async throws -> FetchEvent? {
+        // Out of the property for the call (one `next()` runs at a time: the stream's consumer
+        // waits for each event before it asks for the next).
+        var iterator = events
+        defer { events = iterator }
+        let event = try await iterator.next(isolation: self)
+        if case .body(let piece)? = event, window.taken(piece.count) { resume() }
+        return event
     }
 }

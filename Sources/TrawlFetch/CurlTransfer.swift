@@ -8,6 +8,16 @@ struct TransferSpec: Sendable {
     var configuration: LoaderConfiguration
 }
 
+/// What a transfer does with body bytes libcurl offers it.
+enum BodyReception {
+    /// Taken (and handed on, now or at the end of the loop's turn).
+    case taken
+    /// Not taken: the reader is behind (``TransferWindow``); libcurl offers them again on resume.
+    case paused
+    /// Not taken, and the transfer ends (``CurlTransfer/abortReason`` says why).
+    case stopped
+}
+
 /// One transfer in flight: its easy handle and the stream it feeds.
 ///
 /// Created, used and dropped on the event loop's thread only; libcurl's callbacks reach it
@@ -33,16 +43,32 @@ final class CurlTransfer {
     private var declaredLength: Int?
     /// Why a callback stopped the transfer, if one did.
     private(set) var abortReason: FetchError?
+    /// The bytes handed on that the reader has not taken: past its high-water mark the
+    /// transfer pauses.
+    let window: TransferWindow
+    /// Time for the whole transfer. Enforced by the event loop (``isPastDeadline(_:)``), not by
+    /// `CURLOPT_TIMEOUT_MS`: libcurl's clock runs on while a transfer is paused for its reader,
+    /// and a slow reader is not a slow server.
+    let timeLimit: Duration
+    private var deadline: ContinuousClock.Instant
+    /// Since when the transfer waits for its reader, if it does.
+    private var pausedSince: ContinuousClock.Instant?
     /// Which addresses this transfer may connect to.
     let addressPolicy: AddressPolicy
     /// The last connection the address guard refused, unless one was allowed since: the
     /// transfer's error if libcurl then fails (it reports only "couldn't connect").
     var addressRefusal: FetchError?
 
-    init(id: Int, easy: EasyHandle, spec: TransferSpec, continuation: AsyncThrowingStream<FetchEvent, any Error>.Continuation) {
+    init(
+        id: Int, easy: EasyHandle, spec: TransferSpec, window: TransferWindow,
+        continuation: AsyncThrowingStream<FetchEvent, any Error>.Continuation
+    ) {
         self.id = id
         self.easy = easy
         self.url = spec.request.url.absoluteString
+        self.window = window
+        timeLimit = spec.request.timeout ?? spec.configuration.timeout
+        deadline = .now + timeLimit
         self.continuation = continuation
         self.maxBodySize = spec.configuration.maxBodySize
         self.addressPolicy = spec.configuration.addressPolicy
@@ -63,7 +89,8 @@ final class CurlTransfer {
         try easy.set(CURLOPT_ACCEPT_ENCODING, "")
         try easy.set(CURLOPT_USERAGENT, config.userAgent)
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, config.connectTimeout.milliseconds)
-        try easy.set(CURLOPT_TIMEOUT_MS, (request.timeout ?? config.timeout).milliseconds)
+        // No CURLOPT_TIMEOUT_MS: see `timeLimit`. The low-speed check stays libcurl's (it
+        // skips a paused transfer).
         try easy.set(CURLOPT_LOW_SPEED_LIMIT, config.lowSpeedLimit)
         try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, config.lowSpeedTime.milliseconds / 1000))
         // Refuses a declared Content-Length over the cap before any byte arrives.
@@ -118,13 +145,17 @@ final class CurlTransfer {
         headerFields.append(.init(name: name, value: value))
     }
 
-    /// Body bytes arrived. Returns false to make libcurl stop the transfer.
-    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Body bytes arrived: taken, left for later while the reader catches up, or refused.
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyReception {
         sendHeadIfNeeded()
+        if window.shouldPause() {
+            if pausedSince == nil { pausedSince = .now }
+            return .paused
+        }
         received += bytes.count
         if received > maxBodySize {
             abortReason = FetchError(.bodyTooLarge, url: url, message: "body passed \(maxBodySize) bytes (after decompression)")
-            return false
+            return .stopped
         }
         if pending.isEmpty {
             // The declared length (when it is within the cap) sizes the last piece exactly.
@@ -132,8 +163,38 @@ final class CurlTransfer {
             pending.reserveCapacity(min(max(expected, bytes.count), Self.pieceSize))
         }
         pending.append(bytes.assumingMemoryBound(to: UInt8.self))
-        if pending.count >= Self.pieceSize { return handOn() }
-        return true
+        if pending.count >= Self.pieceSize, !handOn() { return .stopped }
+        return .taken
+    }
+
+    /// The reader caught up: the transfer receives again, its deadline moved on by the time it
+    /// waited. libcurl may offer the bytes it held from inside this call.
+    /// - Throws: ``CurlCallError`` when libcurl refuses to resume it.
+    func resume() throws {
+        if let pausedSince {
+            deadline += .now - pausedSince
+            self.pausedSince = nil
+        }
+        try easy.resume()
+    }
+
+    /// Whether the transfer has used its time (a transfer waiting for its reader never has).
+    func isPastDeadline(_ now: ContinuousClock.Instant) -> Bool {
+        pausedSince == nil && now >= deadline
+    }
+
+    /// Time left before the deadline; `nil` while the transfer waits for its reader.
+    func timeLeft(_ now: ContinuousClock.Instant) -> Duration? {
+        pausedSince == nil ? deadline - now : nil
+    }
+
+    /// The error of a transfer that used its time.
+    var timeoutError: FetchError {
+        FetchError(
+            .timedOut, url: url,
+            message:
+                "no complete response within \(timeLimit.milliseconds) ms (\(received) body bytes received; time spent waiting for the reader not counted)",
+            curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue))
     }
 
     /// The end of an event loop turn: what arrived in it goes on, so a reader sees a slow
@@ -148,6 +209,7 @@ final class CurlTransfer {
         guard !pending.isEmpty else { return true }
         let piece = pending
         pending = Data()
+        window.handedOn(piece.count)
         if case .terminated = continuation.yield(.body(piece)) {
             abortReason = FetchError(.cancelled, url: url, message: "the consumer went away")
             return false
@@ -195,7 +257,11 @@ private let curlWriteCallback: trawl_curl_data_callback = { pointer, size, count
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
-    return transfer.receiveBody(bytes) ? length : trawl_curl_writefunc_error()
+    switch transfer.receiveBody(bytes) {
+    case .taken: return length
+    case .paused: return trawl_curl_writefunc_pause()
+    case .stopped: return trawl_curl_writefunc_error()
+    }
 }
 
 private let curlHeaderCallback: trawl_curl_data_callback = { pointer, size, count, context in

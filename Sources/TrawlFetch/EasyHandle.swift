@@ -28,6 +28,12 @@ final class EasyHandle {
 
     // Each setter throws ``CurlCallError`` naming the option when libcurl refuses it.
 
+    /// Lets a transfer whose write callback paused it receive again (`curl_easy_pause` with
+    /// `CURLPAUSE_CONT`). libcurl may hand on the bytes it held at once, from inside this call.
+    func resume() throws {
+        try CurlCheck.easy(trawl_easy_resume(raw), "curl_easy_pause")
+    }
+
     func set(_ option: CURLoption, _ value: Int) throws {
         try CurlCheck.easy(trawl_easy_setopt_long(raw, option, value), CurlCheck.setopt(option))
     }

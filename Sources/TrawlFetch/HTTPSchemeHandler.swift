@@ -28,6 +28,9 @@ package final class HTTPSchemeHandler: SchemeHandler {
         return loop.start(TransferSpec(request: request, configuration: configuration))
     }
 
+    /// Transfers paused now because their readers are a megabyte behind (``TransferWindow``).
+    package var pausedTransfers: Int { loop.pausedTransfers }
+
     /// The libcurl version string.
     package static var curlVersion: String { CurlGlobal.version }
 }
