@@ -161,7 +161,9 @@ final class CurlEventLoop: @unchecked Sendable {
             do {
                 try transfer.resume()
             } catch {
-                drop(transfer, FetchError(.transferFailed, url: transfer.url, message: "\(error)"))
+                // libcurl hands the held bytes on inside the call: a callback that refused them
+                // (the body passed its cap, the reader left) fails the call, and says why.
+                drop(transfer, transfer.abortReason ?? FetchError(.transferFailed, url: transfer.url, message: "\(error)"))
             }
         }
     }

@@ -22,16 +22,23 @@ struct SlowReaderTests {
 
     let server: LoopbackServer
 
+    /// 64 MiB of zeros, gzipped to a few dozen KiB.
+    static let bomb = Gzip.compress(Data(count: 64 << 20))
+
     init() throws {
-        server = try LoopbackServer { _ in .ok(headers: [("Content-Type", "application/octet-stream")], body: Self.body) }
+        server = try LoopbackServer { request in
+            request.path == "/bomb"
+                ? .ok(headers: [("Content-Type", "text/html"), ("Content-Encoding", "gzip")], body: Self.bomb)
+                : .ok(headers: [("Content-Type", "application/octet-stream")], body: Self.body)
+        }
     }
 
     /// Reads the head and the first body piece, waits until the transfer has paused for its
     /// reader, and hands back the iterator and what was read so far.
     private func readFirstPiece(
-        _ handler: HTTPSchemeHandler, configuration: LoaderConfiguration
+        _ handler: HTTPSchemeHandler, path: String = "/big", configuration: LoaderConfiguration
     ) async throws -> (AsyncThrowingStream<FetchEvent, any Error>.AsyncIterator, Data) {
-        var events = handler.load(FetchRequest(url: server.url("/big")), configuration: configuration).makeAsyncIterator()
+        var events = handler.load(FetchRequest(url: server.url(path)), configuration: configuration).makeAsyncIterator()
         guard case .head(let head)? = try await events.next() else {
             Issue.record("no head first")
             return (events, Data())
@@ -90,5 +97,14 @@ struct SlowReaderTests {
         }
         // The iterator is gone: the transfer is taken out of libcurl, paused or not.
         try await waitUntil("the abandoned transfer to end") { handler.pausedTransfers == 0 }
+    }
+
+    @Test("A gzip bomb read slowly still stops at the cap, whether its bytes come as it runs or as it resumes")
+    func aBombReadSlowlyStopsAtTheCap() async throws {
+        let handler = HTTPSchemeHandler()
+        var (events, first) = try await readFirstPiece(handler, path: "/bomb", configuration: LoaderConfiguration(maxBodySize: 8 << 20))
+        await #expect { _ = try await readRest(&events, after: first) } throws: { error in
+            (error as? FetchError)?.code == .bodyTooLarge
+        }
     }
 }
