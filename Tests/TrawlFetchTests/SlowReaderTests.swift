@@ -13,9 +13,13 @@ struct SlowReaderTests {
     /// 24 MiB in a pattern that shows a piece lost, repeated or out of order: several times
     /// what the loopback connection's buffers and the transfer's window hold together.
     static let body: Data = {
-        var data = Data(count: 24 << 20)
-        data.withUnsafeMutableBytes { bytes in
-            for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index % 251 &+ index >> 20) }
+        var data = Data(capacity: 24 << 20)
+        for mebibyte in 0..<24 {
+            // A 251-byte cycle (prime: it never lines up with a piece), shifted in each MiB.
+            let cycle = (0..<251).map { UInt8(truncatingIfNeeded: $0 + mebibyte * 7) }
+            var block = Data(capacity: (1 << 20) + cycle.count)
+            while block.count < 1 << 20 { block.append(contentsOf: cycle) }
+            data.append(block.prefix(1 << 20))
         }
         return data
     }()
@@ -26,6 +30,9 @@ struct SlowReaderTests {
     static let bomb = Gzip.compress(Data(count: 64 << 20))
 
     init() throws {
+        // Made before the server answers: made inside its first answer, on a loaded machine,
+        // they held the response back long enough to trip the low-speed limit.
+        _ = (Self.body, Self.bomb)
         server = try LoopbackServer { request in
             request.path == "/bomb"
                 ? .ok(headers: [("Content-Type", "text/html"), ("Content-Encoding", "gzip")], body: Self.bomb)
@@ -78,11 +85,11 @@ struct SlowReaderTests {
     @Test("Time spent waiting for the reader counts against neither the time limit nor the low-speed limit")
     func waitingIsNotSlowness() async throws {
         let handler = HTTPSchemeHandler()
-        let configuration = LoaderConfiguration(timeout: .seconds(2), lowSpeedTime: .seconds(1))
+        let configuration = LoaderConfiguration(timeout: .seconds(4), lowSpeedTime: .seconds(2))
         var (events, first) = try await readFirstPiece(handler, configuration: configuration)
         // The reader dawdles past both limits while the transfer waits for it; libcurl's own
         // total timeout counted that time and failed the transfer.
-        try await Task.sleep(for: .seconds(3))
+        try await Task.sleep(for: .seconds(5))
         #expect(handler.pausedTransfers == 1)
         let body = try await readRest(&events, after: first)
         #expect(body == Self.body)
