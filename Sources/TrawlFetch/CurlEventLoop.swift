@@ -231,7 +231,13 @@ final class CurlEventLoop: @unchecked Sendable {
 
 /// Hands a transfer's events to its reader one at a time, counting each body piece off the
 /// transfer's window as it is taken, and asking for the resume the window calls for.
-private actor TransferReader {
+///
+/// Why the unchecked conformance is safe: `next()` is only called by the `produce` closure of
+/// the one `AsyncThrowingStream(unfolding:)` that owns this reader, and that stream calls it only
+/// from its iterator's `next()` — one call at a time, as the iterator is not `Sendable` and
+/// cannot be awaited from two tasks. So `events` is never touched by two calls at once. (A class,
+/// not an actor: an actor cost every event of every transfer a hop to its executor and back.)
+private final class TransferReader: @unchecked Sendable {
     private var events: AsyncThrowingStream<FetchEvent, any Error>.AsyncIterator
     private let window: TransferWindow
     private let resume: @Sendable () -> Void
@@ -243,11 +249,7 @@ private actor TransferReader {
     }
 
     func next() async throws -> FetchEvent? {
-        // Out of the property for the call (one `next()` runs at a time: the stream's consumer
-        // waits for each event before it asks for the next).
-        var iterator = events
-        defer { events = iterator }
-        let event = try await iterator.next(isolation: self)
+        let event = try await events.next()
         if case .body(let piece)? = event, window.taken(piece.count) { resume() }
         return event
     }
