@@ -134,12 +134,12 @@ enum BigPage: String {
     }
 }
 
-func memory(_ kind: BigPage) async throws {
-    // A 30 MB single-line page with one GIF at the end, read through the real loader (file:).
-    // Written in pieces, so the page never sits in this process's memory before the run.
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-30mb.html")
+/// Writes the 30 MB page of `kind` to `path` in pieces (so it never sits in this process's
+/// memory) and returns its size in bytes.
+func writeBigPage(_ kind: BigPage, to path: URL) throws -> Int {
     _ = FileManager.default.createFile(atPath: path.path, contents: nil)
     let file = try FileHandle(forWritingTo: path)
+    defer { try? file.close() }
     var size = 0
     func write(_ text: String) throws {
         try file.write(contentsOf: Data(text.utf8))
@@ -149,7 +149,14 @@ func memory(_ kind: BigPage) async throws {
     let filler = kind.filler
     while size < 30 << 20 { try write(filler) }
     try write(kind.tail)
-    try file.close()
+    return size
+}
+
+func memory(_ kind: BigPage) async throws {
+    // A 30 MB single-line page with one GIF at the end, read through the real loader (file:).
+    // Written in pieces, so the page never sits in this process's memory before the run.
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-30mb.html")
+    let size = try writeBigPage(kind, to: path)
     defer { try? FileManager.default.removeItem(at: path) }
     // A running worker: the provider made and one small page resolved (libcurl, OpenSSL and
     // libxml2 loaded) before the high-water mark is read.

@@ -8,10 +8,11 @@ struct TrawlBench: AsyncParsableCommand {
         commandName: "trawl-bench",
         abstract: "Trawl's benchmarks: extraction against libxml2's own limit, accuracy, memory; trawl batch, --probe, the queue and the browser end to end.",
         discussion: """
-            Run from the repository's top folder after `swift build -c release --package-path Benchmarks --product trawl-bench` (the binary is Benchmarks/.build/release/trawl-bench). batch, batch-memory, probe, queue, browser and auto-static spawn the release trawl: `swift build -c release --product trawl` first (Benchmarks/batch.sh and the other scripts do both). The corpus is read from ../shared/corpus (or $TRAWL_CORPUS). Benchmarks/README.md says what each measures.
+            Run from the repository's top folder after `swift build -c release --package-path Benchmarks --product trawl-bench` (the binary is Benchmarks/.build/release/trawl-bench). batch, batch-memory, memory-process, probe, queue, browser and auto-static spawn the release trawl: `swift build -c release --product trawl` first (Benchmarks/batch.sh and the other scripts do both). The corpus is read from ../shared/corpus (or $TRAWL_CORPUS). Benchmarks/README.md says what each measures.
             """,
         subcommands: [
             All.self, Throughput.self, Profile.self, Replay.self, Accuracy.self, DevSetCommand.self, Memory.self, MemoryText.self,
+            MemoryProcess.self,
             Batch.self, BatchMemory.self, Probe.self, QueueOverhead.self, Queue.self, Browser.self, AutoStatic.self, Serve.self, Compare.self,
         ],
         defaultSubcommand: All.self)
@@ -85,6 +86,21 @@ extension TrawlBench {
         static let configuration = CommandConfiguration(commandName: "memory-text", abstract: "peak RSS resolving a 30 MB page that is one text node")
 
         func run() async throws { try await memory(.text) }
+    }
+
+    struct MemoryProcess: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "memory-process", abstract: "peak RSS of whole trawl resolve processes on the 30 MB page: file: and HTTP from nginx")
+
+        @Option(help: "Rounds, the inputs alternating.") var rounds = 5
+        @Option(help: "Another trawl binary to measure instead of the repository's release build (an earlier build).")
+        var trawl: String?
+
+        func validate() throws {
+            guard rounds > 0 else { throw ValidationError("--rounds must be at least 1") }
+        }
+
+        func run() throws { try ProcessMemoryBenchmark.run(rounds: rounds, trawl: trawl) }
     }
 
     // `trawl batch` end to end; these spawn the release `trawl` of the repository's top package.
