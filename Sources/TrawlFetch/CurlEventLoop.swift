@@ -8,8 +8,8 @@ import TrawlCore
 /// async callers — no further ahead of each reader than its ``TransferWindow``.
 ///
 /// Why the unchecked conformance below is safe: the only state touched from other threads is
-/// `commands` (inside a `Mutex`) and `multi.wakeup()` (libcurl documents `curl_multi_wakeup` as
-/// callable from any thread). `multi` and `transfers` are otherwise used only on `thread`,
+/// `commands` (inside a `Mutex`), `pausedCount` (an `Atomic`) and `multi.wakeup()` (libcurl
+/// documents `curl_multi_wakeup` as callable from any thread). `multi` and `transfers` are otherwise used only on `thread`,
 /// which is the sole caller of `run()`.
 final class CurlEventLoop: @unchecked Sendable {
     private enum Command {
@@ -106,11 +106,10 @@ final class CurlEventLoop: @unchecked Sendable {
                 }
                 for (handle, code) in multi.completed() { finish(handle, code) }
                 for transfer in transfers.values { transfer.flush() }
-                expire(.now)
             }
-            pausedCount.store(transfers.values.count { $0.window.isPaused }, ordering: .relaxed)
+            let wait = sweep(.now)
             do {
-                try multi.poll(timeoutMS: pollTimeout(.now))
+                try multi.poll(timeoutMS: wait)
             } catch {
                 // The multi handle is broken: nothing in it can finish. Fail what runs, and do
                 // not spin while waiting for the next command.
@@ -168,23 +167,26 @@ final class CurlEventLoop: @unchecked Sendable {
         }
     }
 
-    /// Ends every transfer past its deadline with its timeout error.
-    private func expire(_ now: ContinuousClock.Instant) {
-        for transfer in transfers.values where transfer.isPastDeadline(now) {
-            drop(transfer, transfer.timeoutError)
-        }
-    }
-
-    /// How long the loop may wait for activity: until the nearest deadline, at most a second
+    /// One pass over the transfers after a turn: ends those past their deadline with their
+    /// timeout error, counts those waiting for their readers (``pausedTransfers``), and returns
+    /// how long the loop may wait for activity — until the nearest deadline, at most a second
     /// while transfers run (10 s without: a command wakes it).
-    private func pollTimeout(_ now: ContinuousClock.Instant) -> Int32 {
-        guard !transfers.isEmpty else { return 10_000 }
-        var wait = Duration.seconds(1)
+    private func sweep(_ now: ContinuousClock.Instant) -> Int32 {
+        var wait = Duration.seconds(transfers.isEmpty ? 10 : 1)
+        var paused = 0
         for transfer in transfers.values {
-            if let left = transfer.timeLeft(now), left < wait { wait = left }
+            guard let left = transfer.timeLeft(now) else {
+                paused += 1
+                continue
+            }
+            if left <= .zero {
+                drop(transfer, transfer.timeoutError)
+            } else if left < wait {
+                wait = left
+            }
         }
-        // At least a millisecond: a deadline just passed is handled on the next turn.
-        return Int32(max(1, wait.milliseconds))
+        pausedCount.store(paused, ordering: .relaxed)
+        return Int32(wait.milliseconds)
     }
 
     /// Takes `transfer` out of libcurl and ends its stream with `error`.
@@ -231,13 +233,7 @@ final class CurlEventLoop: @unchecked Sendable {
 
 /// Hands a transfer's events to its reader one at a time, counting each body piece off the
 /// transfer's window as it is taken, and asking for the resume the window calls for.
-///
-/// Why the unchecked conformance is safe: `next()` is only called by the `produce` closure of
-/// the one `AsyncThrowingStream(unfolding:)` that owns this reader, and that stream calls it only
-/// from its iterator's `next()` — one call at a time, as the iterator is not `Sendable` and
-/// cannot be awaited from two tasks. So `events` is never touched by two calls at once. (A class,
-/// not an actor: an actor cost every event of every transfer a hop to its executor and back.)
-private final class TransferReader: @unchecked Sendable {
+private actor TransferReader {
     private var events: AsyncThrowingStream<FetchEvent, any Error>.AsyncIterator
     private let window: TransferWindow
     private let resume: @Sendable () -> Void
@@ -249,7 +245,11 @@ private final class TransferReader: @unchecked Sendable {
     }
 
     func next() async throws -> FetchEvent? {
-        let event = try await events.next()
+        // Out of the property for the call (one `next()` runs at a time: the stream's consumer
+        // waits for each event before it asks for the next).
+        var iterator = events
+        defer { events = iterator }
+        let event = try await iterator.next(isolation: self)
         if case .body(let piece)? = event, window.taken(piece.count) { resume() }
         return event
     }

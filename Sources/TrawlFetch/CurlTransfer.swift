@@ -46,7 +46,7 @@ final class CurlTransfer {
     /// The bytes handed on that the reader has not taken: past its high-water mark the
     /// transfer pauses.
     let window: TransferWindow
-    /// Time for the whole transfer. Enforced by the event loop (``isPastDeadline(_:)``), not by
+    /// Time for the whole transfer. Enforced by the event loop (``timeLeft(_:)``), not by
     /// `CURLOPT_TIMEOUT_MS`: libcurl's clock runs on while a transfer is paused for its reader,
     /// and a slow reader is not a slow server.
     let timeLimit: Duration
@@ -178,12 +178,8 @@ final class CurlTransfer {
         try easy.resume()
     }
 
-    /// Whether the transfer has used its time (a transfer waiting for its reader never has).
-    func isPastDeadline(_ now: ContinuousClock.Instant) -> Bool {
-        pausedSince == nil && now >= deadline
-    }
-
-    /// Time left before the deadline; `nil` while the transfer waits for its reader.
+    /// Time left before the deadline (none left: zero or less); `nil` while the transfer waits
+    /// for its reader, whose time is not counted.
     func timeLeft(_ now: ContinuousClock.Instant) -> Duration? {
         pausedSince == nil ? deadline - now : nil
     }

@@ -47,7 +47,4 @@ final class TransferWindow: Sendable {
         guard left <= Self.lowWater else { return false }
         return paused.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged
     }
-
-    /// Whether the transfer is paused waiting for its reader (for diagnostics and tests).
-    var isPaused: Bool { paused.load(ordering: .sequentiallyConsistent) }
 }

@@ -37,8 +37,7 @@ struct DemoCommand: AsyncParsableCommand {
             throw ValidationError("no cases in '\(folder.path)'; run from the repository's top folder or pass --recordings")
         }
         let format = OutputFormat.choose(json: json, stream: false, table: table)
-        var failed: [String] = []
-        var failures: [String] = []
+        var failed: [(name: String, verdict: CaseVerdict)] = []
         var notRecorded: [String] = []
         for recorded in cases {
             guard recorded.hasRecording else {
@@ -48,10 +47,7 @@ struct DemoCommand: AsyncParsableCommand {
             }
             let run = await CaseRun(recorded)
             let input = recorded.recordingCase.input
-            if run.verdict.outcome == .fail {
-                failed.append(recorded.name)
-                failures.append("\(recorded.name): \(run.verdict)")
-            }
+            if run.verdict.outcome == .fail { failed.append((recorded.name, run.verdict)) }
             if format == .table {
                 // A case that needs a browser was replayed through Chromium, its requests answered from the HAR.
                 let rendered = run.media.contains { $0.provenance.origin.isRendered } ? " (rendered offline in Chromium)" : ""
@@ -67,15 +63,15 @@ struct DemoCommand: AsyncParsableCommand {
             let replayed = cases.count - notRecorded.count
             print(
                 "\(replayed - failed.count) of \(Counted(replayed, "case")) as expected"
-                    + (failed.isEmpty ? "" : "; failing: " + failed.joined(separator: ", ")))
+                    + (failed.isEmpty ? "" : "; failing: " + failed.map(\.name).joined(separator: ", ")))
             if !notRecorded.isEmpty {
                 print("skipped \(Counted(notRecorded.count, "live case")) with no recording yet: " + notRecorded.joined(separator: ", "))
             }
-        } else if !failures.isEmpty {
+        } else if !failed.isEmpty {
             // The JSON lines carry each failure, but a log's tail (a CI job's) may show only the
             // last cases: the failing ones are named again where a reader of the tail sees them.
-            Diagnostics.write("trawl demo: \(failures.count) of \(Counted(cases.count - notRecorded.count, "case")) failed")
-            for failure in failures { Diagnostics.write("  " + failure) }
+            Diagnostics.write("trawl demo: \(failed.count) of \(Counted(cases.count - notRecorded.count, "case")) failed")
+            for failure in failed { Diagnostics.write("  \(failure.name): \(failure.verdict)") }
         }
         throw ExitCode(failed.isEmpty ? ExitStatus.found.rawValue : ExitStatus.nothingFound.rawValue)
     }
