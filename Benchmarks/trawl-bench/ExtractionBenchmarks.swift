@@ -108,6 +108,9 @@ func peakRSS() -> Int {
 /// with no tag in it for 30 MB (libxml2's push parser holds such a node whole until its end).
 enum BigPage: String {
     case markup, text
+    /// The markup page with a head that names its item (an animated `og:image`), as a long
+    /// thread or archive page does.
+    case named
 
     /// libxml2's push parser keeps its whole input while an element it cannot close yet is
     /// open: so the text page holds its 30 MB in libxml2 as well as in the body, and so would
@@ -116,19 +119,20 @@ enum BigPage: String {
         switch self {
         case .markup: "<html><head><title>big</title></head><body>"
         case .text: "<html><head><title>big</title></head><body><p>"
+        case .named: #"<html><head><title>big</title><meta property="og:image" content="https://m.example/named.gif"></head><body>"#
         }
     }
 
     var tail: String {
         switch self {
-        case .markup: #"<img src="https://m.example/last.gif" width="300"></body></html>"#
+        case .markup, .named: #"<img src="https://m.example/last.gif" width="300"></body></html>"#
         case .text: #"</p><img src="https://m.example/last.gif" width="300"></body></html>"#
         }
     }
 
     var filler: String {
         switch self {
-        case .markup: String(repeating: #"<p class="c">lorem ipsum <a href="/x">dolor</a> sit amet</p>"#, count: 2048)
+        case .markup, .named: String(repeating: #"<p class="c">lorem ipsum <a href="/x">dolor</a> sit amet</p>"#, count: 2048)
         case .text: String(repeating: "lorem ipsum dolor sit amet, ", count: 4096)
         }
     }

@@ -13,6 +13,7 @@ struct TrawlBench: AsyncParsableCommand {
         subcommands: [
             All.self, Throughput.self, Profile.self, Replay.self, Accuracy.self, DevSetCommand.self, Memory.self, MemoryText.self,
             MemoryProcess.self,
+            FirstMedia.self,
             Batch.self, BatchMemory.self, Probe.self, QueueOverhead.self, Queue.self, Browser.self, AutoStatic.self, Serve.self, Compare.self,
         ],
         defaultSubcommand: All.self)
@@ -101,6 +102,21 @@ extension TrawlBench {
         }
 
         func run() throws { try ProcessMemoryBenchmark.run(rounds: rounds, trawl: trawl) }
+    }
+
+    struct FirstMedia: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "first-media", abstract: "when a 30 MB page's named GIF is printed by trawl resolve, against when the process ends")
+
+        @Option(help: "Rounds, the inputs alternating.") var rounds = 5
+        @Option(help: "Another trawl binary to measure instead of the repository's release build (an earlier build).")
+        var trawl: String?
+
+        func validate() throws {
+            guard rounds > 0 else { throw ValidationError("--rounds must be at least 1") }
+        }
+
+        func run() throws { try FirstMediaBenchmark.run(rounds: rounds, trawl: trawl) }
     }
 
     // `trawl batch` end to end; these spawn the release `trawl` of the repository's top package.

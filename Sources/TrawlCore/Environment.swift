@@ -36,6 +36,9 @@ public protocol DocumentStream: AnyObject {
     /// Ends the document and returns what was found.
     /// - Throws: when the document could not be read at all.
     func finish() throws -> ScannedDocument
+    /// What the scan has read so far (its meta tags, links, title), without ending the
+    /// document; `nil` when nothing is known yet. Embedded JSON waits for ``finish()``.
+    func summarySoFar() -> DocumentSummary?
 }
 
 /// What a ``DocumentScanner`` found.
@@ -86,8 +89,12 @@ public struct Environment: Sendable {
     /// The payloads for one request: each response, and for an HTML response the document (with
     /// its ``Payload/document`` summary) followed by each JSON payload embedded in it. A body the
     /// transport streams is scanned as its pieces arrive.
-    public func payloads(for request: FetchRequest, from context: Request?) -> AsyncThrowingStream<Payload, any Error> {
-        scanned(transport.parts(for: request, context: context))
+    /// - Parameter documentStarts: whether a streamed document that outgrows
+    ///   ``documentBodyLimit`` is also handed on at that point, as its kept bytes and what the
+    ///   scan has read of them (``Payload/isDocumentStart``), so a reader can act on its head
+    ///   before the rest arrives. The whole document follows either way.
+    public func payloads(for request: FetchRequest, from context: Request?, documentStarts: Bool = false) -> AsyncThrowingStream<Payload, any Error> {
+        scanned(transport.parts(for: request, context: context), documentStarts: documentStarts)
     }
 
     /// The payloads of `request` rendered by ``renderer``: each XHR response it caught, then
@@ -103,7 +110,7 @@ public struct Environment: Sendable {
     }
 
     /// `responses`, with each HTML one followed by the JSON embedded in it.
-    private func scanned(_ responses: AsyncThrowingStream<ResponsePart, any Error>) -> AsyncThrowingStream<Payload, any Error> {
+    private func scanned(_ responses: AsyncThrowingStream<ResponsePart, any Error>, documentStarts: Bool = false) -> AsyncThrowingStream<Payload, any Error> {
         let scanner = self.scanner
         let parsers = self.parsers
         let limit = documentBodyLimit
@@ -142,6 +149,11 @@ public struct Environment: Sendable {
                         overflow = scan
                         let room = limit - body.bytes.count
                         if room > 0 { body.append(piece.prefix(room).withUnsafeBytes { Data($0) }) }
+                        if documentStarts, let head = info, let summary = stream?.summarySoFar() {
+                            var start = Payload(body: body.bytes, info: head, document: summary)
+                            start.isDocumentStart = true
+                            continuation.yield(start)
+                        }
                     }
                     piece.withUnsafeBytes { overflow?.feed($0) }
                 case .end:

@@ -10,6 +10,10 @@ public struct Payload: Sendable {
     /// ``Environment/documentBodyLimit``): ``body`` is its first bytes only, and this says what
     /// the rest held for the readers of its text. `nil`: ``body`` is the whole response.
     public var overflow: BodyOverflow?
+    /// Whether this is only the start of a large document whose body is still arriving (see
+    /// ``Environment/payloads(for:from:documentStarts:)``): ``body`` is its first bytes and
+    /// ``document`` what the scan read of them. The whole document follows in the same stream.
+    public var isDocumentStart = false
 
     public init(body: Data, info: PayloadInfo, document: DocumentSummary? = nil) {
         self.body = body

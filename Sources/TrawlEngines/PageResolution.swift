@@ -12,7 +12,8 @@ import TrawlParsers
 ///    post's JSON). When it answers (``siteSourceAnswered``), the page is not fetched.
 /// 2. **Page** (``read(_:)``): the document, the JSON cut out of it, and — when rendered — its
 ///    XHR answers and DOM snapshots. What the page names (its metadata, its post object) goes out
-///    at once; what its body merely shows is held back.
+///    at once; what its body merely shows is held back. A large document's start
+///    (``readStart(_:)``) comes first: what its meta tags name goes out before the body ends.
 /// 3. **Render decision** (``renderDecision(canRender:)``), after every static stage: the items a state
 ///    object carries answer without a browser; only a page with nothing at all is offered to the
 ///    renderer.
@@ -197,6 +198,26 @@ struct PageResolution {
             fallbackRead.insert(kept.count - 1)
             streamed += emit(parsers.parse(payload, stages: .fallback), page: documentURL)
         }
+    }
+
+    /// Reads the start of a large document while the rest of it arrives (its first
+    /// ``Environment/documentBodyLimit`` bytes, ``Payload/isDocumentStart``): what its meta tags
+    /// name goes out now instead of after the whole body. That is all that can: what the body
+    /// shows waits for the whole page (something later may name the item), and embedded JSON
+    /// is cut out at the document's end. ``read(_:)`` of the whole document follows and finds
+    /// these media again (already sent, they are not sent twice); what it would have added to
+    /// them — a shown `<video>`'s poster, renditions named past the start — is lost.
+    mutating func readStart(_ payload: Payload) {
+        guard !definitive, payload.info.origin == .document else { return }
+        var start = payload
+        start.document?.mediaElements = []
+        var set = parsers.parse(start, stages: .generic)
+        set.media.removeAll { WebEngine.shownParsers.contains($0.provenance.parser) }
+        guard !set.media.isEmpty else { return }
+        set.media = SiblingRenditions.attach(to: set.media, from: start)
+        // The whole document's read reports what its parsers said.
+        set.diagnostics = []
+        emit(set, page: payload.info.url)
     }
 
     // MARK: 3. render decision

@@ -70,20 +70,20 @@ struct PageResolutionRun {
         try await read(environment.renderedPayloads(for: FetchRequest(url: url), from: request), into: { $0.read($1) })
     }
 
-    /// Step 2: the page fetched. A short link (`t.co`, `gph.is`, `v.redd.it`) redirects to a page
+    /// Step 2: the page fetched; a large document's start is read while the rest arrives. A short link (`t.co`, `gph.is`, `v.redd.it`) redirects to a page
     /// another site reads better from its own source: when `mayHandOver`, the page is left unread
     /// and the address it landed on is returned, for that site.
     mutating func readPage(mayHandOver: Bool) async throws -> URL? {
         var handOver: URL?
         try await read(
-            environment.payloads(for: FetchRequest(url: url), from: request),
+            environment.payloads(for: FetchRequest(url: url), from: request, documentStarts: true),
             into: { [url] page, payload in
                 guard handOver == nil else { return }
                 if payload.info.origin == .document, mayHandOver, let target = PageResolution.handOver(from: url, to: payload.info.url) {
                     handOver = target
                     return
                 }
-                page.read(payload)
+                if payload.isDocumentStart { page.readStart(payload) } else { page.read(payload) }
             })
         return handOver
     }

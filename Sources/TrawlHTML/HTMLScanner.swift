@@ -61,6 +61,8 @@ final class HTMLDocumentStream: DocumentStream {
 
     func feed(_ piece: Data) { scanner.feed(piece) }
 
+    func summarySoFar() -> DocumentSummary? { scanner.summarySoFar() }
+
     func finish() throws -> ScannedDocument {
         var scanned = try scanner.finish()
         for index in scanned.embedded.indices {
@@ -187,6 +189,16 @@ public final class HTMLStreamScanner {
     private func noteStop(carried: Int) {
         guard stoppedAt == nil else { return }
         stoppedAt = max(0, fed - carried - Self.blockSize)
+    }
+
+    /// What libxml2 has reported so far: the summary of the markup before the last block it
+    /// was given (it may hold an unfinished tag back). `nil` while the charset is undecided and
+    /// nothing has been read.
+    public func summarySoFar() -> DocumentSummary? {
+        guard let parser, let charset else { return nil }
+        var summary = parser.state.summary
+        summary.charset = charset.name
+        return summary
     }
 
     /// Feeds the last piece and ends the document: a document handed over in one piece this

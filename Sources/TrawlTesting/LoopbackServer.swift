@@ -214,10 +214,9 @@ public final class LoopbackServer: Sendable {
                 Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
                 guard connection.send(chunk) else { return false }
             }
-        case .endless(let headers):
-            guard connection.send(Self.head(status: 200, headers: headers)) else { return false }
-            let block = Data(count: 64 << 10)
-            while connection.send(block) {}
+        case .endless(let headers, let start, let filler):
+            guard connection.send(Self.head(status: 200, headers: headers)), connection.send(start) else { return false }
+            while connection.send(filler) {}
         case .truncated(let headers, let declaredLength, let body):
             _ = connection.send(Self.head(status: 200, headers: headers + [("Content-Length", String(declaredLength))]))
             _ = connection.send(body)

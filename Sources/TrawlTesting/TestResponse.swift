@@ -6,8 +6,9 @@ public enum TestResponse: Sendable {
     case ok(status: Int = 200, headers: [(String, String)] = [], body: Data)
     /// Headers, then `chunks` sent one at a time with `interval` between them (no length).
     case drip(headers: [(String, String)] = [], chunks: [Data], interval: Duration)
-    /// Headers, then zeros forever (until the client leaves).
-    case endless(headers: [(String, String)] = [])
+    /// Headers, then `start`, then `filler` over and over (zeros unless given) until the client
+    /// leaves.
+    case endless(headers: [(String, String)] = [], start: Data = Data(), filler: Data = Data(count: 64 << 10))
     /// Declares `declaredLength`, sends `body` (shorter), then resets the connection.
     case truncated(headers: [(String, String)] = [], declaredLength: Int, body: Data)
     /// Bytes written as they are (status line and headers included).

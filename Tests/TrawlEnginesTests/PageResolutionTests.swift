@@ -102,6 +102,40 @@ struct PageResolutionTests {
         #expect((failure != nil) == row.fails)
     }
 
+    /// The start of a large document as the environment hands it on: its kept bytes and what
+    /// the scan read of them (here, all of the small page).
+    static func start(of payloads: [Payload]) throws -> Payload {
+        var start = try #require(payloads.first { $0.info.origin == .document })
+        start.isDocumentStart = true
+        return start
+    }
+
+    @Test func aLargeDocumentsStartSendsWhatItsMetaTagsNameAndNothingTwice() async throws {
+        var page = Self.resolution()
+        let payloads = try await Self.payloads(Self.named)
+        page.readStart(try Self.start(of: payloads))
+        // Named by the head: out at once. Shown by the body: not yet, and not from the start.
+        #expect(Self.urls(page.take()) == ["https://cdn.news.example/v/skate.mp4"])
+        for payload in payloads { page.read(payload) }
+        #expect(Self.urls(page.take()).isEmpty)
+        #expect(Self.decided(page.renderDecision(canRender: true)) == .notNeeded)
+        #expect(page.afterPage().isEmpty)
+        _ = page.finish()
+        #expect(Self.urls(page.take()).isEmpty)
+    }
+
+    @Test func aStartThatNamesNothingSendsNothingAndWhatItShowsWaits() async throws {
+        var page = Self.resolution()
+        let payloads = try await Self.payloads(Self.shownOnly)
+        page.readStart(try Self.start(of: payloads))
+        #expect(page.take().isEmpty)
+        for payload in payloads { page.read(payload) }
+        #expect(Self.urls(page.take()).isEmpty)
+        _ = page.renderDecision(canRender: false)
+        #expect(page.afterPage().isEmpty)
+        #expect(Self.urls(page.take()) == ["https://cdn.news.example/u/skate.gif"])
+    }
+
     @Test func aSiteSourceThatAnswersEndsTheResolution() async throws {
         var page = Self.resolution()
         let json =

@@ -107,6 +107,41 @@ struct StreamedBodyTests {
         #expect(streamed.map(\.media) == (try await resolve(whole, path)).map(\.media))
     }
 
+    /// A document past the kept limit is handed on at that point too, when asked: its kept bytes
+    /// and what the scan read of them, then the whole document as without the start.
+    @Test func aLargeDocumentsStartComesBeforeTheWholeWhenAsked() async throws {
+        let path = try writePage()
+        defer { try? FileManager.default.removeItem(at: path) }
+        let (environment, _) = environment(bodyLimit: 256 << 10)
+        let request = FetchRequest(url: path)
+        var withStarts: [Payload] = []
+        for try await payload in environment.payloads(for: request, from: nil, documentStarts: true) { withStarts.append(payload) }
+        var without: [Payload] = []
+        for try await payload in environment.payloads(for: request, from: nil) { without.append(payload) }
+
+        let start = try #require(withStarts.first)
+        #expect(start.isDocumentStart)
+        #expect(start.body == Self.page.prefix(256 << 10))
+        #expect(start.document?.firstMeta("og:video") == "https://media.example/clip.mp4")
+        // Only what was read by then: the page's images run on to its end.
+        #expect((start.document?.mediaElements.count ?? 0) < 6000 / 2)
+        #expect(withStarts.filter(\.isDocumentStart).count == 1)
+        #expect(without.allSatisfy { !$0.isDocumentStart })
+        #expect(withStarts.dropFirst().map(\.body) == without.map(\.body))
+        #expect(withStarts.dropFirst().map(\.document) == without.map(\.document))
+    }
+
+    /// A page small enough to keep whole has no start of its own.
+    @Test func aDocumentKeptWholeHasNoStart() async throws {
+        let path = try writePage()
+        defer { try? FileManager.default.removeItem(at: path) }
+        let (environment, _) = environment()
+        var payloads: [Payload] = []
+        for try await payload in environment.payloads(for: FetchRequest(url: path), from: nil, documentStarts: true) { payloads.append(payload) }
+        #expect(payloads.first?.body == Self.page)
+        #expect(payloads.allSatisfy { !$0.isDocumentStart })
+    }
+
     /// The document keeps its first bytes only; the fallback finds in the URLs kept of the rest
     /// what it finds in the whole text.
     @Test func aPageKeptInPartFindsWhatTheFallbackFindsInTheWhole() async throws {
@@ -139,6 +174,11 @@ struct StreamedHTTPBodyTests {
         server = try LoopbackServer { request in
             switch request.path {
             case "/endless": .endless(headers: [("Content-Type", "text/html")])
+            case "/endless-page": .endless(headers: [("Content-Type", "text/html")], start: Self.namedHead, filler: Self.paragraphs)
+            case "/endless-shown":
+                .endless(
+                    headers: [("Content-Type", "text/html")], start: Data("<!doctype html><html><head><title>posts</title></head><body>".utf8),
+                    filler: Self.paragraphs)
             case "/bomb": .ok(headers: [("Content-Type", "text/html"), ("Content-Encoding", "gzip")], body: Gzip.compressedZeros(count: 64 << 20))
             case "/drip": .drip(headers: [("Content-Type", "text/html")], chunks: Self.dripped, interval: .milliseconds(20))
             case "/slow":
@@ -146,6 +186,48 @@ struct StreamedHTTPBodyTests {
             default: .status(404)
             }
         }
+    }
+
+    /// A head that names its item, as a long thread or archive page does.
+    static let namedHead = Data(
+        #"""
+        <!doctype html><html><head><title>a thread that never ends</title>
+        <meta property="og:video" content="https://media.example/named.mp4"><meta property="og:video:type" content="video/mp4">
+        <meta property="og:image" content="https://media.example/named.jpg"></head><body>
+        """#.utf8)
+
+    /// The body of the page that never ends: posts with their own images.
+    static let paragraphs = Data(
+        String(repeating: #"<div class="post"><p>lorem ipsum</p><img src="https://cdn.example/post.gif" width="300"></div>"#, count: 600).utf8)
+
+    /// What a page's head names goes out once the page outgrows the part kept of it, while its
+    /// body is still arriving: this page's body never ends (the cap would end it in an error).
+    @Test func whatAPagesHeadNamesArrivesBeforeItsBodyEnds() async throws {
+        let environment = environment(maxBodySize: 16 << 20)
+        let request = Request(server.url("/endless-page").absoluteString)
+        var first: ResultSet?
+        for try await set in SearchProvider(environment: environment).results(for: request) where !set.media.isEmpty {
+            first = set
+            break
+        }
+        let media = try #require(first?.media.first)
+        #expect(media.url == "https://media.example/named.mp4")
+        #expect(media.still == "https://media.example/named.jpg")
+        #expect(first?.media.count == 1)
+    }
+
+    /// Without a name in its head, what the body shows waits for the body's end (something
+    /// further on may still name the item): the page that never ends is cut by the cap, with
+    /// nothing said before.
+    @Test func whatAPagesBodyShowsWaitsForTheEnd() async throws {
+        let environment = environment(maxBodySize: 4 << 20)
+        var media: [Media] = []
+        await #expect {
+            for try await set in SearchProvider(environment: environment).results(for: Request(server.url("/endless-shown").absoluteString)) {
+                media += set.media
+            }
+        } throws: { ($0 as? FetchError)?.code == .bodyTooLarge }
+        #expect(media.isEmpty)
     }
 
     /// A small page in eight pieces.
@@ -240,5 +322,6 @@ struct PieceCountingScanner: DocumentScanner {
             base.feed(piece)
         }
         func finish() throws -> ScannedDocument { try base.finish() }
+        func summarySoFar() -> DocumentSummary? { base.summarySoFar() }
     }
 }
