@@ -130,8 +130,11 @@ public actor BrowserPool {
             let rendered = try await page.run(tab.stream)
             reusable = page.origins
             return rendered
-        } catch let error as BrowserError where error.url == nil {
-            throw BrowserError(error.code, url: request.url.absoluteString, message: error.message)
+        } catch let error as BrowserError {
+            // A renderer seldom dies alone (memory ran short, or the browser lost its renderers):
+            // the spare tab prepared beside it is not trusted with the next page.
+            if error.code == .crashed { await dropSpare(of: browser) }
+            throw error.url == nil ? BrowserError(error.code, url: request.url.absoluteString, message: error.message) : error
         }
     }
 
@@ -270,6 +273,16 @@ public actor BrowserPool {
                 }
             }
         )
+    }
+
+    /// Closes the spare tab prepared on `browser`, if any: the next page opens its own.
+    private func dropSpare(of browser: Browser) {
+        guard let spare, spare.browser === browser else { return }
+        self.spare = nil
+        let timeout = configuration.commandTimeout
+        Task {
+            if case .success(let tab) = await spare.tab.value { await tab.close(timeout: timeout) }
+        }
     }
 
     /// Kills `browser` if it is still the pool's: the next page starts a new one.

@@ -9,8 +9,16 @@ package import TrawlCore
 ///
 /// Both flow through the same scanner and parser chain as fetched documents. Ending the iteration
 /// (or cancelling its task) closes the page's tab.
+///
+/// A page whose renderer or browser died under it (``BrowserError/Code/crashed``) is rendered
+/// once more, in a fresh tab (and a fresh browser when the browser died): a crash is most often
+/// the machine's (memory) or the browser's, not the page's. The second crash is the page's
+/// answer. XHR payloads the first try handed on stay handed on; the second try's repeat them,
+/// and the parsers' results are told apart by their media, so nothing is sent twice.
 package struct BrowserTransport: PayloadTransport {
     package let pool: BrowserPool
+    /// Renders after the first of a page that crashed.
+    package var crashRetries = 1
 
     package init(pool: BrowserPool) {
         self.pool = pool
@@ -18,10 +26,20 @@ package struct BrowserTransport: PayloadTransport {
 
     package func payloads(for request: FetchRequest, context: Request?) -> AsyncThrowingStream<Payload, any Error> {
         let pool = pool
+        let retries = crashRetries
         return AsyncThrowingStream(running: { continuation in
-            let page = try await pool.render(request) { payload in continuation.yield(payload) }
-            continuation.yield(page.snapshot)
-            for frame in page.frames { continuation.yield(frame) }
+            var attempt = 0
+            while true {
+                do {
+                    let page = try await pool.render(request) { payload in continuation.yield(payload) }
+                    continuation.yield(page.snapshot)
+                    for frame in page.frames { continuation.yield(frame) }
+                    return
+                } catch let error as BrowserError where error.code == .crashed && attempt < retries {
+                    try Task.checkCancellation()
+                    attempt += 1
+                }
+            }
         })
     }
 }

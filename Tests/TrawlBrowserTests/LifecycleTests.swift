@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 import TrawlCore
 import TrawlTesting
@@ -36,6 +37,94 @@ extension BrowserTests {
             #expect(await pool.browserProcessID != first)
             #expect(!isAlive(first))
             await site.close()
+        }
+
+        /// A page whose renderer dies under it is rendered once more, in a fresh tab.
+        @Test func aPageWhoseRendererCrashedIsRenderedOnceMore() async throws {
+            let site = try Self.flakySite()
+            let render = Self.render(site)
+            try await Self.waitForTick(of: 1, on: site, or: render)
+            #expect(try await Self.killRenderers(of: site.pool) > 0)
+            let payloads = try await render.task.value
+            let dom = try #require(payloads.last { $0.info.origin == .domSnapshot })
+            #expect(dom.text.contains("/ok.gif"))
+            #expect(site.server.requests.filter { $0.path == "/flaky" }.count == 2)
+            #expect(await site.pool.launches == 1)
+            await site.close()
+        }
+
+        /// The second crash is the page's answer: no third try.
+        @Test func aPageWhoseRendererCrashesTwiceFailsAsCrashed() async throws {
+            let site = try Self.flakySite(fineAfter: 3)
+            let render = Self.render(site)
+            for attempt in 1...2 {
+                try await Self.waitForTick(of: attempt, on: site, or: render)
+                #expect(try await Self.killRenderers(of: site.pool) > 0)
+            }
+            await #expect { try await render.task.value } throws: { ($0 as? BrowserError)?.code == .crashed }
+            #expect(site.server.requests.filter { $0.path == "/flaky" }.count == 2)
+            await site.close()
+        }
+
+        /// `/flaky` rendered through the transport, and whether that has ended.
+        static func render(_ site: BrowserSite) -> (task: Task<[Payload], any Error>, ended: Watched<Bool>) {
+            let ended = Watched(false)
+            let task = Task {
+                defer { ended.set(true) }
+                var payloads: [Payload] = []
+                for try await payload in BrowserTransport(pool: site.pool).payloads(for: FetchRequest(url: site.url("/flaky")), context: nil) {
+                    payloads.append(payload)
+                }
+                return payloads
+            }
+            return (task, ended)
+        }
+
+        /// Waits for a tick of try `attempt`'s page; a render that ends first says why.
+        static func waitForTick(of attempt: Int, on site: BrowserSite, or render: (task: Task<[Payload], any Error>, ended: Watched<Bool>)) async throws {
+            try await waitUntil("try \(attempt)'s tick", interval: .milliseconds(10)) {
+                let requests = site.server.requests
+                let page = requests.indices.filter { requests[$0].path == "/flaky" }.dropFirst(attempt - 1).first
+                return render.ended.value || page.map { requests[$0...].contains { $0.path == "/tick" } } ?? false
+            }
+            if render.ended.value {
+                _ = try await render.task.value
+                Issue.record("the render ended before try \(attempt)'s tick")
+            }
+        }
+
+        /// `/flaky` ticks until its renderer is killed for its first `fineAfter - 1` requests,
+        /// then is a page with a GIF.
+        static func flakySite(fineAfter: Int = 2) throws -> BrowserSite {
+            let served = Mutex(0)
+            return try BrowserSite(pageBudget: .seconds(20)) { request in
+                switch request.path {
+                case "/flaky":
+                    let count = served.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    return count < fineAfter
+                        ? .html("<html><body><script>setInterval(() => fetch('/tick'), 100)</script></body></html>")
+                        : .html("<html><body><script>document.body.innerHTML = '<img src=\"/ok.gif\">'</script></body></html>")
+                case "/tick": return .json("{}")
+                default: return .status(404)
+                }
+            }
+        }
+
+        /// Kills every renderer process of the pool's browser (the page's and a spare tab's); the
+        /// browser itself lives on. Returns how many were killed.
+        static func killRenderers(of pool: BrowserPool) async throws -> Int {
+            let browser = try #require(await pool.browserProcessID)
+            var killed = 0
+            for pid in descendants(of: browser) {
+                guard let command = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
+                    String(decoding: command, as: UTF8.self).contains("--type=renderer")
+                else { continue }
+                if kill(pid, SIGKILL) == 0 { killed += 1 }
+            }
+            return killed
         }
 
         @Test func fiftyPagesThroughOneBrowserLeakNoProcessesOrDescriptors() async throws {
