@@ -42,6 +42,29 @@ unfinished() {
   ' "$log"
 }
 
+# A temporary folder of the run's own, $TMPDIR for the tests and every program they start,
+# removed when the run ends: the fixtures' scratch folders (stores, indexes, caches, outputs)
+# go with it. Mode 0755: a run as root hands each throwaway PostgreSQL cluster's folder inside
+# it to the postgres user, who must be able to reach it. Each cluster's stop helper removes its
+# own folder once the server has stopped (after the test process ends); the rest waits for
+# those, so no server loses its data folder while running. Port reservations live in
+# /tmp/trawl-ports, shared with every other run (PortReservation).
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/trawl-test-run.XXXXXX") || exit 1
+chmod 0755 "$scratch"
+export TMPDIR=$scratch
+remove_scratch() {
+  for _ in $(seq 150); do
+    compgen -G "$scratch/trawl-pg-*" >/dev/null || break
+    sleep 0.2
+  done
+  if compgen -G "$scratch/trawl-pg-*" >/dev/null; then
+    echo "=== left $scratch: a PostgreSQL cluster of the run has not stopped" >&2
+  else
+    rm -rf "$scratch"
+  fi
+}
+trap remove_scratch EXIT
+
 # The run's wall time, printed last: how long the suite took, apart from the build before it.
 started=$(date +%s%N)
 wall() {

@@ -12,7 +12,9 @@ import Synchronization
 /// in the child's place. So the port comes from outside the kernel's ephemeral range
 /// (`/proc/sys/net/ipv4/ip_local_port_range`), which no socket bound to port 0 or connecting
 /// out is ever given, and is reserved among reservers by an exclusive `flock` on a file named
-/// after it (in `$TMPDIR/trawl-ports`): two reservations, in one process or in two, never
+/// after it (in `/tmp/trawl-ports`, whatever `$TMPDIR` is: a test run has a temporary folder of
+/// its own, and runs side by side must see each other's reservations): two reservations, in one
+/// process or in two, never
 /// hold the same port, and the kernel drops the lock however the process ends (no stale
 /// reservation after a `kill -9`). A port some other program listens on is skipped.
 ///
@@ -26,7 +28,7 @@ public final class PortReservation: Sendable {
 
     /// Reserves a port nobody listens on now and no other reservation holds.
     public init() throws {
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("trawl-ports")
+        let folder = URL(fileURLWithPath: "/tmp/trawl-ports")
         if mkdir(folder.path, 0o1777) == 0 {
             // Shared by every user's runs, as the temporary folder is (mkdir's mode is cut by the umask).
             chmod(folder.path, 0o1777)

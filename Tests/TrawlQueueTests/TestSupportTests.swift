@@ -22,7 +22,7 @@ struct TestSupportTests {
         let reservation = try PortReservation()
         let port = reservation.port
         #expect(!ephemeral.contains(port), "\(port) is in \(ephemeral)")
-        let lockFile = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("trawl-ports/\(port).lock").path
+        let lockFile = "/tmp/trawl-ports/\(port).lock"
         let other = open(lockFile, O_RDONLY | O_CLOEXEC)
         try #require(other >= 0)
         defer { close(other) }
