@@ -69,6 +69,33 @@ extension QueueStore {
         }
     }
 
+    /// Jobs a finish's take-over leased to `owner` in a try whose answer was lost: known by what
+    /// only that try writes, running under `owner`'s lease until `until`, updated at `at` (a
+    /// worker's claims and finishes each read the clock anew). Leased to no running attempt,
+    /// they would otherwise wait for their lease to expire. Whether each was pending or waiting
+    /// to retry is not kept: a job with an error was retried.
+    ///
+    /// Read after the repeat's own statement, which waited for the first try's row locks on the
+    /// finished jobs: by then that try has committed or rolled back. A claim has no such order
+    /// (it skips locked rows and waits for nothing), so a repeated claim cannot tell a first try
+    /// that never committed from one that has not yet.
+    func leasedByLostTry(
+        on connection: PostgresConnection, owner: String, until: Double, at: Double, except known: [Int64] = [], limit: Int
+    ) async throws -> [Job] {
+        var jobs: [Job] = []
+        let rows = try await connection.query(
+            """
+            SELECT id, key, input, url, host, CASE WHEN last_error IS NULL THEN 'pending' ELSE 'retry-later' END,
+                attempts, last_error, due_at, duplicates
+            FROM trawl_job
+            WHERE lease_owner = \(owner) AND lease_until = \(until) AND updated_at = \(at) AND state = 'running'
+                AND id <> ALL(\(known)::int8[])
+            ORDER BY id LIMIT \(Int32(limit))
+            """, logger: logger)
+        for try await row in rows.decode(LeaseSQL.Row.self) { jobs.append(Job(leased: row)) }
+        return jobs
+    }
+
     /// Records how leased attempts ended, in one statement (one round trip, one transaction):
     /// each job's state change and its result together, its slot given back to its host (and
     /// a `Retry-After` hold applied for the whole fleet), idle workers notified when a full
@@ -140,6 +167,15 @@ extension QueueStore {
                 return recorded
             }
             result.discarded.subtract(recorded)
+        }
+        if repeated, takeOver > result.next.count {
+            // The first try may also have taken jobs over, and its answer, which named them, is
+            // lost: they are the worker's as well.
+            let known = result.next.map(\.id) + prepared.ids
+            let more = takeOver - result.next.count
+            result.next += try await run("read the jobs taken over") { connection in
+                try await self.leasedByLostTry(on: connection, owner: owner, until: leaseUntil, at: now, except: known, limit: more)
+            }
         }
         return result
     }

@@ -61,7 +61,7 @@ struct RepeatedFinishTests {
             // taken for lost) behind the first.
             try await waitUntil("the finish to be tried again while its first try waits", interval: .milliseconds(20)) {
                 let rows = try await watcher.query(
-                    "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH f AS (%'",
+                    "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH f AS (%'",
                     logger: Self.quiet)
                 for try await count in rows.decode(Int64.self) { return count >= 2 }
                 return false
@@ -82,5 +82,51 @@ struct RepeatedFinishTests {
         #expect(jobs.split(separator: "\n") == ["done 1 - false", "failed 1 - false", "retry-later 1 - true", "running 2 v false"])
         let results = try await fixture.cluster.psql("SELECT outcome || ' ' || worker FROM trawl_result ORDER BY job_id", database: fixture.database)
         #expect(results.split(separator: "\n") == ["done w", "failed w"])
+    }
+
+    @Test("A finish repeated after a lost answer hands on the jobs its first try took over, which would otherwise wait for their leases to expire")
+    func repeatedFinishKeepsItsTakeOver() async throws {
+        let fixture = try await QueueFixture(hosts: ["a.test"]) { request in QueueFixture.page(request.path) }
+        defer { fixture.server.shutdown() }
+        try fixture.writeList((1...5).map { "http://a.test/p\($0)" })
+        let configuration = fixture.configuration(concurrency: 2, perHost: 2)
+        let rules = ClaimRules(perHost: 2, delay: 0)
+        let (result, outages) = try await fixture.withStore { store in
+            try await fixture.push(store, configuration: configuration)
+            let now = Date().timeIntervalSince1970
+            let ours = try await store.claim(limit: 2, owner: "w", rules: rules, now: now, leaseUntil: now + 600)
+            try #require(ours.map(\.input) == ["http://a.test/p1", "http://a.test/p2"])
+
+            // As above: the first try waits for the rows past the stall limit, is taken for lost,
+            // and commits (taking two jobs over) once the rows are let go; its answer is ignored.
+            let holder = try await PostgresConnection.connect(configuration: fixture.location.connectionConfiguration, id: 1, logger: Self.quiet)
+            let watcher = try await PostgresConnection.connect(configuration: fixture.location.connectionConfiguration, id: 2, logger: Self.quiet)
+            try await holder.query("BEGIN", logger: Self.quiet)
+            try await holder.query("SELECT id FROM trawl_job WHERE id = ANY(\(ours.map(\.id))::int8[]) FOR UPDATE", logger: Self.quiet)
+            let reconnecting = store.reconnecting(stallLimit: .seconds(1))
+            let finish = Task {
+                try await reconnecting.finish(
+                    ours.map { Self.ended($0, "done") }, owner: "w", rules: rules, now: now + 30, takeOver: 2, leaseUntil: now + 630)
+            }
+            try await waitUntil("the finish to be tried again while its first try waits", interval: .milliseconds(20)) {
+                let rows = try await watcher.query(
+                    "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH f AS (%'",
+                    logger: Self.quiet)
+                for try await count in rows.decode(Int64.self) { return count >= 2 }
+                return false
+            }
+            try await holder.query("COMMIT", logger: Self.quiet)
+            let result = try await finish.value
+            try await holder.close()
+            try await watcher.close()
+            return (result, store.outages)
+        }
+        #expect(outages.count >= 1, "the first answer was lost")
+        #expect(result.discarded.isEmpty)
+        #expect(result.next.map(\.input) == ["http://a.test/p3", "http://a.test/p4"])
+        #expect(result.next.allSatisfy { $0.state == .pending && $0.attempts == 1 })
+        let jobs = try await fixture.cluster.psql(
+            "SELECT state || ' ' || attempts || ' ' || COALESCE(lease_owner, '-') FROM trawl_job ORDER BY id", database: fixture.database)
+        #expect(jobs.split(separator: "\n") == ["done 1 -", "done 1 -", "running 1 w", "running 1 w", "pending 0 -"])
     }
 }
