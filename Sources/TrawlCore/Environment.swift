@@ -41,6 +41,11 @@ public protocol DocumentStream: AnyObject {
     func summarySoFar() -> DocumentSummary?
 }
 
+extension DocumentStream {
+    /// A stream that cannot say what it read before its end: no document start is handed on.
+    public func summarySoFar() -> DocumentSummary? { nil }
+}
+
 /// What a ``DocumentScanner`` found.
 public struct ScannedDocument: Sendable {
     public var summary: DocumentSummary
@@ -89,10 +94,13 @@ public struct Environment: Sendable {
     /// The payloads for one request: each response, and for an HTML response the document (with
     /// its ``Payload/document`` summary) followed by each JSON payload embedded in it. A body the
     /// transport streams is scanned as its pieces arrive.
-    /// - Parameter documentStarts: whether a streamed document that outgrows
-    ///   ``documentBodyLimit`` is also handed on at that point, as its kept bytes and what the
-    ///   scan has read of them (``Payload/isDocumentStart``), so a reader can act on its head
-    ///   before the rest arrives. The whole document follows either way.
+    /// - Parameters:
+    ///   - request: what to fetch.
+    ///   - context: the user's request this fetch serves (for recording and logs).
+    ///   - documentStarts: whether a streamed document that outgrows ``documentBodyLimit`` is
+    ///     also handed on at that point, as its kept bytes and what the scan has read of them
+    ///     (``Payload/isDocumentStart``), so a reader can act on its head before the rest
+    ///     arrives. The whole document follows either way.
     public func payloads(for request: FetchRequest, from context: Request?, documentStarts: Bool = false) -> AsyncThrowingStream<Payload, any Error> {
         scanned(transport.parts(for: request, context: context), documentStarts: documentStarts)
     }
@@ -123,6 +131,7 @@ public struct Environment: Sendable {
             var bounded = false
             var length = 0
             var overflow: MediaURLScan?
+            var startSent = false
             for try await part in responses {
                 switch part {
                 case .whole(let payload):
@@ -134,6 +143,7 @@ public struct Environment: Sendable {
                     body = BodyBuffer(expectedLength: expectedLength, limit: bounded ? limit : .max)
                     length = 0
                     overflow = nil
+                    startSent = false
                 case .body(let piece):
                     stream?.feed(piece)
                     length += piece.count
@@ -149,13 +159,16 @@ public struct Environment: Sendable {
                         overflow = scan
                         let room = limit - body.bytes.count
                         if room > 0 { body.append(piece.prefix(room).withUnsafeBytes { Data($0) }) }
-                        if documentStarts, let head = info, let summary = stream?.summarySoFar() {
-                            var start = Payload(body: body.bytes, info: head, document: summary)
-                            start.isDocumentStart = true
-                            continuation.yield(start)
-                        }
                     }
                     piece.withUnsafeBytes { overflow?.feed($0) }
+                    if documentStarts, !startSent, let head = info, let summary = stream?.summarySoFar() {
+                        // Past the limit, once the scan can say what it read (its charset may
+                        // still be undecided at the first byte past the limit).
+                        var start = Payload(body: body.bytes, info: head, document: summary)
+                        start.isDocumentStart = true
+                        startSent = true
+                        continuation.yield(start)
+                    }
                 case .end:
                     guard let head = info else { continue }
                     var payload = Payload(body: body.bytes, info: head)

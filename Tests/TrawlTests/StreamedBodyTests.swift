@@ -131,6 +131,25 @@ struct StreamedBodyTests {
         #expect(withStarts.dropFirst().map(\.document) == without.map(\.document))
     }
 
+    /// An undeclared ASCII page has no charset until its first MiB is read: a start not ready
+    /// at the first byte past a smaller limit comes once the scan can say what it read.
+    @Test func aStartWaitsForTheCharsetOfAnUndeclaredPage() async throws {
+        var text = #"<html><head><title>plain</title><meta property="og:image" content="https://media.example/named.gif"></head><body>"#
+        while text.utf8.count < 3 << 20 { text += "<p>post: nothing to see here, only words and more words.</p>" }
+        let page = Data((text + "</body></html>").utf8)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-undeclared-\(UUID()).html")
+        try page.write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let (environment, _) = environment(bodyLimit: 64 << 10)
+        var payloads: [Payload] = []
+        for try await payload in environment.payloads(for: FetchRequest(url: path), from: nil, documentStarts: true) { payloads.append(payload) }
+        let starts = payloads.filter(\.isDocumentStart)
+        #expect(starts.count == 1)
+        #expect(starts.first?.body == page.prefix(64 << 10))
+        #expect(starts.first?.document?.firstMeta("og:image") == "https://media.example/named.gif")
+        #expect(payloads.last.map { !$0.isDocumentStart && $0.bodyLength == page.count } == true)
+    }
+
     /// A page small enough to keep whole has no start of its own.
     @Test func aDocumentKeptWholeHasNoStart() async throws {
         let path = try writePage()
