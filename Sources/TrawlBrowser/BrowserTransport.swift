@@ -11,14 +11,17 @@ package import TrawlCore
 /// (or cancelling its task) closes the page's tab.
 ///
 /// A page whose renderer or browser died under it (``BrowserError/Code/crashed``) is rendered
-/// once more, in a fresh tab (and a fresh browser when the browser died): a crash is most often
-/// the machine's (memory) or the browser's, not the page's. The second crash is the page's
-/// answer. XHR payloads the first try handed on stay handed on; the second try's repeat them,
-/// and the parsers' results are told apart by their media, so nothing is sent twice.
+/// once more, in a fresh tab (and a fresh browser when the browser died), within what is left
+/// of its time: a crash is most often the machine's (memory) or the browser's, not the page's.
+/// The second crash is the page's answer. XHR payloads the first try handed on stay handed on;
+/// the second try's repeat them, and the parsers' results are told apart by their media, so
+/// nothing is sent twice.
 package struct BrowserTransport: PayloadTransport {
     package let pool: BrowserPool
     /// Renders after the first of a page that crashed.
     package var crashRetries = 1
+    /// A crashed page is not tried again with less time left than this.
+    static let shortestRetry = Duration.seconds(1)
 
     package init(pool: BrowserPool) {
         self.pool = pool
@@ -28,16 +31,23 @@ package struct BrowserTransport: PayloadTransport {
         let pool = pool
         let retries = crashRetries
         return AsyncThrowingStream(running: { continuation in
-            var attempt = 0
+            let clock = ContinuousClock()
+            let deadline = clock.now + min(pool.configuration.pageBudget, request.timeout ?? pool.configuration.pageBudget)
+            var attempt = request
+            var retriesLeft = retries
             while true {
                 do {
-                    let page = try await pool.render(request) { payload in continuation.yield(payload) }
+                    let page = try await pool.render(attempt) { payload in continuation.yield(payload) }
                     continuation.yield(page.snapshot)
                     for frame in page.frames { continuation.yield(frame) }
                     return
-                } catch let error as BrowserError where error.code == .crashed && attempt < retries {
+                } catch let error as BrowserError where error.code == .crashed && retriesLeft > 0 {
                     try Task.checkCancellation()
-                    attempt += 1
+                    // The page's time is one budget for all its tries.
+                    let left = clock.now.duration(to: deadline)
+                    guard left >= Self.shortestRetry else { throw error }
+                    attempt.timeout = left
+                    retriesLeft -= 1
                 }
             }
         })
