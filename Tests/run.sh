@@ -48,11 +48,29 @@ unfinished() {
 # it to the postgres user, who must be able to reach it. Each cluster's stop helper removes its
 # own folder once the server has stopped (after the test process ends); the rest waits for
 # those, so no server loses its data folder while running. Port reservations live in
-# /tmp/trawl-ports, shared with every other run (PortReservation).
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/trawl-test-run.XXXXXX") || exit 1
+# /tmp/trawl-ports, shared with every other run (PortReservation). Folders of runs that died
+# before removing theirs go at the next run's start, once no cluster is left in them (the next
+# cluster a test starts stops those of dead runs first: PostgresCluster).
+base=${TMPDIR:-/tmp}
+for folder in "$base"/trawl-test-run.*; do
+  [ -f "$folder/run.pid" ] || continue
+  kill -0 "$(cat "$folder/run.pid")" 2>/dev/null && continue
+  compgen -G "$folder/trawl-pg-*" >/dev/null || rm -rf "$folder"
+done
+scratch=$(mktemp -d "$base/trawl-test-run.XXXXXX") || exit 1
 chmod 0755 "$scratch"
+echo $$ > "$scratch/run.pid"
 export TMPDIR=$scratch
 remove_scratch() {
+  # Stopped from outside (a signal): the tests stop first, as at the time limit below.
+  if [ -n "${runner:-}" ] && kill -0 "$runner" 2>/dev/null; then
+    kill -INT "$runner" 2>/dev/null
+    for _ in $(seq 60); do kill -0 "$runner" 2>/dev/null || break; sleep 1; done
+    if kill -0 "$runner" 2>/dev/null; then
+      echo "=== left $scratch: the tests did not stop" >&2
+      return
+    fi
+  fi
   for _ in $(seq 150); do
     compgen -G "$scratch/trawl-pg-*" >/dev/null || break
     sleep 0.2
@@ -64,6 +82,8 @@ remove_scratch() {
   fi
 }
 trap remove_scratch EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # The run's wall time, printed last: how long the suite took, apart from the build before it.
 started=$(date +%s%N)

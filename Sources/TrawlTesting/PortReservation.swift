@@ -12,11 +12,11 @@ import Synchronization
 /// in the child's place. So the port comes from outside the kernel's ephemeral range
 /// (`/proc/sys/net/ipv4/ip_local_port_range`), which no socket bound to port 0 or connecting
 /// out is ever given, and is reserved among reservers by an exclusive `flock` on a file named
-/// after it (in `/tmp/trawl-ports`, whatever `$TMPDIR` is: a test run has a temporary folder of
-/// its own, and runs side by side must see each other's reservations): two reservations, in one
-/// process or in two, never
-/// hold the same port, and the kernel drops the lock however the process ends (no stale
-/// reservation after a `kill -9`). A port some other program listens on is skipped.
+/// after it: two reservations, in one process or in two, never hold the same port, and the
+/// kernel drops the lock however the process ends (no stale reservation after a `kill -9`). A
+/// port some other program listens on is skipped. The files are in `/tmp/trawl-ports`, whatever
+/// `$TMPDIR` is: a test run has a temporary folder of its own, and runs side by side must see
+/// each other's reservations.
 ///
 /// A lock rather than a socket held on the port: the child must bind that very port, and two
 /// sockets share a port only with `SO_REUSEADDR` on both, where the kernel's own choice of

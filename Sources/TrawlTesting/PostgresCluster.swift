@@ -283,9 +283,21 @@ public final class PostgresCluster: Sendable {
 
     /// Clusters of test runs that died with their watchdog: stopped and removed.
     private static func sweepLeftovers() {
-        let temporary = NSTemporaryDirectory()
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where entry.hasPrefix("trawl-pg-") {
-            let folder = URL(fileURLWithPath: temporary).appendingPathComponent(entry)
+        let files = FileManager.default
+        let temporary = URL(fileURLWithPath: NSTemporaryDirectory())
+        // A test run has a temporary folder of its own (Tests/run.sh): the clusters of runs
+        // that died are in their folders beside this run's.
+        var places = [temporary]
+        if temporary.lastPathComponent.hasPrefix("trawl-test-run.") {
+            let parent = temporary.deletingLastPathComponent()
+            places = ((try? files.contentsOfDirectory(atPath: parent.path)) ?? []).filter { $0.hasPrefix("trawl-test-run.") }.map {
+                parent.appendingPathComponent($0)
+            }
+        }
+        let clusters = places.flatMap { place in
+            ((try? files.contentsOfDirectory(atPath: place.path)) ?? []).filter { $0.hasPrefix("trawl-pg-") }.map { place.appendingPathComponent($0) }
+        }
+        for folder in clusters {
             guard let text = try? String(contentsOf: folder.appendingPathComponent("owner.pid"), encoding: .utf8),
                 let owner = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(owner, 0) != 0, errno == ESRCH
             else { continue }
