@@ -5,11 +5,7 @@ import Foundation
 /// nginx sending 8 MB/s (a page on a slow link). Each run is a process of its own, the release
 /// `trawl` of the repository's top package unless `--trawl` names another.
 enum FirstMediaBenchmark {
-    static func run(rounds: Int, trawl: String?) throws {
-        let trawl = trawl ?? BatchBenchmark.trawlBinary
-        guard FileManager.default.isExecutableFile(atPath: trawl) else {
-            throw BenchmarkError("no trawl at \(trawl): swift build -c release --product trawl in the repository's top folder")
-        }
+    static func run(rounds: Int, trawl: String) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-first-media-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -5,13 +5,9 @@ import Foundation
 /// with the body), beside a one-line page for the process's own size. Each run is a process of
 /// its own under `/usr/bin/time`, the release `trawl` of the repository's top package.
 enum ProcessMemoryBenchmark {
-    static func run(rounds: Int, trawl: String?) throws {
-        let trawl = trawl ?? BatchBenchmark.trawlBinary
+    static func run(rounds: Int, trawl: String) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else {
             throw BenchmarkError("needs /usr/bin/time (apt-get install -y time)")
-        }
-        guard FileManager.default.isExecutableFile(atPath: trawl) else {
-            throw BenchmarkError("no trawl at \(trawl): swift build -c release --product trawl in the repository's top folder")
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-bench-process-memory-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -89,10 +89,8 @@ extension TrawlBench {
         func run() async throws { try await memory(.text) }
     }
 
-    struct MemoryProcess: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "memory-process", abstract: "peak RSS of whole trawl resolve processes on the 30 MB page: file: and HTTP from nginx")
-
+    /// What the benchmarks of whole `trawl resolve` processes take: rounds, and the build to run.
+    struct ProcessRunOptions: ParsableArguments {
         @Option(help: "Rounds, the inputs alternating.") var rounds = 5
         @Option(help: "Another trawl binary to measure instead of the repository's release build (an earlier build).")
         var trawl: String?
@@ -101,22 +99,32 @@ extension TrawlBench {
             guard rounds > 0 else { throw ValidationError("--rounds must be at least 1") }
         }
 
-        func run() throws { try ProcessMemoryBenchmark.run(rounds: rounds, trawl: trawl) }
+        /// The binary to run: `--trawl`, or the top package's release build; it must be there.
+        func binary() throws -> String {
+            let binary = trawl ?? BatchBenchmark.trawlBinary
+            guard FileManager.default.isExecutableFile(atPath: binary) else {
+                throw BenchmarkError("no trawl at \(binary): swift build -c release --product trawl in the repository's top folder")
+            }
+            return binary
+        }
+    }
+
+    struct MemoryProcess: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "memory-process", abstract: "peak RSS of whole trawl resolve processes on the 30 MB page: file: and HTTP from nginx")
+
+        @OptionGroup var options: ProcessRunOptions
+
+        func run() throws { try ProcessMemoryBenchmark.run(rounds: options.rounds, trawl: try options.binary()) }
     }
 
     struct FirstMedia: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "first-media", abstract: "when a 30 MB page's named GIF is printed by trawl resolve, against when the process ends")
 
-        @Option(help: "Rounds, the inputs alternating.") var rounds = 5
-        @Option(help: "Another trawl binary to measure instead of the repository's release build (an earlier build).")
-        var trawl: String?
+        @OptionGroup var options: ProcessRunOptions
 
-        func validate() throws {
-            guard rounds > 0 else { throw ValidationError("--rounds must be at least 1") }
-        }
-
-        func run() throws { try FirstMediaBenchmark.run(rounds: rounds, trawl: trawl) }
+        func run() throws { try FirstMediaBenchmark.run(rounds: options.rounds, trawl: try options.binary()) }
     }
 
     // `trawl batch` end to end; these spawn the release `trawl` of the repository's top package.

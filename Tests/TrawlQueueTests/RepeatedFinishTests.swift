@@ -16,6 +16,34 @@ struct RepeatedFinishTests {
     static let rules = ClaimRules(perHost: 8, delay: 0)
     static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
+    /// Runs `finish` on a store that takes an operation unanswered for a second for lost, while
+    /// another transaction holds the rows of `jobs`: its first try waits for them, and the
+    /// repeat, sent on another connection, waits behind it. Both are seen waiting before the
+    /// rows are let go; the first try then commits, and its answer is ignored.
+    static func whileRowsAreHeld<T: Sendable>(
+        _ jobs: [Int64], fixture: QueueFixture, store: QueueStore, _ finish: @escaping @Sendable (QueueStore) async throws -> T
+    ) async throws -> T {
+        let holder = try await PostgresConnection.connect(configuration: fixture.location.connectionConfiguration, id: 1, logger: quiet)
+        let watcher = try await PostgresConnection.connect(configuration: fixture.location.connectionConfiguration, id: 2, logger: quiet)
+        try await holder.query("BEGIN", logger: quiet)
+        try await holder.query("SELECT id FROM trawl_job WHERE id = ANY(\(jobs)::int8[]) FOR UPDATE", logger: quiet)
+        let reconnecting = store.reconnecting(stallLimit: .seconds(1))
+        let task = Task { try await finish(reconnecting) }
+        // Counted in this test's database only: suites running beside it share the cluster.
+        try await waitUntil("the finish to be tried again while its first try waits", interval: .milliseconds(20)) {
+            let rows = try await watcher.query(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH f AS (%'",
+                logger: quiet)
+            for try await count in rows.decode(Int64.self) { return count >= 2 }
+            return false
+        }
+        try await holder.query("COMMIT", logger: quiet)
+        let result = try await task.value
+        try await holder.close()
+        try await watcher.close()
+        return result
+    }
+
     static func ended(_ job: Job, _ status: String) -> QueueFinish {
         let line = BatchResultLine(input: job.input, url: job.url, status: status, media: [], attempts: job.attempts).encoded()
         let result = JobResult(line: line, httpStatus: status == "done" ? 200 : 404)
@@ -49,27 +77,9 @@ struct RepeatedFinishTests {
             // Our jobs' rows are held by another transaction: the finish waits for them past its
             // stall limit, is taken for lost and tried again on another connection. The first try
             // goes on in the server and commits once the rows are let go; its answer is ignored.
-            let holder = try await PostgresConnection.connect(configuration: fixture.location.connectionConfiguration, id: 1, logger: Self.quiet)
-            let watcher = try await PostgresConnection.connect(configuration: fixture.location.connectionConfiguration, id: 2, logger: Self.quiet)
-            try await holder.query("BEGIN", logger: Self.quiet)
-            try await holder.query("SELECT id FROM trawl_job WHERE id = ANY(\(ours.map(\.id))::int8[]) FOR UPDATE", logger: Self.quiet)
-            let reconnecting = store.reconnecting(stallLimit: .seconds(1))
-            let finish = Task {
+            let discarded = try await Self.whileRowsAreHeld(ours.map(\.id), fixture: fixture, store: store) { reconnecting in
                 try await reconnecting.finish(finishes, owner: "w", rules: Self.rules, now: now + 30)
             }
-            // Both tries wait: the first for the rows, the second (sent once the first was
-            // taken for lost) behind the first.
-            try await waitUntil("the finish to be tried again while its first try waits", interval: .milliseconds(20)) {
-                let rows = try await watcher.query(
-                    "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH f AS (%'",
-                    logger: Self.quiet)
-                for try await count in rows.decode(Int64.self) { return count >= 2 }
-                return false
-            }
-            try await holder.query("COMMIT", logger: Self.quiet)
-            let discarded = try await finish.value
-            try await holder.close()
-            try await watcher.close()
             return (discarded, store.outages, ours.map(\.id) + [lost.id], retryAt)
         }
         #expect(outages.count >= 1, "the first answer was lost")
@@ -97,28 +107,11 @@ struct RepeatedFinishTests {
             let ours = try await store.claim(limit: 2, owner: "w", rules: rules, now: now, leaseUntil: now + 600)
             try #require(ours.map(\.input) == ["http://a.test/p1", "http://a.test/p2"])
 
-            // As above: the first try waits for the rows past the stall limit, is taken for lost,
-            // and commits (taking two jobs over) once the rows are let go; its answer is ignored.
-            let holder = try await PostgresConnection.connect(configuration: fixture.location.connectionConfiguration, id: 1, logger: Self.quiet)
-            let watcher = try await PostgresConnection.connect(configuration: fixture.location.connectionConfiguration, id: 2, logger: Self.quiet)
-            try await holder.query("BEGIN", logger: Self.quiet)
-            try await holder.query("SELECT id FROM trawl_job WHERE id = ANY(\(ours.map(\.id))::int8[]) FOR UPDATE", logger: Self.quiet)
-            let reconnecting = store.reconnecting(stallLimit: .seconds(1))
-            let finish = Task {
+            // As above; the first try also takes two jobs over.
+            let result = try await Self.whileRowsAreHeld(ours.map(\.id), fixture: fixture, store: store) { reconnecting in
                 try await reconnecting.finish(
                     ours.map { Self.ended($0, "done") }, owner: "w", rules: rules, now: now + 30, takeOver: 2, leaseUntil: now + 630)
             }
-            try await waitUntil("the finish to be tried again while its first try waits", interval: .milliseconds(20)) {
-                let rows = try await watcher.query(
-                    "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH f AS (%'",
-                    logger: Self.quiet)
-                for try await count in rows.decode(Int64.self) { return count >= 2 }
-                return false
-            }
-            try await holder.query("COMMIT", logger: Self.quiet)
-            let result = try await finish.value
-            try await holder.close()
-            try await watcher.close()
             return (result, store.outages)
         }
         #expect(outages.count >= 1, "the first answer was lost")
