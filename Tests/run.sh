@@ -17,7 +17,7 @@
 # `swift build --build-tests` compiles a dependency again (HummingbirdCore, 10–90 s here), so
 # a loop of build and `swift test` pays that every time.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 limit=${1:-25m}
 shift || true
 swift=${SWIFT:-swift}
@@ -92,13 +92,16 @@ wall() {
   echo "=== test run: $((tenths / 10)).$((tenths % 10)) s wall time (exit $1)"
 }
 
-# The run writes to the log; tail shows it as it grows and ends with the run.
+# The run writes to the log; tail shows it as it grows and ends with the run. The log is made
+# empty here, before either starts: a tail started before the runner's shell had opened the file
+# would find nothing to follow and give up, and the run would show no line of its own.
+: > "$log"
 if [ -n "${TEST_BUNDLE:-}" ]; then
   command=("$TEST_BUNDLE" --testing-library swift-testing)
 else
   command=("$swift" test --skip-build)
 fi
-stdbuf -oL -eL "${command[@]}" "$@" > "$log" 2>&1 &
+stdbuf -oL -eL "${command[@]}" "$@" >> "$log" 2>&1 &
 runner=$!
 tail -n +1 -f --pid="$runner" "$log" &
 shown=$!
