@@ -1,50 +1,18 @@
 # Trawl — the two commands a fresh machine needs (see README.md).
 #   make demo   replay every recorded case in Recordings/ through the pipeline (no network)
-#   make test   the whole test suite (TEST_LIMIT=25m: the most the run may take), then the API contract
+#   make test   the whole test suite (TEST_LIMIT=25m: the most the run may take), the scripts' tests, then the API contract
 #   make check  the fast part of the suite: every test not tagged browser, postgres, process or corpus
 #   make fuzz SECONDS=N   every libFuzzer target in Fuzz/ for N seconds (fails if any crashed)
 #   make docs   the DocC catalogs of Trawl, TrawlCore, TrawlServer and TrawlQueue, into .build/docs
 #   make serve-demo   trawl serve on the bundled recordings (no network): open the printed address
 SWIFT ?= swift
-APT_PACKAGES := libcurl4-openssl-dev libxml2-dev zlib1g-dev libsqlite3-dev pkg-config
 
-.PHONY: deps build demo test check contract format format-check fuzz bench bench-build bench-start bench-batch bench-browser bench-index bench-probe docs clean serve-demo bench-serve
+.PHONY: deps build demo test script-tests check contract format format-check fuzz bench bench-build bench-start bench-batch bench-browser bench-index bench-probe docs clean serve-demo bench-serve
 
-# Installs the C libraries when a header is missing (root, as on CI; sudo otherwise).
+# Installs what is missing with apt (root, as on CI; sudo otherwise): the C libraries, PostgreSQL's
+# server, Chromium's headless shell, ffmpeg, ImageMagick and shellcheck (scripts/install-deps.sh).
 deps:
-	@missing=""; \
-	[ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || missing="$$missing libcurl4-openssl-dev"; \
-	[ -f /usr/include/libxml2/libxml/HTMLparser.h ] || missing="$$missing libxml2-dev"; \
-	[ -f /usr/include/zlib.h ] || missing="$$missing zlib1g-dev"; \
-	[ -f /usr/include/sqlite3.h ] || missing="$$missing libsqlite3-dev"; \
-	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
-	command -v openssl >/dev/null || missing="$$missing openssl"; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
-	fi
-	@# PostgreSQL's server, for the shared queue's tests (TrawlTesting.PostgresCluster starts a
-	@# throwaway cluster of its own on a free loopback port; the package's default cluster is not used).
-	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
-	  echo "installing: postgresql"; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq postgresql; \
-	}
-	@# Chromium's headless shell, for the browser loader (TrawlBrowser). Without recommends it is
-	@# ~20 packages; with them ~130 (and a systemd upgrade).
-	@[ -x /usr/lib/chromium/chromium-headless-shell ] || { \
-	  echo "installing: chromium-headless-shell"; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends chromium-headless-shell; \
-	}
-	@# ffmpeg and ImageMagick, for the media readers' tests (TrawlProbeTests makes GIF, APNG, WebP,
-	@# MP4, WebM, HLS and DASH files with them at test time). Without recommends: ~90 packages.
-	@{ [ -x /usr/bin/ffmpeg ] && [ -x /usr/bin/convert-im6.q16 ]; } || { \
-	  echo "installing: ffmpeg imagemagick"; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg imagemagick; \
-	}
+	@scripts/install-deps.sh
 
 build: deps
 	$(SWIFT) build
@@ -59,7 +27,13 @@ TEST_LIMIT ?= 25m
 test: deps
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) Tests/run.sh $(TEST_LIMIT)
+	Tests/Scripts/run-all.sh
 	.ci/contract
+
+# The shell scripts' tests (Tests/Scripts/): shellcheck over every script, `make deps` proved
+# against a stub apt-get with every part missing, Tests/run.sh's log shown whole.
+script-tests: deps
+	Tests/Scripts/run-all.sh
 
 # Tests/check.sh: builds the tests, runs every one not tagged browser, postgres, process or corpus
 # (Sources/TrawlTesting/Tags.swift) and prints the wall time: no Chromium, no PostgreSQL, no child

@@ -41,25 +41,42 @@ struct RealFileTests {
             ("convert", ["-size", "50x40", "xc:red", "-quality", "80", "still.webp"]),
             ("convert", ["-size", "50x40", "xc:red", "still.jpg"]),
         ]
+        let imageMagick = try await Self.imageMagick()
         for (tool, arguments) in jobs {
+            let program = tool == "convert" ? imageMagick : URL(fileURLWithPath: "/usr/bin/\(tool)")
             let run: CommandRun
             do {
-                run = try await CommandRun.run(
-                    URL(fileURLWithPath: "/usr/bin/\(tool)"), tool == "ffmpeg" ? ["-v", "error", "-y"] + arguments : arguments, in: folder)
+                run = try await CommandRun.run(program, tool == "ffmpeg" ? ["-v", "error", "-y"] + arguments : arguments, in: folder)
             } catch let error as CommandTimedOut {
                 throw error
             } catch {
-                throw Missing(tool: tool, error: error)
+                throw Missing(tool: program.path, error: error)
             }
             guard run.status == 0 else { throw Failed(tool: tool, arguments: arguments, status: run.status) }
         }
         return folder
     }
 
+    /// ImageMagick under any of the names it is installed as (`magick` for version 7, Debian's
+    /// `convert-im6.q16`, `convert`), as `make deps` looks for it: a program of that name counts
+    /// only if its `-version` names ImageMagick's version (a stand-in called `convert` does not).
+    static func imageMagick() async throws -> URL {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin"]
+        for name in ["magick", "convert-im6.q16", "convert"] {
+            for folder in folders {
+                let candidate = URL(fileURLWithPath: folder).appendingPathComponent(name)
+                guard FileManager.default.isExecutableFile(atPath: candidate.path) else { continue }
+                let version = try? await CommandRun.run(candidate, ["-version"])
+                if let version, version.status == 0, version.stdout.hasPrefix("Version: ImageMagick ") { return candidate }
+            }
+        }
+        throw Missing(tool: "ImageMagick (magick, convert-im6.q16 or convert)", error: CocoaError(.fileNoSuchFile))
+    }
+
     struct Missing: Error, CustomStringConvertible {
         var tool: String
         var error: any Error
-        var description: String { "/usr/bin/\(tool) could not run (\(error)): `make deps` installs ffmpeg and imagemagick" }
+        var description: String { "\(tool) could not run (\(error)): `make deps` installs ffmpeg and imagemagick" }
     }
 
     struct Failed: Error, CustomStringConvertible {
