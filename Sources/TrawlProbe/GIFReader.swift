@@ -1,6 +1,7 @@
 /// GIF87a/GIF89a: the logical screen's size, the frames (image descriptors) within the bytes,
 /// the NETSCAPE2.0 loop count, and — when the trailer is reached — the running time from the
-/// frames' delays.
+/// frames' delays. A file cut before its first frame has unknown frames; one whose looping
+/// extension was read is animated even when its second frame lies past the bytes.
 enum GIFReader {
     static func read(_ bytes: [UInt8]) -> MediaFacts? {
         var reader = ByteReader(bytes)
@@ -52,11 +53,17 @@ enum GIFReader {
                 break blocks
             }
         }
-        facts.frames = frames
+        // Bytes that end before the first frame (a long comment or application block first) say
+        // nothing of the frames: unknown, never 0.
+        facts.frames = frames == 0 && !complete ? nil : frames
         if frames >= 2 {
             facts.animated = true
         } else if complete {
             facts.animated = false
+        } else if facts.loopCount != nil {
+            // The looping extension is written for animations: it promises a second frame the
+            // bytes read do not reach.
+            facts.animated = true
         }
         if complete, frames >= 2 { facts.durationSeconds = Double(delay) / 100 }
         return facts

@@ -8,9 +8,22 @@ public enum MediaBytes {
     /// A GIF of `frames` 1×1 frames on a `width`×`height` screen, each shown `delay` hundredths
     /// of a second; with a NETSCAPE2.0 block when `loops` is given; without its trailer when
     /// `trailer` is false.
-    public static func gif(width: Int, height: Int, frames: Int, delay: Int = 10, loops: Int? = 0, trailer: Bool = true) -> [UInt8] {
+    public static func gif(
+        width: Int, height: Int, frames: Int, delay: Int = 10, loops: Int? = 0, trailer: Bool = true, commentBytes: Int = 0
+    ) -> [UInt8] {
         var bytes = ascii("GIF89a") + le(width, 2) + le(height, 2) + [0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
         if let loops { bytes += [0x21, 0xFF, 11] + ascii("NETSCAPE2.0") + [3, 1] + le(loops, 2) + [0] }
+        if commentBytes > 0 {
+            // A comment extension before the first frame, in sub-blocks of up to 255 bytes.
+            bytes += [0x21, 0xFE]
+            var left = commentBytes
+            while left > 0 {
+                let size = min(left, 255)
+                bytes += [UInt8(size)] + [UInt8](repeating: UInt8(ascii: "c"), count: size)
+                left -= size
+            }
+            bytes += [0]
+        }
         for _ in 0..<frames {
             bytes += [0x21, 0xF9, 4, 0] + le(delay, 2) + [0, 0]
             bytes += [0x2C] + le(0, 2) + le(0, 2) + le(1, 2) + le(1, 2) + [0]

@@ -27,6 +27,28 @@ struct MediaSnifferTests {
         #expect(facts.width == 64)
     }
 
+    /// A GIF whose first frame lies past the bytes read (a long comment first): its frames are
+    /// unknown, not 0, and its looping extension says it moves.
+    @Test func aGIFWhoseFirstFrameLiesPastTheBytesRead() {
+        let looping = Array(MediaBytes.gif(width: 480, height: 270, frames: 8, loops: 0, commentBytes: 70_000).prefix(64 << 10))
+        let facts = MediaSniffer.read(looping)
+        #expect(facts.frames == nil)
+        #expect(facts.animated == true)
+        #expect(facts.loopCount == 0)
+        #expect(facts.width == 480 && facts.height == 270)
+
+        let plain = Array(MediaBytes.gif(width: 480, height: 270, frames: 8, loops: nil, commentBytes: 70_000).prefix(64 << 10))
+        let unknown = MediaSniffer.read(plain)
+        #expect(unknown.frames == nil)
+        #expect(unknown.animated == nil, "nothing in the bytes read says either way")
+    }
+
+    /// A whole one-frame GIF with a looping extension is a still: the frames read decide.
+    @Test func aWholeOneFrameGIFWithALoopIsStill() {
+        let facts = MediaSniffer.read(MediaBytes.gif(width: 64, height: 64, frames: 1, loops: 0))
+        #expect(facts.animated == false && facts.frames == 1)
+    }
+
     @Test func pngAndAPNG() {
         #expect(MediaSniffer.read(MediaBytes.png(width: 32, height: 16)) == MediaFacts(format: .png, width: 32, height: 16, animated: false, frames: 1))
         let animated = MediaSniffer.read(MediaBytes.png(width: 100, height: 50, frames: 4, delay: 25))
