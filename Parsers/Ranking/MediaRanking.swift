@@ -22,7 +22,10 @@ package import TrawlCore
 ///    `size-in-name` when its file name says it), or a larger file offered beside it
 ///    (`linked-full-file`). Without any: `no-evidence-beyond-extension`, dropped — unless it
 ///    sits in the same folder as an image of the page that had evidence
-///    (`beside-the-pages-media`, decided by ``PageResolution``, which sees the whole page).
+///    (`beside-the-pages-media`, decided by ``PageResolution``, which sees the whole page), or
+///    its own first bytes, read when the page is an article or a listing or names nothing,
+///    prove an animation well above icon size (`animated-in-its-bytes`; a still is
+///    `still-in-its-bytes`, an icon-sized one `small-in-its-bytes`).
 package enum MediaRanking {
     /// Parsers that report what a page shows rather than what it names.
     static let shownParsers: Set<String> = ["html5-media"]
@@ -33,11 +36,11 @@ package enum MediaRanking {
     static let textParsers: Set<String> = ["regex-fallback"]
 
     /// How a media came to be a candidate.
-    enum Source: String {
+    package enum Source: String {
         case named, item, shown, text
     }
 
-    static func source(of media: Media) -> Source {
+    package static func source(of media: Media) -> Source {
         let parsers = media.provenance.parser.split(separator: "+").map(String.init)
         let lowerTiers = shownParsers.union(textParsers).union(structureParsers)
         if parsers.contains(where: { !lowerTiers.contains($0) }) { return .named }
@@ -63,6 +66,7 @@ package enum MediaRanking {
         // items need evidence like the markup's.
         if source == .item, !media.provenance.origin.isEmbedded { return Explanation(.kept, rule: "item-of-page-json") }
         if !imageKinds.contains(media.kind) { return Explanation(.kept, rule: source == .item ? "item-of-page-json" : "moving-video") }
+        if let verdict = bytesVerdict(media) { return verdict }
         if urls.contains(where: isGIFSiteHost) { return Explanation(.kept, rule: "gif-site-host") }
         if media.renditions.contains(where: { !imageKinds.contains($0.kind) && $0.kind.isAnimated }) {
             return Explanation(.kept, rule: "video-rendition")
@@ -102,6 +106,31 @@ package enum MediaRanking {
     enum Rule {
         static let noEvidence = "no-evidence-beyond-extension"
         static let besideThePagesMedia = "beside-the-pages-media"
+        static let animatedInItsBytes = "animated-in-its-bytes"
+        static let stillInItsBytes = "still-in-its-bytes"
+        static let smallInItsBytes = "small-in-its-bytes"
+    }
+
+    /// Whether a dropped candidate is one whose own bytes may decide: an image the page shows in
+    /// its body or main content that the markup gave no evidence either way (not one in another
+    /// post, in furniture or in a script's markup, and not one that declares a small size).
+    package static func mayBeDecidedByItsBytes(_ media: Media, verdict: Explanation) -> Bool {
+        guard verdict.rule == Rule.noEvidence, source(of: media) == .shown, media.width == nil, media.height == nil else { return false }
+        let notes = media.evidence ?? []
+        return notes.contains(HTML5MediaParser.regionNote(.mainContent)) || notes.contains(HTML5MediaParser.regionNote(.unmarked))
+    }
+
+    /// What a file's own first bytes say, when they were read (``BytesEvidence``): an animation
+    /// well above icon size is media; a still, or an animation of icon size, is not. `nil` when
+    /// nothing was read or the bytes did not say.
+    package static func bytesVerdict(_ media: Media) -> Explanation? {
+        guard let probe = media.probe, (200..<300).contains(probe.status), !probe.dead else { return nil }
+        if probe.animated == false { return Explanation(.dropped, rule: Rule.stillInItsBytes) }
+        if probe.width != nil || probe.height != nil, !isWellAboveIconSize(probe.width, probe.height) {
+            return Explanation(.dropped, rule: Rule.smallInItsBytes)
+        }
+        if probe.animated == true, isWellAboveIconSize(probe.width, probe.height) { return Explanation(.kept, rule: Rule.animatedInItsBytes) }
+        return nil
     }
 
     /// The folder of a media URL (scheme, host and path without its file name), the unit the
@@ -186,6 +215,7 @@ extension MediaRanking {
         case .text: how = "found by \(media.provenance.parser)"
         }
         var notes = [how] + (media.evidence ?? [])
+        if let probe = media.probe { notes.append(bytesNote(probe)) }
         if let width = media.width, let height = media.height, !notes.contains(where: { $0.hasPrefix("declared") }) {
             notes.append("declared \(width)×\(height)")
         }
@@ -220,6 +250,18 @@ extension MediaRanking {
         chosen.url = best.url
         (chosen.width, chosen.height, chosen.byteSize) = (best.width, best.height, best.byteSize)
         return chosen
+    }
+}
+
+extension MediaRanking {
+    /// What a file's first bytes said, for a reader: `bytes: gif 480×270, animated, 12 frames`.
+    static func bytesNote(_ probe: MediaProbe) -> String {
+        guard (200..<300).contains(probe.status) else { return "bytes: not read (\(probe.error ?? "HTTP \(probe.status)"))" }
+        var parts = [probe.format ?? "unknown format"]
+        if let width = probe.width, let height = probe.height { parts[0] += " \(width)×\(height)" }
+        parts.append(probe.animated.map { $0 ? "animated" : "still" } ?? "animation unknown")
+        if let frames = probe.frames { parts.append("\(frames) frame\(frames == 1 ? "" : "s") read") }
+        return "bytes: " + parts.joined(separator: ", ")
     }
 }
 

@@ -35,6 +35,10 @@ extension Environment {
             clock: configuration.clock, maxFollowUps: configuration.maxFollowUps)
         environment.sink = configuration.sink
         if let probe = configuration.probe { environment.checker = MediaProber(transport: probeTransport, options: probe) }
+        if let limits = configuration.bytesEvidence {
+            environment.bytesEvidence = BytesEvidence(
+                reader: MediaProber(transport: probeTransport), maxCandidates: limits.maxCandidates, budget: limits.budget)
+        }
         if configuration.browser != .never {
             var browser = configuration.browserConfiguration
             if browser.connectTo.isEmpty { browser.connectTo = configuration.loader.connectTo }

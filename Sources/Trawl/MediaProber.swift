@@ -11,7 +11,7 @@ import TrawlProbe
 /// claimed animation whose bytes prove a still is relabelled `MediaKind.still`. At most
 /// ``Options/maxBytes`` of each answer are ever held: a server that ignores the range is read
 /// up to that and the transfer ended.
-public struct MediaProber: MediaChecker {
+public struct MediaProber: MediaChecker, MediaBytesReader {
     public struct Options: Sendable, Hashable {
         /// Probe every rendition too, not only the primary URL.
         public var renditions = false

@@ -48,6 +48,22 @@ public struct TrawlConfiguration: Sendable {
     /// `--probe`: each media URL checked with a ranged GET for its first bytes before its
     /// result set is handed on (``MediaProber``); `nil`: media as the pages claim them.
     public var probe: MediaProber.Options?
+    /// Bytes as evidence (``BytesEvidence``): the images a page shows without its markup saying
+    /// what they are — no size, no media host, no larger file beside them — are read for their
+    /// first bytes when the page is an article or a listing or names nothing, and kept when those
+    /// prove an animation well above icon size. Through the same transport as the page (the
+    /// address guard, politeness, the cache). On by default; `nil` turns it off.
+    public var bytesEvidence: BytesEvidenceLimits? = BytesEvidenceLimits()
+
+    /// How much reading bytes as evidence may cost a page.
+    public struct BytesEvidenceLimits: Sendable, Hashable {
+        /// Files read per page at most.
+        public var maxCandidates = 12
+        /// How long a page waits for them in all.
+        public var budget: Duration = .seconds(3)
+
+        public init() {}
+    }
     /// Told what every request found when its stream ends: an `IndexWriter` keeps the
     /// local index up to date. `nil` (the default, and right for replays and tests that
     /// should leave no trace): nothing is recorded.

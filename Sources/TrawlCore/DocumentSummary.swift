@@ -16,6 +16,9 @@ public struct DocumentSummary: Sendable, Hashable {
     /// Set when libxml2 gave up on the document part way: everything above was read up to
     /// there, and the bytes from ``ScanStop/offset`` on were not read as markup.
     public var stop: ScanStop?
+    /// The `@type`s its JSON-LD declares (`newsarticle`, `videoobject`), lower-cased, in the order
+    /// met: what the page says it is, beside its OpenGraph type.
+    public var linkedDataTypes: [String] = []
 
     public init(
         url: String, title: String? = nil, baseHref: String? = nil, metaTags: [MetaTag] = [],

@@ -74,6 +74,9 @@ public struct Environment: Sendable {
     /// Checks what each result set's media URLs really are before the set is handed on
     /// (`--probe`); `nil`: the media are handed on as the pages claim them.
     public var checker: (any MediaChecker)?
+    /// Reads the first bytes of images a page shows without saying what they are, so their own
+    /// bytes decide (``BytesEvidence``); `nil`: such images are dropped for want of evidence.
+    public var bytesEvidence: BytesEvidence?
     /// A streamed HTML document no site parser claims keeps at most this many bytes of its
     /// body; the scanner still reads all of it, and the media-looking URLs of the rest are kept
     /// for the text fallback (``Payload/overflow``). A page a site parser claims is kept whole

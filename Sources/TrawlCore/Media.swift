@@ -26,6 +26,8 @@ public struct Media: Sendable, Hashable, Codable {
     public var renditions: [Rendition]
     /// The page the media came from.
     public var page: String?
+    /// What that page is (``PageKind``), as the ranking stage decided it.
+    public var pageKind: PageKind?
     /// Which parser found it, in which payload.
     public var provenance: Provenance
     /// The title as an HTML fragment with the terms a search matched in `<mark>…</mark>` (the

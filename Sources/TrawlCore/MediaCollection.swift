@@ -15,6 +15,11 @@ public struct MediaCollection: Sendable {
 
     public var count: Int { media.count }
 
+    /// Whether `item` is one of these (a URL's key or an upload identity in common).
+    public func contains(_ item: Media) -> Bool {
+        Self.keys(of: item).contains { indexByKey[$0] != nil }
+    }
+
     /// Inserts or merges; returns whether `item` was new.
     @discardableResult
     public mutating func insert(_ item: Media) -> Bool {

@@ -16,6 +16,8 @@ public struct MediaLine: Codable, Sendable, Hashable {
     /// measure is `probe.durationSeconds`.
     public var durationSeconds: Double?
     public var page: String?
+    /// What the page is: `item`, `listing`, `article` or `none`, and the evidence that said so.
+    public var pageKind: PageKind?
     public var parser: String
     /// `document`, `embedded(…)`, `follow-up(…)`, `xhr`, `dom`.
     public var origin: String
@@ -59,6 +61,7 @@ public struct MediaLine: Codable, Sendable, Hashable {
         // The page is most often the input itself: its secrets go as the input's do. (Media
         // URLs stay whole: a signed CDN URL is useless without its signature.)
         page = media.page.map { Redaction.url($0) }
+        pageKind = media.pageKind
         parser = media.provenance.parser
         origin = media.provenance.origin.description
         loader = media.provenance.origin.isRendered ? "browser" : "static"

@@ -66,6 +66,14 @@ struct PageResolution {
     private var dropped = MediaCollection()
     /// Folders of the images kept so far (see ``MediaRanking/isBesideThePagesMedia(_:verdict:keptFolders:)``).
     private var keptFolders = Set<String>()
+    /// What the page says it is (``PageKind``), payload by payload.
+    private var kindEvidence = PageKindEvidence()
+    /// Media kept so far that the page names (or its JSON carries), and that it only shows.
+    private var namedKept = 0
+    private var shownKept = 0
+    /// Images the page shows that its markup gave no evidence either way: their own bytes may
+    /// decide (``bytesCandidates(limit:)``).
+    private var undecided = MediaCollection()
     /// Why the site's better source was not asked (``Site/unaskedSource(for:keys:)``): told in
     /// the diagnostics, and with `explain` in every media's evidence.
     private var unaskedSource: String?
@@ -115,6 +123,7 @@ struct PageResolution {
         guard payload.info.isSuccess else { return }
         var payload = payload
         payload.info.origin = .followUp(reason: "\(site) source")
+        kindEvidence.readSource(payload)
         kept.append(payload)  // the text fallback reads it too if nothing answers
         let set = parsers.parse(payload, stages: .structured)
         definitive = definitive || (set.isDefinitive && set.media.isEmpty)
@@ -147,6 +156,7 @@ struct PageResolution {
         // the page's, found in them like in the page).
         let isPage = payload.info.origin == .document || (payload.info.origin == .domSnapshot && !snapshotRead)
         if payload.info.origin == .domSnapshot { snapshotRead = true }
+        if isPage || !payload.info.origin.isRendered { kindEvidence.read(payload) }
         if isPage {
             documentStatus = payload.info.status
             documentURL = payload.info.url
@@ -209,6 +219,7 @@ struct PageResolution {
     /// them — a shown `<video>`'s poster, renditions named past the start — is lost.
     mutating func readStart(_ payload: Payload) {
         guard !definitive, payload.info.origin == .document else { return }
+        kindEvidence.read(payload)
         var start = payload
         start.document?.mediaElements = []
         var set = parsers.parse(start, stages: .generic)
@@ -286,6 +297,42 @@ struct PageResolution {
         output.append(ResultSet(diagnostics: [Diagnostic(.warning, "oEmbed follow-up failed: \(error)", source: "web")]))
     }
 
+    // MARK: 4½. bytes as evidence
+
+    /// What the page is, as far as its payloads have said: its declaration, or — when it
+    /// declares nothing — what was found on it.
+    var pageKind: PageKind { kindEvidence.declared ?? PageKindEvidence.undeclared(named: namedKept, shown: shownKept) }
+
+    /// The images whose own first bytes should decide (``BytesEvidence``), at most `limit`:
+    /// shown in the body of an article or a listing, or of a page that names nothing, with no
+    /// evidence either way in the markup. An item's page that names its item keeps its other
+    /// images out: they are not what it is about.
+    mutating func bytesCandidates(limit: Int) -> [Media] {
+        guard !definitive, limit > 0 else { return [] }
+        switch kindEvidence.declared?.kind {
+        case .article?, .listing?: break
+        case .item?, .none?: return []
+        case nil: guard namedKept == 0 else { return [] }
+        }
+        return Array(undecided.media.filter { !seen.contains($0) }.prefix(limit))
+    }
+
+    /// Judges `candidates` again with what their bytes said (`probes`, by URL): each goes out
+    /// kept or dropped by its bytes' rule.
+    mutating func readBytes(_ candidates: [Media], probes: [String: MediaProbe]) {
+        let read = candidates.compactMap { candidate -> Media? in
+            guard let probe = probes[candidate.url] else { return nil }
+            var media = candidate
+            media.probe = probe
+            // A file its bytes keep takes the size they give (the rule that judged it is the
+            // bytes' own, not the icon-size rule over that size).
+            if MediaRanking.bytesVerdict(media)?.verdict == .kept { (media.width, media.height) = (probe.width, probe.height) }
+            return media
+        }
+        guard !read.isEmpty else { return }
+        emit(ResultSet(media: read), page: documentURL)
+    }
+
     // MARK: 5. fallback
 
     /// The text fallback when nothing structured answered, then the unread rest of a document;
@@ -352,9 +399,15 @@ struct PageResolution {
         for still in set.media.compactMap(\.still) { stills.insert(CanonicalURL.key(still)) }
         set.media.removeAll { stills.contains($0.canonicalKey) }
         let judged = MediaRanking.rank(set.media, siteParsers: siteParsers, keptFolders: &keptFolders)
+        for (candidate, verdict) in judged where verdict.verdict == .kept && !seen.contains(candidate) {
+            if MediaRanking.source(of: candidate) == .shown { shownKept += 1 } else { namedKept += 1 }
+        }
+        let kind = pageKind
         var droppedHere: [Media] = []
         set.media = judged.compactMap { candidate, verdict in
+            if candidate.probe == nil, MediaRanking.mayBeDecidedByItsBytes(candidate, verdict: verdict) { undecided.insert(candidate) }
             var media = candidate
+            media.pageKind = kind
             if explain {
                 media.explanation = verdict
                 media.evidence = MediaRanking.evidence(of: media) + (unaskedSource.map { [$0] } ?? [])
@@ -368,7 +421,8 @@ struct PageResolution {
             return media
         }
         if explain {
-            droppedHere = droppedHere.filter { dropped.insert($0) }.map { item in
+            // A verdict its bytes gave is told even when the markup's verdict was told before.
+            droppedHere = droppedHere.filter { dropped.insert($0) || $0.probe != nil }.map { item in
                 var item = item
                 item.page = page.absoluteString
                 return item

@@ -121,6 +121,17 @@ struct PageResolutionRun {
         }
     }
 
+    /// Step 4½: the images the markup could not decide, read for their first bytes within the
+    /// environment's budget (``BytesEvidence``); nothing when the environment reads no bytes.
+    mutating func readBytes() async {
+        guard let evidence = environment.bytesEvidence else { return }
+        let candidates = page.bytesCandidates(limit: evidence.maxCandidates)
+        guard !candidates.isEmpty else { return }
+        let probes = await evidence.read(candidates.map(\.url), for: request, clock: environment.clock)
+        page.readBytes(candidates, probes: probes)
+        send()
+    }
+
     /// Step 5: the fallback, then the error when nothing at all was found.
     mutating func finish() throws {
         let failure = page.finish()

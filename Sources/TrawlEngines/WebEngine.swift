@@ -62,6 +62,8 @@ package struct WebEngine: Engine {
             try await run.renderIfNeeded(by: renderer)
         }
         try await run.followOEmbedLinks()
+        await run.readBytes()
+        try Task.checkCancellation()
         try run.finish()
     }
 }

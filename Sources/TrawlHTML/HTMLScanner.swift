@@ -265,12 +265,15 @@ public final class HTMLStreamScanner {
             let info = PayloadInfo(url: documentURL, contentType: "application/json", charset: "utf-8", origin: .embedded(locator))
             embedded.append(Payload(body: Data(json), info: info))
         }
+        var linkedDataTypes: [String] = []
         for script in state.scripts where !script.body.isEmpty {
             let type = script.type.map { ($0.split(separator: ";").first ?? "").trimmedWhitespace } ?? ""
             if script.id == "__NEXT_DATA__" {
                 add(trimmedJSON(script.body), EmbeddedLocator(kind: .nextData, scriptIndex: script.index, name: script.id))
             } else if type == "application/ld+json" {
-                add(trimmedJSON(script.body), EmbeddedLocator(kind: .linkedData, scriptIndex: script.index, name: script.id))
+                let json = trimmedJSON(script.body)
+                add(json, EmbeddedLocator(kind: .linkedData, scriptIndex: script.index, name: script.id))
+                linkedDataTypes += Self.types(inLinkedData: json)
             } else if type == "application/json" || type.hasSuffix("+json") {
                 add(trimmedJSON(script.body), EmbeddedLocator(kind: .jsonScript, scriptIndex: script.index, name: script.id))
             } else if type.isEmpty || type.contains("javascript") || type == "module" || type.contains("ecmascript") {
@@ -291,7 +294,22 @@ public final class HTMLStreamScanner {
         }
         var summary = state.summary
         summary.charset = charset.name
+        summary.linkedDataTypes = linkedDataTypes
         return ScannedDocument(summary: summary, embedded: embedded)
+    }
+
+    /// Every `@type` a JSON-LD script declares, at any depth (`@graph` included), lower-cased.
+    static func types(inLinkedData json: [UInt8]) -> [String] {
+        guard let value = try? JSONValue(parsing: Data(json)) else { return [] }
+        var types: [String] = []
+        value.walk { node in
+            switch node.object?["@type"] {
+            case .string(let type)?: types.append(type.lowercased())
+            case .array(let list)?: types += list.compactMap { $0.string?.lowercased() }
+            default: break
+            }
+        }
+        return types
     }
 
     /// Strips whitespace and the `<!-- -->` / `<![CDATA[ ]]>` wrappers old pages put around JSON.

@@ -13,5 +13,8 @@ extension BatchConfiguration {
         resolve.browser = browser.browser
         resolve.browserConfiguration = browser.configuration
         resolve.probe = probe.options
+        // A batch reads pages by the thousand: bytes as evidence costs a ranged GET per
+        // undecided image, so it is asked for, not assumed.
+        resolve.bytesEvidence = probe.bytesEvidenceLimits(onByDefault: false)
     }
 }

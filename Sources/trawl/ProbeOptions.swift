@@ -15,6 +15,18 @@ struct ProbeOptions: ParsableArguments {
     @Flag(help: "With --probe: keep dead media (marked dead) instead of dropping them.")
     var keepDead = false
 
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "Read the first bytes of images a page shows without saying what they are, and keep those that prove an animation well above icon size (on by default, off in batch and worker)."
+    )
+    var bytesEvidence: Bool?
+
+    /// Bytes-as-evidence limits, with `onByDefault` deciding when neither flag was given.
+    func bytesEvidenceLimits(onByDefault: Bool) -> TrawlConfiguration.BytesEvidenceLimits? {
+        (bytesEvidence ?? onByDefault) ? TrawlConfiguration.BytesEvidenceLimits() : nil
+    }
+
     func validate() throws {
         if !probe && (probeRenditions || keepDead) { throw ValidationError("--probe-renditions and --keep-dead need --probe") }
     }

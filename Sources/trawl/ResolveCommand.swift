@@ -114,6 +114,7 @@ struct ResolveCommand: AsyncParsableCommand {
         configuration.localIndex = opened?.index
         configuration.sink = opened?.writer
         configuration.probe = probe.options
+        configuration.bytesEvidence = probe.bytesEvidenceLimits(onByDefault: true)
         let provider = SearchProvider(configuration)
         let format = OutputFormat.choose(json: json, stream: stream, table: table)
         let output = OrderedOutput()

@@ -8,6 +8,7 @@ struct ResultRenderer {
     /// The input as printed: secrets redacted.
     let input: String
     private var printedSet = false
+    private var printedKind: PageKind?
 
     /// - Parameter input: what the user gave; printed with its secrets redacted.
     init(format: OutputFormat, input: String) {
@@ -23,7 +24,13 @@ struct ResultRenderer {
             let dropped = set.dropped ?? []
             guard !set.media.isEmpty || !dropped.isEmpty else { return [] }
             defer { printedSet = true }
-            return (printedSet ? [] : [input, Self.row(Self.header)])
+            // With --explain, what the page is, when a set first says it or says otherwise.
+            var kindLine: [String] = []
+            if let kind = (set.media + dropped).first(where: { $0.explanation != nil })?.pageKind, kind != printedKind {
+                printedKind = kind
+                kindLine = ["  page: \(kind)"]
+            }
+            return (printedSet ? [] : [input, Self.row(Self.header)]) + kindLine
                 + set.media.flatMap { [Self.row(Self.cells($0))] + Self.explanation(of: $0) }
                 + dropped.flatMap { ["  dropped  \($0.url)"] + Self.explanation(of: $0) }
         case .jsonLines:

@@ -217,6 +217,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Requests come from strangers: a context per page unless `--isolate host`.
         configuration.trawl.browserConfiguration = browser.configuration(isolating: .page)
         configuration.trawl.probe = probe.options
+        configuration.trawl.bytesEvidence = probe.bytesEvidenceLimits(onByDefault: true)
         do {
             configuration.trawl.fetch = try fetch.policy()
         } catch {
