@@ -364,6 +364,17 @@ func devSetAccuracy(verbose: Bool) async throws {
     print("                       pages  site parsers (original URL)                generic only (unknown host)")
     print("                              recall            precision                recall            precision")
     print(row("overall", withSites.overall, genericOnly.overall))
+    // The split by source repository (DevSet.Half): rules are written against the tune half;
+    // the check half says whether they carry.
+    for half in DevSet.Half.allCases {
+        let repositories = Set(entries.filter { $0.half == half }.map(\.source_repo)).count
+        print(row("\(half) half (\(repositories) repos)", withSites.byHalf[half] ?? DevSet.Tally(), genericOnly.byHalf[half] ?? DevSet.Tally()))
+        for trap in (withSites.byHalfAndTrap[half] ?? [:]).keys.sorted() {
+            print(row("  " + trap, withSites.byHalfAndTrap[half]![trap]!, genericOnly.byHalfAndTrap[half]?[trap] ?? DevSet.Tally()))
+        }
+    }
+    print("by page kind:")
+    for kind in withSites.byPageKind.keys.sorted() { print(row("  " + kind, withSites.byPageKind[kind]!, genericOnly.byPageKind[kind]!)) }
     print("by trap class:")
     for trap in withSites.byTrap.keys.sorted() { print(row("  " + trap, withSites.byTrap[trap]!, genericOnly.byTrap[trap]!)) }
     print("by site:")

@@ -30,8 +30,13 @@ public enum DevSet {
         /// `tracking-pixel`, `placeholder`, `state-object`, `rendition`, `duplicate-upload`.
         public var traps: [String]
         public var notes: String
+        /// What the page is: `item`, `listing`, `article` or `none` (``PageKind``).
+        public var page_kind: String?
 
         public var description: String { file }
+
+        /// The half of the set this response is in, by its source repository.
+        public var half: Half { Half(sourceRepository: source_repo) }
 
         /// Where the response is replayed with the site parsers.
         public var url: String { original_url }
@@ -41,6 +46,27 @@ public enum DevSet {
         /// The same path and query on a host no site parser knows: only the generic parsers
         /// can read the bytes there.
         public var unknownHostURL: String { DevSet.onUnknownHost(original_url) }
+    }
+
+    /// The two halves the set is split into, once and by source repository: rules are written
+    /// looking at the *tune* half only, and a rule is kept only if the *check* half agrees. A
+    /// repository's responses share its pages' habits, so a split by response would let a rule
+    /// fitted to one page pass on its sibling.
+    public enum Half: String, Sendable, CaseIterable, Comparable {
+        case tune, check
+
+        /// By the low bit of the repository name's 64-bit FNV-1a hash: fixed, and blind to
+        /// what the repository holds.
+        public init(sourceRepository: String) {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in sourceRepository.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
+            self = hash & 1 == 1 ? .check : .tune
+        }
+
+        public static func < (a: Half, b: Half) -> Bool { a == .tune && b == .check }
     }
 
     /// The host the generic-only run serves every response from (`.example` is reserved).
@@ -119,13 +145,26 @@ public enum DevSet {
         public var overall = Tally()
         public var bySite: [String: Tally] = [:]
         public var byTrap: [String: Tally] = [:]
+        /// By ``Half``, and by page kind (`unlabelled` for a response without one).
+        public var byHalf: [Half: Tally] = [:]
+        public var byPageKind: [String: Tally] = [:]
+        /// By half, then by trap class: what a rule gains on one half and loses on the other.
+        public var byHalfAndTrap: [Half: [String: Tally]] = [:]
 
         public init() {}
 
         public mutating func add(_ tally: Tally, for entry: Entry) {
             overall = overall + tally
             bySite[entry.site] = bySite[entry.site, default: Tally()] + tally
-            for trap in Set(entry.traps) { byTrap[trap] = byTrap[trap, default: Tally()] + tally }
+            var half = byHalfAndTrap[entry.half, default: [:]]
+            for trap in Set(entry.traps) {
+                byTrap[trap] = byTrap[trap, default: Tally()] + tally
+                half[trap] = half[trap, default: Tally()] + tally
+            }
+            byHalfAndTrap[entry.half] = half
+            byHalf[entry.half] = byHalf[entry.half, default: Tally()] + tally
+            let kind = entry.page_kind ?? "unlabelled"
+            byPageKind[kind] = byPageKind[kind, default: Tally()] + tally
         }
     }
 }
