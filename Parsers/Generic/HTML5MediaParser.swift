@@ -25,10 +25,15 @@ package struct HTML5MediaParser: Parser {
         // real file elsewhere. It is never media, and never a rendition that would make those
         // images one media.
         var placeholderCount: [String: Int] = [:]
-        for element in elements where element.tag == .img && element.original != nil {
-            if let src = element.src { placeholderCount[src, default: 0] += 1 }
+        // One file shown in boxes of different declared sizes is a stand-in too: a picture has
+        // one shape.
+        var declaredBoxes: [String: Set<[Int]>] = [:]
+        for element in elements where element.tag == .img {
+            guard let src = element.src else { continue }
+            if element.original != nil { placeholderCount[src, default: 0] += 1 }
+            if let width = element.width, let height = element.height { declaredBoxes[src, default: []].insert([width, height]) }
         }
-        let placeholders = Set(placeholderCount.filter { $0.value >= 2 }.keys)
+        let placeholders = Set(placeholderCount.filter { $0.value >= 2 }.keys).union(declaredBoxes.filter { $0.value.count >= 2 }.keys)
         var collection = MediaCollection()
         var ranked: [(rank: Int, media: Media)] = []
         func insert(_ media: Media, _ element: MediaElement) {

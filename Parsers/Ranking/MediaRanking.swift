@@ -154,13 +154,13 @@ package enum MediaRanking {
 
     static let imageKinds: Set<MediaKind> = [.gif, .webp, .apng]
 
-    /// A size no icon, badge or sponsor logo has: at least 150×100 pixels of area, no side
-    /// under 50 and no banner strip longer than 8:1; with one side declared, that side at least
-    /// 150.
+    /// A size no icon, badge, sponsor logo or header strip has: at least 150×100 pixels of area,
+    /// no side under 100 (a section header, a subscribe button, a 468×60 banner) and nothing
+    /// longer than 8:1; with one side declared, that side at least 150.
     package static func isWellAboveIconSize(_ width: Int?, _ height: Int?) -> Bool {
         switch (width, height) {
         case let (width?, height?):
-            width * height >= 15_000 && min(width, height) >= 50 && max(width, height) <= 8 * min(width, height)
+            width * height >= 15_000 && min(width, height) >= 100 && max(width, height) <= 8 * min(width, height)
         case let (side?, nil), let (nil, side?): side >= 150
         case (nil, nil): false
         }

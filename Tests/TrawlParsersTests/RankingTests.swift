@@ -184,7 +184,9 @@ struct RankingTests {
     }
 
     @Test(arguments: [
-        (480, 270, true), (600, 80, true), (100, 50, false), (728, 90, false), (40, 400, false), (120, 100, false),
+        (480, 270, true), (250, 140, true), (320, 100, true), (100, 50, false), (728, 90, false), (40, 400, false), (120, 100, false),
+        // Strips under 100 pixels on their short side are headers, banners and buttons.
+        (600, 80, false), (230, 82, false), (307, 65, false),
     ])
     func declaredSizeWellAboveAnIcon(width: Int, height: Int, large: Bool) {
         #expect(MediaRanking.isWellAboveIconSize(width, height) == large)
