@@ -133,7 +133,12 @@ package struct XTweetParser: Parser {
     }
 
     static func media(legacy: JSONValue?, title: String?, parser: String, payload: Payload) -> [Media] {
-        media(details: (legacy?["extended_entities"]?["media"] ?? legacy?["entities"]?["media"])?.array ?? [], title: title, parser: parser, payload: payload)
+        // The streaming API truncates a long status: its text and media move to `extended_tweet`.
+        let extended = legacy?["extended_tweet"]
+        let details =
+            legacy?["extended_entities"]?["media"] ?? extended?["extended_entities"]?["media"] ?? legacy?["entities"]?["media"]
+            ?? extended?["entities"]?["media"]
+        return media(details: details?.array ?? [], title: extended?["full_text"]?.string ?? title, parser: parser, payload: payload)
     }
 
     /// Videos and animated GIFs of a media list; photos are stills, not results.

@@ -86,6 +86,20 @@ struct ListingTests {
         #expect(set.isDefinitive)
     }
 
+    /// The streaming API truncates a long status: `truncated`, a cut `text`, and its media only
+    /// under `extended_tweet.extended_entities`.
+    @Test func aStreamedStatusGivesTheMediaOfItsExtendedTweet() throws {
+        let json = """
+            {"id_str":"7","text":"a long status, cut... https://t.co/x","truncated":true,"entities":{"urls":[]},
+             "user":{"id_str":"9","profile_image_url_https":"https://pbs.twimg.com/profile_images/9/a.gif"},
+             "extended_tweet":{"full_text":"a long status, whole","entities":{"media":[]},
+               "extended_entities":{"media":[\(Self.quotedVideo)]}}}
+            """
+        let set = try XTweetParser().parse(Self.payload(json, at: "https://api.twitter.com/1.1/statuses/show.json?id=7"))
+        #expect(set.media.map(\.url) == ["https://video.twimg.com/ext_tw_video/674686205292883972/pu/vid/720x720/qBKuNdby6miaPlHb.mp4"])
+        #expect(set.media.first?.title == "a long status, whole")
+    }
+
     @Test func aV1TimelineGivesEachStatusAndARetweetOnce() throws {
         let original = Self.status("1", text: "gif", media: Self.animatedGIF)
         let retweet = Self.status("3", text: "RT", extra: #","retweeted_status":\#(original)"#)
