@@ -222,7 +222,7 @@ let package = Package(
             name: "TrawlSmokeTests", dependencies: ["TrawlSmoke", "Trawl", "TrawlCore", "TrawlRecordings", "TrawlTesting", "trawl"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TrawlStoreTests", dependencies: ["TrawlStore"],
+            name: "TrawlStoreTests", dependencies: ["TrawlStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TrawlIndexTests",

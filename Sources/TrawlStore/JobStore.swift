@@ -28,7 +28,19 @@ public final class JobStore: Sendable {
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
+            try pool.write { db in try StoreMigrations.claim(db) }
             try StoreMigrations.migrator.migrate(pool)
+        } catch let error as StoreMigrations.NotAJobStore {
+            throw StoreError(
+                .openFailed, path: path,
+                message: "an SQLite database that is not a Trawl job store (it holds \(error.tables)); it was left as it is: give --store another file")
+        } catch let error as DatabaseError {
+            // SQLite's own words, not the statement it was running.
+            throw StoreError(
+                .openFailed, path: path,
+                message:
+                    "cannot be read as a job store (SQLite: \(error.message ?? "error \(error.resultCode.rawValue)")): move it aside or give --store another file",
+                underlying: error)
         } catch {
             throw StoreError(.openFailed, path: path, message: "cannot open the job store: \(error)", underlying: error)
         }

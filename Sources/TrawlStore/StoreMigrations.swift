@@ -3,6 +3,29 @@ import GRDB
 /// The store's schema, as named migrations: a store written by an older Trawl is brought up to
 /// date when opened, and each step runs once.
 enum StoreMigrations {
+    /// `PRAGMA application_id` of a job store ("TrwJ"): a file that carries it is one.
+    static let applicationID: Int32 = 0x5472_774A
+
+    /// A database that already holds tables of something else.
+    struct NotAJobStore: Error {
+        var tables: String
+    }
+
+    /// Marks a new (empty) database as a job store, and accepts one that is a job store already
+    /// (marked, or an unmarked store of an earlier Trawl: its `job` table and migrations);
+    /// refuses any other database before anything is written to it.
+    static func claim(_ db: Database) throws {
+        let id = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        if id == applicationID { return }
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        let isEarlierStore = Set(tables).isSuperset(of: ["grdb_migrations", "job", "result"])
+        guard id == 0, tables.isEmpty || isEarlierStore else {
+            let names = tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", …" : "")
+            throw NotAJobStore(tables: tables.isEmpty ? "application id \(id)" : "tables \(names)")
+        }
+        try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+    }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-jobs") { db in

@@ -58,19 +58,23 @@ struct DevSetTests {
         // TRAWL_DEVSET_VERBOSE=tune (or check, or all) lists each response of that half that
         // lost media or returned some not its own.
         let verbose = ProcessInfo.processInfo.environment["TRAWL_DEVSET_VERBOSE"]
+        func list(_ entry: DevSet.Entry, _ results: [[String]]?, path: String) {
+            guard let verbose, verbose == "all" || verbose == entry.half.rawValue else { return }
+            let expected = Set(entry.expected_media.map(CanonicalURL.key))
+            let wrong = (results ?? []).filter { Set($0.map(CanonicalURL.key)).isDisjoint(with: expected) }.map { $0[0] }
+            let carried = Set((results ?? []).flatMap { $0 }.map(CanonicalURL.key))
+            let missed = entry.expected_media.filter { !carried.contains(CanonicalURL.key($0)) }
+            if !wrong.isEmpty || !missed.isEmpty {
+                print("[\(entry.half) \(path)] \(entry.file) (\(entry.page_kind ?? "-")): missed \(missed.count) \(missed.prefix(3)), wrong \(wrong)")
+            }
+        }
         for entry in try DevSet.entries() {
             let results = await Self.resolve(entry, at: entry.url)
             report.add(DevSet.score(expected: entry.expected_media, results: results), for: entry)
-            if let verbose, verbose == "all" || verbose == entry.half.rawValue {
-                let expected = Set(entry.expected_media.map(CanonicalURL.key))
-                let wrong = (results ?? []).filter { Set($0.map(CanonicalURL.key)).isDisjoint(with: expected) }.map { $0[0] }
-                let carried = Set((results ?? []).flatMap { $0 }.map(CanonicalURL.key))
-                let missed = entry.expected_media.filter { !carried.contains(CanonicalURL.key($0)) }
-                if !wrong.isEmpty || !missed.isEmpty {
-                    print("[\(entry.half)] \(entry.file) (\(entry.page_kind ?? "-")): missed \(missed.count) \(missed.prefix(3)), wrong \(wrong)")
-                }
-            }
-            generic.add(DevSet.score(expected: entry.expected_media, results: await Self.resolve(entry, at: entry.unknownHostURL)), for: entry)
+            list(entry, results, path: "sites")
+            let genericResults = await Self.resolve(entry, at: entry.unknownHostURL)
+            generic.add(DevSet.score(expected: entry.expected_media, results: genericResults), for: entry)
+            list(entry, genericResults, path: "generic")
         }
         let withSites = report.overall
         let genericOnly = generic.overall

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import TrawlStore
 
@@ -25,6 +26,49 @@ struct JobStoreTests {
         try store.add([job("https://a.test/3")], source: "list", linesRead: 4, complete: true, now: 2)
         #expect(try store.intake(of: "list") == IntakeMark(linesRead: 4, complete: true))
         #expect(try store.progress()[.pending] == 3)
+    }
+
+    @Test("Another program's SQLite file is refused, named, and left as it was")
+    func aForeignDatabaseIsNeverAdopted() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-foreign-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let foreign = try DatabaseQueue(path: path)
+        try foreign.write { db in try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me')") }
+        try foreign.close()
+        #expect {
+            try JobStore(path: path)
+        } throws: { error in
+            guard let error = error as? StoreError, error.code == .openFailed else { return false }
+            return error.description.contains(path) && error.description.contains("not a Trawl job store") && error.description.contains("notes")
+        }
+        let after = try DatabaseQueue(path: path)
+        let tables = try after.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") }
+        #expect(tables == ["notes"])
+        #expect(try after.read { db in try Int32.fetchOne(db, sql: "PRAGMA application_id") } == 0)
+    }
+
+    @Test("A corrupted store names its file and the next step, not the SQL it ran")
+    func aCorruptedStoreSaysWhatToDo() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-corrupt-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }).write(to: URL(fileURLWithPath: path))
+        #expect {
+            try JobStore(path: path)
+        } throws: { error in
+            guard let error = error as? StoreError, error.code == .openFailed else { return false }
+            let text = error.description
+            return text.contains(path) && text.contains("--store another file") && !text.contains("PRAGMA") && !text.contains("executing")
+        }
+    }
+
+    @Test("A store is marked as one, and opens again")
+    func aStoreIsMarked() throws {
+        let (store, path) = try temporaryStore()
+        try store.add([job("https://a.test/1")], source: "list", linesRead: 1, complete: true, now: 1)
+        let queue = try DatabaseQueue(path: path)
+        #expect(try queue.read { db in try Int32.fetchOne(db, sql: "PRAGMA application_id") } == 0x5472_774A)
+        try queue.close()
+        #expect(try JobStore(path: path).progress()[.pending] == 1)
     }
 
     @Test("A rejected line is failed at once with its result, and only once")
