@@ -41,7 +41,10 @@ package struct HTML5MediaParser: Parser {
             // What the ranking stage reads (and `--explain` shows): where the page shows it.
             var evidence = (media.evidence ?? []) + [Self.regionNote(element.region)]
             if let width = element.width, let height = element.height { evidence.append("declared \(width)×\(height)") }
-            if MediaRanking.isWellAboveIconSize(element.width, element.height) { evidence.append(Evidence.largeBox) }
+            // A strip's box (a header, a banner) is no evidence for the file it shows.
+            if MediaRanking.isWellAboveIconSize(element.width, element.height), !MediaRanking.isStrip(element.width, element.height) {
+                evidence.append(Evidence.largeBox)
+            }
             if let alt = element.alt, !alt.isEmpty { evidence.append("alt text") }
             media.evidence = evidence
             ranked.append((Self.rank(of: element.region), media))

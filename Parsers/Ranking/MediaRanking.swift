@@ -71,11 +71,16 @@ package enum MediaRanking {
         if media.renditions.contains(where: { !imageKinds.contains($0.kind) && $0.kind.isAnimated }) {
             return Explanation(.kept, rule: "video-rendition")
         }
+        // A strip under 100 pixels high offered in one file only is a section header, a
+        // subscribe button, a banner; a picture offered in other files too is meant to be seen.
+        let offeredOnce = media.renditions.isEmpty
         let sizes = [(media.width, media.height)] + media.renditions.map { ($0.width, $0.height) }
-        if sizes.contains(where: isWellAboveIconSize) || media.evidence?.contains(Evidence.largeBox) == true {
+        if sizes.contains(where: { isWellAboveIconSize($0.0, $0.1) && !(offeredOnce && isStrip($0.0, $0.1)) })
+            || media.evidence?.contains(Evidence.largeBox) == true
+        {
             return Explanation(.kept, rule: "declared-size")
         }
-        if let (width, height) = sizeInName(media.url), isWellAboveIconSize(width, height) {
+        if let (width, height) = sizeInName(media.url), isWellAboveIconSize(width, height), !(offeredOnce && isStrip(width, height)) {
             return Explanation(.kept, rule: "size-in-name")
         }
         if media.evidence?.contains(Evidence.linkedFullFile) == true { return Explanation(.kept, rule: "linked-full-file") }
@@ -154,16 +159,22 @@ package enum MediaRanking {
 
     static let imageKinds: Set<MediaKind> = [.gif, .webp, .apng]
 
-    /// A size no icon, badge, sponsor logo or header strip has: at least 150×100 pixels of area,
-    /// no side under 100 (a section header, a subscribe button, a 468×60 banner) and nothing
-    /// longer than 8:1; with one side declared, that side at least 150.
+    /// A size no icon, badge or sponsor logo has: at least 150×100 pixels of area, no side
+    /// under 50 and no banner strip longer than 8:1; with one side declared, that side at least
+    /// 150.
     package static func isWellAboveIconSize(_ width: Int?, _ height: Int?) -> Bool {
         switch (width, height) {
         case let (width?, height?):
-            width * height >= 15_000 && min(width, height) >= 100 && max(width, height) <= 8 * min(width, height)
+            width * height >= 15_000 && min(width, height) >= 50 && max(width, height) <= 8 * min(width, height)
         case let (side?, nil), let (nil, side?): side >= 150
         case (nil, nil): false
         }
+    }
+
+    /// Both sides declared, the short one under 100 pixels: the shape of a header or a banner.
+    static func isStrip(_ width: Int?, _ height: Int?) -> Bool {
+        guard let width, let height else { return false }
+        return min(width, height) < 100
     }
 
     /// The size a file's name declares (`lede_2000x1000.gif`, `banner-728x90.gif`), as CMSs

@@ -39,7 +39,7 @@ struct BatchRunCommand: AsyncParsableCommand {
     @Option(help: "Write one JSON line per input URL here.")
     var out: String = "results.jsonl"
 
-    @Option(help: "The SQLite job store (default: beside the output, OUT.sqlite).")
+    @Option(help: "The SQLite job store (default: beside the output, with its extension .sqlite: results.sqlite).")
     var store: String?
 
     @OptionGroup(title: "Shared queue")
@@ -76,6 +76,12 @@ struct BatchRunCommand: AsyncParsableCommand {
         if queue.queue != nil, store != nil { throw ValidationError("--store and --queue are exclusive: jobs live in one or the other") }
         if queue.queue != nil, autothrottle { throw ValidationError("--autothrottle is not available with --queue (the delay is shared by every worker)") }
         try fetch.address.validateOptIn()
+        // A list that is not there is a mistake on the command line, as `resolve missing.html` is.
+        if let file, file != "-" {
+            var isFolder: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: file, isDirectory: &isFolder) { throw ValidationError("'\(file)': no such file") }
+            if isFolder.boolValue { throw ValidationError("'\(file)' is a folder, not a list of URLs") }
+        }
     }
 
     func run() async throws {
@@ -195,7 +201,7 @@ struct BatchStatusCommand: ParsableCommand {
     @Option(help: "The output the batch writes; its store is beside it.")
     var out: String = "results.jsonl"
 
-    @Option(help: "The SQLite job store (default: beside the output, OUT.sqlite).")
+    @Option(help: "The SQLite job store (default: beside the output, with its extension .sqlite: results.sqlite).")
     var store: String?
 
     @Flag(help: "One JSON object (the default when the output is not a terminal).")

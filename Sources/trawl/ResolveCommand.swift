@@ -184,11 +184,17 @@ struct ResolveCommand: AsyncParsableCommand {
         }
         var lines = renderer.finish(next: next, error: failure).map(OutputLine.out)
         // The input as printed: secrets redacted (``Diagnostics`` redacts every line as well).
-        let shown = Redaction.text(input)
+        // A blank input names nothing: the error says what it was.
+        let named = input.allSatisfy(\.isWhitespace) ? "trawl: " : "trawl: \(Self.shortened(Redaction.text(input))): "
         if let failure {
-            lines.append(.err("trawl: \(shown): \(ErrorSentence.describe(failure))"))
+            // The error names the input again: shortened there too.
+            var sentence = ErrorSentence.describe(failure)
+            for spelling in Set([input, Redaction.text(input), Redaction.url(input)]) where spelling.count > 200 {
+                sentence = sentence.replacingOccurrences(of: spelling, with: Self.shortened(spelling))
+            }
+            lines.append(.err(named + sentence))
         } else if count == 0 {
-            lines.append(.err("trawl: \(shown): no media found"))
+            lines.append(.err(named + "no media found"))
         }
         await print(lines)
         if let failure { return ErrorSummary(failure).isUsageError ? .usage : .failure }
@@ -197,3 +203,12 @@ struct ResolveCommand: AsyncParsableCommand {
 }
 
 extension TrawlConfiguration.Replay.Fallback: ExpressibleByArgument {}
+
+extension ResolveCommand {
+    /// An input as a message names it: whole up to 200 characters, else its start and end
+    /// around an ellipsis (a 100 KB URL would otherwise fill the terminal).
+    static func shortened(_ input: String) -> String {
+        guard input.count > 200 else { return input }
+        return "\(input.prefix(150))…\(input.suffix(40))"
+    }
+}

@@ -73,6 +73,30 @@ struct BadInputCommandTests {
         }
     }
 
+    /// A missing input file is a usage error for every command that reads one, named once.
+    @Test func aMissingListIsAUsageErrorAsAMissingPageIs() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-missing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let batch = try await trawl(["batch", "missing.txt"], in: folder)
+        let resolve = try await trawl(["resolve", "missing.html"], in: folder)
+        #expect(batch.status == 2 && resolve.status == 2, "\(batch.stderr)\n\(resolve.stderr)")
+        #expect(batch.stderr.contains("'missing.txt': no such file"), "\(batch.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("results.sqlite").path), "no store is made for a list that is not there")
+    }
+
+    /// A blank input is named by the error alone, and a long one is shortened.
+    @Test func blankAndLongInputsReadWell() async throws {
+        let blank = try await trawl(["resolve", ""])
+        #expect(blank.status == 2)
+        #expect(blank.stderr.contains("trawl: nothing to search for in ''") && !blank.stderr.contains("trawl: :"), "\(blank.stderr)")
+        // Port 1 on loopback: refused at once, nothing leaves the machine.
+        let long = "http://127.0.0.1:1/" + String(repeating: "a", count: 100_000)
+        let run = try await trawl(["resolve", "--browser", "never", "--timeout", "5", long])
+        let line = try #require(run.stderr.split(separator: "\n").first { $0.hasPrefix("trawl: http://127.0.0.1:1/") }, "\(run.stderr.prefix(500))")
+        let whole = line.contains(String(repeating: "a", count: 300))
+        #expect(line.contains("…") && !whole && line.count < 1000, "the URL is not printed whole: \(line.prefix(400))")
+    }
+
     @Test(arguments: ["htp:/broken.example.com/x", "saved-page.html", "localhost:8080/x", "pages/saved.htm", "intranet:8080/x"])
     func typosAreUsageErrorsNotSearches(input: String) async throws {
         let run = try await trawl(["resolve", input])
