@@ -85,7 +85,7 @@ public struct TrawlServer: Sendable {
     /// Every request (outermost first): the client's address (trusted proxies), metrics, CORS,
     /// JSON errors, the `Host` check, the canonical path, the URL length. Then by route: the
     /// page and `/healthz` are open; `/metrics` needs the token (a wrong one is charged to the
-    /// rate limit); `/v1/…` is rate-limited, then needs the token, then refuses writes from
+    /// rate limit); `/v1/…` is rate-limited, then needs the token, then refuses requests from
     /// other sites' pages. The checks are attached to the routes the router matched, never to
     /// a spelling of a path.
     public func makeRouter() -> Router<ServerRequestContext> {
@@ -112,7 +112,7 @@ public struct TrawlServer: Sendable {
         let api = router.group()
         if let limiter { api.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         if let token = limits.token { api.add(middleware: BearerAuthMiddleware(token: token)) }
-        api.add(middleware: CrossSiteWriteMiddleware(corsOrigins: limits.corsOrigins))
+        api.add(middleware: CrossSiteRequestMiddleware(corsOrigins: limits.corsOrigins))
         let run = ResolveRun(
             providers: .init(plain: provider, probing: probingProviders.0, probingKeepingDead: probingProviders.1),
             slots: ResolveSlots(limit: limits.maxConcurrentResolves, perClientLimit: limits.maxConcurrentResolvesPerClient), metrics: metrics,

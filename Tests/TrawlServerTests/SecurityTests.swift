@@ -151,6 +151,51 @@ struct SecurityTests {
         }
     }
 
+    /// An `<img src>` or a `fetch` on another site's page is a `GET` too: it would make the
+    /// server fetch and write its index. Whatever the method, a request a browser says comes
+    /// from another site is refused before anything is fetched.
+    @Test func requestsFromAnotherSitesPageAreRefusedWhateverTheMethod() async throws {
+        let site = try LoopbackServer { request in ServerFixture.page(request.path) }
+        defer { site.shutdown() }
+        let server = try ServerFixture.live(site: site, hosts: ["a.test"]) { $0.limits.corsOrigins = ["https://app.example"] }
+        try await ServerFixture.application(server).test(.live) { client in
+            let port = try #require(client.port)
+            let raw = RawHTTP(port: port)
+            let resolve = "/v1/resolve?q=\(encoded("http://a.test/cat"))"
+            let foreign: [[(String, String)]] = [
+                [("Sec-Fetch-Site", "cross-site")],  // <img src> on another site's page: no Origin
+                [("Sec-Fetch-Site", "same-site")],  // a page on another port of this host
+                [("Sec-Fetch-Site", "CROSS-SITE"), ("Sec-Fetch-Mode", "no-cors"), ("Sec-Fetch-Dest", "image")],
+                [("Origin", "https://attacker.example")],
+                [("Origin", "null")],
+                [("Origin", "http://127.0.0.1:\(port + 1)"), ("Sec-Fetch-Site", "same-site")],
+            ]
+            for headers in foreign {
+                for (method, target) in [
+                    ("GET", resolve), ("HEAD", resolve), ("GET", "/v1/sessions/0123456789abcdef0123456789abcdef/events"),
+                    ("GET", "/v1/batches/0123456789abcdef"), ("POST", "/v1/sessions"),
+                ] {
+                    let answer = try await raw.send(method, target, headers: headers)
+                    #expect(answer.status == 403, "\(method) \(target) with \(headers): \(answer.status) \(answer.body)")
+                    if method != "HEAD" { #expect(answer.errorCode == "cross-origin-refused", "\(headers): \(answer.body)") }
+                }
+            }
+            #expect(site.requests.isEmpty, "the server fetched \(site.requests.map(\.path)) for another site's page")
+            // Its own page, an allowed app, an address typed into the browser, and clients that are not browsers.
+            let served: [[(String, String)]] = [
+                [("Sec-Fetch-Site", "same-origin")], [("Origin", "http://127.0.0.1:\(port)"), ("Sec-Fetch-Site", "same-origin")],
+                [("Origin", "https://app.example"), ("Sec-Fetch-Site", "cross-site")], [("Sec-Fetch-Site", "none")], [],
+            ]
+            for headers in served {
+                let answer = try await raw.send("GET", resolve, headers: headers)
+                #expect(answer.status == 200, "\(headers): \(answer.status) \(answer.body)")
+            }
+            // The page and /healthz are not the API: another site may link to them.
+            #expect(try await raw.send("GET", "/healthz", headers: [("Sec-Fetch-Site", "cross-site")]).status == 200)
+            #expect(try await raw.send("GET", "/", headers: [("Sec-Fetch-Site", "cross-site")]).status == 200)
+        }
+    }
+
     @Test func aBatchListIsTextOrJSONNothingElse() async throws {
         let site = try LoopbackServer { request in ServerFixture.page(request.path) }
         defer { site.shutdown() }
@@ -262,6 +307,47 @@ struct SecurityTests {
             let garbage = try RawHTTP.parse(bytes)
             #expect(garbage.status == 400)
             #expect(garbage.errorCode == "malformed-request")
+            #expect(!garbage.body.contains("invalid") && !garbage.body.contains("HTTPParserError"), "\(garbage.body)")
+        }
+    }
+
+    /// A body HTTP cannot read is the client's mistake, answered as a head it cannot read is:
+    /// `400 malformed-request`, in words that do not name the parser's states.
+    @Test func aBodyHTTPCannotReadIsA400() async throws {
+        let site = try LoopbackServer { request in ServerFixture.page(request.path) }
+        defer { site.shutdown() }
+        let server = try ServerFixture.live(site: site, hosts: ["a.test"])
+        try await ServerFixture.application(server).test(.live) { client in
+            let raw = RawHTTP(port: try #require(client.port))
+            for chunks in ["zz\r\nhttp://a.test/one\r\n0\r\n\r\n", "5\r\nhttp://a.test/one\r\n0\r\n\r\n", "-1\r\nx\r\n0\r\n\r\n"] {
+                let request =
+                    "POST /v1/batches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                    + chunks
+                let bytes = try await offPool("raw-http") { try raw.exchange(Array(request.utf8)) }
+                let answer = try RawHTTP.parse(bytes)
+                #expect(answer.status == 400, "\(chunks.debugDescription): \(answer.status) \(answer.body)")
+                #expect(answer.errorCode == "malformed-request", "\(answer.body)")
+                for word in ["HTTPParserError", "invalid", "Chunk", "chunk size"] {
+                    #expect(!answer.body.contains(word), "\(answer.body)")
+                }
+            }
+        }
+    }
+
+    /// Two `Host` headers: a proxy in front may have read the other one.
+    @Test func twoHostHeadersAreMalformed() async throws {
+        let server = try ServerFixture.replaying()
+        try await ServerFixture.application(server).test(.live) { client in
+            let port = try #require(client.port)
+            let raw = RawHTTP(port: port)
+            for hosts in [["127.0.0.1:\(port)", "attacker.example"], ["127.0.0.1:\(port)", "127.0.0.1:\(port)"], ["localhost", "LOCALHOST"]] {
+                for target in ["/healthz", Self.page] {
+                    let answer = try await raw.send("GET", target, headers: hosts.map { ("Host", $0) })
+                    #expect(answer.status == 400, "\(hosts) \(target): \(answer.status) \(answer.body)")
+                    #expect(answer.errorCode == "malformed-request", "\(answer.body)")
+                }
+            }
+            #expect(try await raw.send("GET", "/healthz", headers: [("Host", "127.0.0.1:\(port)")]).status == 200)
         }
     }
 
