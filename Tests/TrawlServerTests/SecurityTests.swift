@@ -221,14 +221,28 @@ struct SecurityTests {
             for input in [
                 "data:text/html,<b> hi</b>", "DATA:text/html;base64,PGI+", "javascript:alert(1)", "file:///etc/passwd", "view-source:http://a.test/",
                 "about:blank", "blob:http://a.test/x", "chrome://version", "ws://a.test/", "ftp://a.test/x.gif",
+                // The term's scheme counts, after a command or a filter, in any case, with blanks before it.
+                "!web data:text/html,<img src=\"https://media.test/x.gif\"> with spaces", "!WEB DATA:text/html,<b> hi</b>", "!url data:text/html,a b",
+                "!web   data:text/html,a b", "!web \" data:text/html,a b\"", "!web \"\u{01}data:text/html,a b\"", "rating:g data:text/html,<b> hi</b>",
+                "!web rating:g data:text/html,<b> hi</b>", "!web lang:en Data:text/html;base64,PGI+IGhp", "!web file:///etc/passwd",
+                "!web file:///etc/passwd and more", "!web FILE:/etc/passwd", "!web javascript:alert(1)", "!web view-source:http://a.test/",
+                "!web rating:g javascript:alert(1)", "!giphy data:text/html,a b", "!web /etc/passwd", "!web ~/page.html",
             ] {
                 let response = try await client.execute(uri: "/v1/resolve?q=\(encoded(input))", method: .get)
                 #expect(response.status == .badRequest, "\(input): \(response.status)")
                 #expect(try response.errorCode() == "unsupported-scheme", "\(input): \(response.text)")
             }
             // Search words with a colon are searches, not schemes.
-            let search = try await client.execute(uri: "/v1/resolve?q=\(encoded("rating:g cats"))", method: .get)
-            #expect(try search.errorCode() != "unsupported-scheme")
+            for input in ["rating:g cats", "!giphy cats: the musical", "cats data:text/html,x"] {
+                let search = try await client.execute(uri: "/v1/resolve?q=\(encoded(input))", method: .get)
+                #expect(try search.errorCode() != "unsupported-scheme", "\(input): \(search.text)")
+            }
+            // A session's queries are judged the same way.
+            let opened = try await client.execute(uri: "/v1/sessions", method: .post)
+            let id = try #require(try opened.json()["id"] as? String)
+            let typed = try await client.execute(uri: "/v1/sessions/\(id)/query?q=\(encoded("!web DATA:text/html,<b> hi</b>"))", method: .post)
+            #expect(typed.status == .badRequest, "\(typed.text)")
+            #expect(try typed.errorCode() == "unsupported-scheme")
         }
     }
 
