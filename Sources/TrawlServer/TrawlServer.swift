@@ -140,7 +140,8 @@ public struct TrawlServer: Sendable {
                 configuration: .init(
                     additionalChannelHandlers: [connections.handler(), MalformedRequestAnswer()],
                     idleTimeout: .nanoseconds(idleTimeout.components.seconds * 1_000_000_000 + idleTimeout.components.attoseconds / 1_000_000_000))),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "trawl"),
+            // The address the bind check judged, not the name again: a second lookup could answer otherwise.
+            configuration: ApplicationConfiguration(address: .hostname(configuration.listeningHost(), port: configuration.port), serverName: "trawl"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? 0) },
             logger: logger)
         application.addServices(SessionService(registry: sessions))
@@ -150,7 +151,12 @@ public struct TrawlServer: Sendable {
 
     /// Serves until SIGTERM or SIGINT, then stops gracefully: no new connections, requests in
     /// flight finish, running batches put their work in flight back in their stores.
+    /// - Throws: ``ListenError`` when the address cannot be had or bound, in a sentence.
     public func run(onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) async throws {
-        try await makeApplication(onListening: onListening).runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        do {
+            try await makeApplication(onListening: onListening).runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch {
+            throw ListenError.from(error, host: configuration.host, port: configuration.port) ?? error
+        }
     }
 }

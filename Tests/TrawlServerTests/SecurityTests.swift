@@ -111,6 +111,61 @@ struct SecurityTests {
         }
     }
 
+    /// `--host anyaddr.localhost` may resolve to `0.0.0.0`: the check judges the addresses a
+    /// name binds, not the name, and what is bound is what was judged.
+    @Test func theBindCheckJudgesTheAddressesBoundNotTheName() throws {
+        func addresses(_ texts: String...) -> [IPAddress] { texts.compactMap { IPAddress(literal: $0) } }
+        #expect(ServerConfiguration.isLoopbackOnly(addresses("127.0.0.1", "::1", "127.0.0.53")))
+        for list in [addresses("0.0.0.0"), addresses("::"), addresses("127.0.0.1", "0.0.0.0"), addresses("::1", "192.0.2.10"), []] {
+            #expect(!ServerConfiguration.isLoopbackOnly(list), "\(list)")
+        }
+        var configuration = ServerConfiguration()
+        configuration.host = "anyaddr.localhost"
+        let everywhere: (String) throws -> [IPAddress] = { _ in addresses("0.0.0.0") }
+        #expect(!configuration.bindsLoopbackOnly(resolving: everywhere))
+        let refusal = #expect(throws: ServerConfigurationError.self) { try configuration.checkSafety(resolving: everywhere) }
+        #expect(refusal?.message.contains("anyaddr.localhost (it resolves to 0.0.0.0)") == true, "\(String(describing: refusal))")
+        #expect(configuration.listeningHost(resolving: everywhere) == "0.0.0.0")
+        let loopback: (String) throws -> [IPAddress] = { _ in addresses("::1", "127.0.0.1") }
+        #expect(configuration.bindsLoopbackOnly(resolving: loopback))
+        #expect(throws: Never.self) { try configuration.checkSafety(resolving: loopback) }
+        #expect(configuration.listeningHost(resolving: loopback) == "127.0.0.1")
+        // A name that does not resolve is not shown to be loopback.
+        struct NoAddress: Error {}
+        #expect(!configuration.bindsLoopbackOnly(resolving: { _ in throw NoAddress() }))
+        // Address literals are judged as they are, never looked up; other names are public without a lookup.
+        for host in ["::1", "[::1]", "127.0.0.1", "0.0.0.0", "trawl.example.org"] {
+            configuration.host = host
+            let notLookedUp: (String) throws -> [IPAddress] = { name in
+                Issue.record("\(host) was looked up as \(name)")
+                return []
+            }
+            let loopbackOnly = ["::1", "[::1]", "127.0.0.1"].contains(host)
+            #expect(configuration.bindsLoopbackOnly(resolving: notLookedUp) == loopbackOnly, "\(host)")
+            #expect((try? configuration.checkSafety(resolving: notLookedUp)) != nil || !loopbackOnly, "\(host)")
+        }
+        configuration.host = "::1"
+        #expect(configuration.listeningHost(resolving: { _ in [] }) == "::1")
+    }
+
+    /// A port already taken is said in words, without the networking library's type names.
+    @Test func aBindThatFailsIsASentence() async throws {
+        let first = try ServerFixture.replaying()
+        try await ServerFixture.application(first).test(.live) { client in
+            let port = try #require(client.port)
+            let second = try ServerFixture.replaying { $0.port = port }
+            do {
+                try await second.run()
+                Issue.record("a second server listened on \(port)")
+            } catch {
+                let sentence = ErrorSentence.describe(error)
+                #expect(error is ListenError, "\(error)")
+                #expect(sentence.contains("address already in use"), "\(sentence)")
+                for word in ["IOError", "SocketAddressError", "descriptor:", "errno"] { #expect(!sentence.contains(word), "\(sentence)") }
+            }
+        }
+    }
+
     @Test func aHostHeaderNamingAnotherServerIsRefused() async throws {
         let server = try ServerFixture.replaying { $0.limits.publicHosts = ["trawl.example.org"] }
         try await ServerFixture.application(server).test(.live) { client in
