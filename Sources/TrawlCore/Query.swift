@@ -9,8 +9,8 @@ public import Foundation
 ///
 /// - The first `!word` is the command (lower-cased); later ones stay in the term.
 /// - `key:value` and `key:"quoted value"` are parameters; the first value for a key wins.
-/// - A token that looks like a URL (`https://…`, `//…`, `htp:/…`, `localhost:8080/x`) is never a
-///   parameter.
+/// - A token that looks like a URL (`https://…`, `//…`, `htp:/…`, `localhost:8080/x`,
+///   `javascript:…`) is never a parameter.
 public struct Query: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The text as given.
     public var raw: String
@@ -26,6 +26,10 @@ public struct Query: Sendable, Hashable, Codable, CustomStringConvertible {
     /// What the term says about where it points, including why it cannot be read when it looks
     /// like a URL or a path but is not one.
     public var location: QueryLocation { url.map(QueryLocation.url) ?? QueryLocation(term: term) }
+    /// The scheme the term starts with, lower-cased, whether or not the term is a well-formed
+    /// URL: `!web DATA:text/html,<b> hi` has the term scheme `data` and no ``url``
+    /// (``QueryLocation/leadingScheme(of:)``). `nil` for a term that does not start with `scheme:`.
+    public var termScheme: String? { QueryLocation.leadingScheme(of: term) }
 
     public init(raw: String, command: String?, parameters: [String: String], term: String, url: URL?) {
         self.raw = raw
@@ -97,9 +101,10 @@ public struct Query: Sendable, Hashable, Codable, CustomStringConvertible {
         let key = token[..<colon]
         let value = token[token.index(after: colon)...]
         // `file:page.html`, `data:…`, `https:…` are URLs (or broken ones), never parameters;
-        // nor are `htp:/host/…` and `localhost:8080/x`, URLs with a mistyped or missing scheme.
+        // nor are `htp:/host/…` and `localhost:8080/x`, URLs with a mistyped or missing scheme,
+        // nor `javascript:…`, `view-source:…` and the other schemes a browser acts on.
         guard !key.isEmpty, !value.isEmpty, !value.hasPrefix("//"), !QueryLocation.isBrokenURL(Substring(token)),
-            !QueryLocation.readableSchemes.contains(key.lowercased()),
+            !QueryLocation.readableSchemes.contains(key.lowercased()), !QueryLocation.nonWebSchemes.contains(key.lowercased()),
             key.first!.isLetter,
             key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
         else { return nil }

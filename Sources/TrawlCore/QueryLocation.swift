@@ -101,6 +101,42 @@ public enum QueryLocation: Sendable, Hashable {
         return .url(url)
     }
 
+    /// URL schemes a browser, libcurl or Trawl itself would act on that are not the web's
+    /// (`data:`, `file:`, `javascript:`, `view-source:`, `ws:`, `ftp:`…). A `key:value` token
+    /// whose key is one of these is never a ``Query`` parameter: it stays in the term, where
+    /// whoever decides what may be fetched sees it (``Query/termScheme``).
+    public static let nonWebSchemes: Set<String> = [
+        "about", "blob", "chrome", "chrome-extension", "chrome-untrusted", "content", "data", "devtools", "dict", "file",
+        "filesystem", "ftp", "ftps", "gopher", "imap", "imaps", "intent", "jar", "javascript", "ldap", "ldaps", "mailto",
+        "mqtt", "pop3", "pop3s", "resource", "rtmp", "rtsp", "scp", "sftp", "smb", "smbs", "smtp", "smtps", "telnet", "tftp",
+        "vbscript", "view-source", "ws", "wss",
+    ]
+
+    /// The lower-cased scheme `text` starts with, read as a browser reads a URL's start: leading
+    /// blanks and control characters skipped, tabs and line breaks inside ignored, any case
+    /// (` DATA:text/html,<b> hi` → `data`). `nil` when it does not start with `scheme:`. Whether
+    /// the rest is a well-formed URL does not matter: Chromium renders `data:` with spaces.
+    public static func leadingScheme(of text: some StringProtocol) -> String? {
+        var scheme: [UInt8] = []
+        var started = false
+        var colon = false
+        for byte in text.utf8 {
+            if !started && byte <= 0x20 { continue }
+            started = true
+            if byte == 0x09 || byte == 0x0A || byte == 0x0D { continue }
+            if byte == UInt8(ascii: ":") {
+                colon = true
+                break
+            }
+            let isLetter = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            let isSchemeByte = isLetter || (0x30...0x39).contains(byte) || byte == 0x2B || byte == 0x2D || byte == 0x2E
+            guard scheme.isEmpty ? isLetter : isSchemeByte else { return nil }
+            scheme.append(byte)
+        }
+        guard colon, !scheme.isEmpty else { return nil }
+        return String(decoding: scheme, as: UTF8.self).lowercased()
+    }
+
     /// `/abs`, `./rel`, `../rel`, `~/home`, `~`: a file on this machine, not a URL.
     public static func isLocalPath(_ token: some StringProtocol) -> Bool {
         token.hasPrefix("/") || token.hasPrefix("./") || token.hasPrefix("../") || token.hasPrefix("~/") || token == "~"

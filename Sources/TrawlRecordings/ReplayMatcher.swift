@@ -1,11 +1,12 @@
 import Foundation
+import TrawlCore
 
 /// How replay decides that a request is the one an entry recorded.
 ///
 /// First the exact URL (scheme and host lower-cased, default port and fragment dropped). Then a
 /// looser key: the same method, host and path, and the same query parameters once volatile ones
 /// are set aside — cache busters and request ids (`_`, `cb`, `cid`, `rid`, `ts`, …), scrubbed
-/// secrets (`api_key`, `key`, …) and any parameter whose recorded value is the scrub
+/// secrets (`api_key`, `key`, `X-Amz-Signature`: ``Redaction/isSecret(name:value:)``) and any parameter whose recorded value is the scrub
 /// placeholder — in any order.
 public struct ReplayMatcher: Sendable, Hashable {
     /// Query parameters that change on every request and never change the answer.
@@ -37,7 +38,10 @@ public struct ReplayMatcher: Sendable, Hashable {
     public func looseKey(method: String, url: String) -> String {
         guard let parts = URLComponents(string: url), let host = parts.host?.lowercased() else { return exactKey(method: method, url: url) }
         let query = (parts.percentEncodedQueryItems ?? [])
-            .filter { !volatileParameters.contains($0.name.lowercased()) && $0.value != Scrubber.placeholder }
+            .filter {
+                !volatileParameters.contains($0.name.lowercased()) && !Redaction.isSecret(name: $0.name, value: $0.value ?? "")
+                    && $0.value != Scrubber.placeholder
+            }
             .map { "\($0.name)=\($0.value ?? "")" }
             .sorted()
         var port = ""

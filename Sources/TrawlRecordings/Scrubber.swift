@@ -1,42 +1,53 @@
 import Foundation
+import TrawlCore
 
 /// Takes secrets out of what is recorded, before anything is written.
 ///
-/// Header values (`Authorization`, `Cookie`, `Set-Cookie`, API-key headers), query parameters
-/// (`api_key`, `key`, `token`, …) in URLs wherever they appear — request URL, headers, bodies,
-/// JSON-escaped or entity-encoded — and string values of JSON fields with secret names all
-/// become ``placeholder``. Every secret value found that way is then also replaced wherever
-/// else it occurs verbatim (an API key echoed inside a `next` URL, a token in a script).
+/// Query parameters and headers are judged by ``Redaction/isSecret(name:value:)`` — the one
+/// decision messages are redacted by too: names whose words say secret (`api_key`,
+/// `X-Amz-Signature`, `X-Goog-Credential`, `sig`, `refresh_token`, `Authorization`,
+/// `X-Api-Key`…) and values that look like credentials (`Bearer …`, a JSON Web Token) — plus
+/// `Cookie`, `Set-Cookie` and any names given. Their values become ``placeholder`` in URLs
+/// wherever they appear — request URL, headers, bodies, JSON-escaped or entity-encoded — and so
+/// do string values of JSON fields with secret names. Every secret value found that way is
+/// then also replaced wherever else it occurs verbatim (an API key echoed inside a `next` URL,
+/// a token in a script).
 ///
-/// Replay ignores scrubbed query parameters when it matches, so a live request carrying the
+/// Replay ignores secret query parameters when it matches, so a live request carrying the
 /// real key still finds the recording made with the placeholder.
 public struct Scrubber: Sendable, Hashable {
     /// What a scrubbed value becomes.
     public static let placeholder = "REDACTED"
 
-    /// Header names, lower-cased.
+    /// Header names scrubbed beside those ``Redaction/isSecret(name:value:)`` finds, lower-cased.
     public var headers: Set<String>
-    /// Query parameter names, lower-cased.
+    /// Query parameter names scrubbed beside those ``Redaction/isSecret(name:value:)`` finds,
+    /// lower-cased.
     public var queryParameters: Set<String>
     /// JSON field names whose string values are secrets, lower-cased.
     public var jsonFields: Set<String>
 
-    public static let defaultHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token", "x-csrf-token",
-        "x-guest-token", "x-client-transaction-id",
-    ]
-    public static let defaultQueryParameters: Set<String> = [
-        "api_key", "apikey", "key", "token", "access_token", "auth", "client_secret", "sig", "signature",
-    ]
+    /// Headers that hold secrets though their names do not say so.
+    public static let defaultHeaders: Set<String> = ["cookie", "set-cookie", "x-client-transaction-id"]
     public static let defaultJSONFields: Set<String> = [
-        "api_key", "apikey", "access_token", "refresh_token", "token", "password", "secret", "client_secret", "session_id",
+        "api_key", "apikey", "access_token", "refresh_token", "id_token", "token", "password", "secret", "client_secret", "session_id",
     ]
 
     /// - Parameters: extra names to scrub on top of the defaults.
     public init(headers: [String] = [], queryParameters: [String] = [], jsonFields: [String] = []) {
         self.headers = Self.defaultHeaders.union(headers.map { $0.lowercased() })
-        self.queryParameters = Self.defaultQueryParameters.union(queryParameters.map { $0.lowercased() })
+        self.queryParameters = Set(queryParameters.map { $0.lowercased() })
         self.jsonFields = Self.defaultJSONFields.union(jsonFields.map { $0.lowercased() })
+    }
+
+    /// Whether the query parameter `name` with `value` is scrubbed.
+    public func isSecret(queryParameter name: some StringProtocol, value: some StringProtocol) -> Bool {
+        queryParameters.contains(name.lowercased()) || Redaction.isSecret(name: name, value: String(value).removingPercentEncoding ?? String(value))
+    }
+
+    /// Whether the header `name` with `value` is scrubbed.
+    public func isSecret(header name: some StringProtocol, value: some StringProtocol) -> Bool {
+        headers.contains(name.lowercased()) || Redaction.isSecret(name: name, value: value)
     }
 
     /// The entry without secrets.
@@ -46,7 +57,7 @@ public struct Scrubber: Sendable, Hashable {
         entry.request.url = scrubQuery(in: entry.request.url, secrets: &secrets)
         entry.request.headers = entry.request.headers.map { scrub($0, secrets: &secrets) }
         entry.request.queryString = entry.request.queryString.map { pair in
-            guard queryParameters.contains(pair.name.lowercased()), pair.value != Self.placeholder else { return pair }
+            guard isSecret(queryParameter: pair.name, value: pair.value), pair.value != Self.placeholder else { return pair }
             secrets.insert(pair.value)
             return HAREntry.NameValue(name: pair.name, value: Self.placeholder)
         }
@@ -91,7 +102,7 @@ public struct Scrubber: Sendable, Hashable {
 
     func scrub(_ header: HAREntry.NameValue, secrets: inout Set<String>) -> HAREntry.NameValue {
         let name = header.name.lowercased()
-        if headers.contains(name) {
+        if isSecret(header: header.name, value: header.value), header.value != Self.placeholder {
             collectSecrets(ofHeader: name, value: header.value, into: &secrets)
             return HAREntry.NameValue(name: header.name, value: Self.placeholder)
         }
@@ -156,11 +167,12 @@ public struct Scrubber: Sendable, Hashable {
             if nameStart > 0 {
                 var eq = nameStart
                 while eq < n, eq - nameStart < 40, Self.isNameByte(bytes[eq]) { eq += 1 }
+                var end = eq + 1
+                while end < n, !Self.endsQueryValue(bytes, at: end) { end += 1 }
                 if eq < n, bytes[eq] == UInt8(ascii: "="), eq > nameStart,
-                    queryParameters.contains(String(decoding: bytes[nameStart..<eq], as: UTF8.self).lowercased())
+                    isSecret(
+                        queryParameter: String(decoding: bytes[nameStart..<eq], as: UTF8.self), value: String(decoding: bytes[(eq + 1)..<end], as: UTF8.self))
                 {
-                    var end = eq + 1
-                    while end < n, !Self.endsQueryValue(bytes, at: end) { end += 1 }
                     let value = String(decoding: bytes[(eq + 1)..<end], as: UTF8.self)
                     output.append(contentsOf: bytes[i...eq])
                     if !value.isEmpty, value != Self.placeholder {

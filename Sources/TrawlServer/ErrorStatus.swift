@@ -1,11 +1,12 @@
 import Hummingbird
+import NIOHTTP1
 import TrawlCore
 
 /// Which HTTP status answers which error: the table docs/serve.md documents.
 ///
 /// | status | codes |
 /// |---|---|
-/// | 400 | the request is wrong: `invalid-url`, `unsupported-scheme`, `invalid-request`, `empty-query`, `unknown-engine`, `invalid-query`, `invalid-cursor`, … |
+/// | 400 | the request is wrong: `malformed-request` (a body HTTP cannot read), `invalid-url`, `unsupported-scheme`, `invalid-request`, `empty-query`, `unknown-engine`, `invalid-query`, `invalid-cursor`, … |
 /// | 403 | `refused-address`: the page's address is one the server will not fetch |
 /// | 404 | `not-found`: no such route or batch; `no-recorded-entry`: a replaying server's recordings hold no answer |
 /// | 502 | the page or engine failed: `host-not-found`, `connection-failed`, `http-STATUS`, `tls-failure`, … |
@@ -29,6 +30,9 @@ enum ErrorStatus {
     /// The API error for any error a handler threw.
     static func apiError(for error: any Error) -> APIError {
         if let api = error as? APIError { return api }
+        // A body the HTTP parser gave up on (a broken chunked encoding) surfaces in the handler
+        // reading it: the client's mistake, said as for a head it cannot read.
+        if let parse = error as? HTTPParserError { return MalformedRequestAnswer.answer(for: parse) }
         if let http = error as? HTTPError {
             // Hummingbird's own: an unknown route, a body over the limit, a bad request line.
             let code: String

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import TrawlFetch
 
@@ -9,7 +10,9 @@ import TrawlFetch
 /// served when its `Host` is an IP address literal (a browser only sends one when the page's own
 /// origin is that address), a loopback name (`localhost`, `*.localhost`: browsers resolve them
 /// to loopback themselves), the name the server was bound to, or one of the names given with
-/// `--public-host`. A request without `Host` (HTTP/1.0) is served.
+/// `--public-host`. A request without `Host` (HTTP/1.0) is served; one with two `Host` headers
+/// is `400 malformed-request` (RFC 9112 §3.2: a proxy and this server could each read the
+/// other one).
 struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Lower-case names without a trailing dot.
     let names: Set<String>
@@ -21,6 +24,10 @@ struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // The first `Host` is the request's authority; any other is left among its fields.
+        guard request.headers[values: hostField].isEmpty else {
+            throw APIError(.badRequest, code: "malformed-request", message: "the request has more than one Host header; send exactly one")
+        }
         guard let host = request.head.authority else { return try await next(request, context) }
         guard allows(host) else {
             throw APIError(
@@ -55,3 +62,6 @@ struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
         return name
     }
 }
+
+/// `Host` as a field: the first `Host` of a request is its authority, any other stays a field.
+private let hostField = HTTPField.Name("Host")!

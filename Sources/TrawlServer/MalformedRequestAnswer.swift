@@ -45,6 +45,8 @@ final class MalformedRequestAnswer: ChannelDuplexHandler, RemovableChannelHandle
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
+    /// The answer to a request HTTP cannot read: its head here, its body in the handler reading
+    /// it (``ErrorStatus/apiError(for:)``).
     static func answer(for error: HTTPParserError) -> APIError {
         switch error {
         case .headerOverflow:
@@ -52,7 +54,10 @@ final class MalformedRequestAnswer: ChannelDuplexHandler, RemovableChannelHandle
                 .requestHeaderFieldsTooLarge, code: "request-head-too-large",
                 message: "the request's URL and headers are over 80 KiB together; a URL may be at most 8192 bytes")
         default:
-            APIError(.badRequest, code: "malformed-request", message: "the request is not HTTP/1.1 this server can read (\(error))")
+            // The parser's own words name its states, not the client's mistake.
+            APIError(
+                .badRequest, code: "malformed-request",
+                message: "the request is not HTTP/1.1 this server can read (a broken request line, header, or chunked body)")
         }
     }
 }

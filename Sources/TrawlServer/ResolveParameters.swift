@@ -58,16 +58,20 @@ struct ResolveParameters: Sendable, Hashable {
         return request
     }
 
-    /// Refuses what the server never fetches, naming the input.
+    /// Refuses what the server never fetches, naming the input: a local path, or a term — after
+    /// any `!command` and `key:value` filters — whose scheme is not the web's, however it is
+    /// spelled (` DATA:`, `!web data:… with spaces`, `rating:g file:…`;
+    /// ``QueryLocation/leadingScheme(of:)``).
     static func check(_ text: String) throws {
         let shown = Self.shown(text)
-        if QueryLocation.isLocalPath(text) {
+        let query = Query(parsing: text)
+        if QueryLocation.isLocalPath(text) || (Self.webCommands.contains(query.command ?? "") && QueryLocation.isLocalPath(query.term)) {
             throw APIError.usage("unsupported-scheme", "'\(shown)' is a local path: the server fetches only http and https pages")
         }
-        if let scheme = leadingScheme(text), nonWebSchemes.contains(scheme) {
+        for scheme in [QueryLocation.leadingScheme(of: text), query.termScheme].compactMap({ $0 })
+        where QueryLocation.nonWebSchemes.contains(scheme) {
             throw APIError.usage("unsupported-scheme", "'\(shown)': the scheme '\(scheme)' is not http or https")
         }
-        let query = Query(parsing: text)
         if let url = query.url, let scheme = url.scheme?.lowercased(), scheme != "http" && scheme != "https" {
             throw APIError.usage("unsupported-scheme", "'\(shown)': the scheme '\(scheme)' is not http or https")
         }
@@ -76,25 +80,8 @@ struct ResolveParameters: Sendable, Hashable {
         }
     }
 
-    /// URL schemes a browser or libcurl would act on that are not the web's: refused by name
-    /// even where the text is not a well-formed URL (`data:text/html,<b> hi` has spaces, so it
-    /// is no URL to the parser, yet Chromium would render it).
-    static let nonWebSchemes: Set<String> = [
-        "about", "blob", "chrome", "chrome-extension", "chrome-untrusted", "content", "data", "devtools", "dict", "file",
-        "filesystem", "ftp", "ftps", "gopher", "imap", "imaps", "intent", "jar", "javascript", "ldap", "ldaps", "mailto",
-        "mqtt", "pop3", "pop3s", "resource", "rtmp", "rtsp", "scp", "sftp", "smb", "smbs", "smtp", "smtps", "telnet", "tftp",
-        "vbscript", "view-source", "ws", "wss",
-    ]
-
-    /// The lower-cased scheme the text starts with (`DATA:…` → `data`), if it starts like a URL.
-    static func leadingScheme(_ text: String) -> String? {
-        guard let colon = text.firstIndex(of: ":") else { return nil }
-        let scheme = Array(text[..<colon].utf8)
-        let isLetter = { (byte: UInt8) in (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
-        let isSchemeByte = { (byte: UInt8) in isLetter(byte) || (0x30...0x39).contains(byte) || byte == 0x2B || byte == 0x2D || byte == 0x2E }
-        guard let first = scheme.first, isLetter(first), scheme.allSatisfy(isSchemeByte) else { return nil }
-        return String(decoding: scheme, as: UTF8.self).lowercased()
-    }
+    /// The commands of the web engine, which reads its term as a page to fetch.
+    static let webCommands: Set<String> = ["web", "url"]
 
     /// At most 200 characters of an input, secrets redacted, for a message.
     static func shown(_ text: String) -> String {

@@ -43,7 +43,7 @@ public struct ServerLimits: Sendable, Hashable {
     /// When set, `/v1/…` and `/metrics` need `Authorization: Bearer TOKEN` (`401` otherwise).
     public var token: String?
     /// Origins browser apps may call the API from (`*` for any); empty: no CORS headers, and
-    /// a browser page on another origin may not change anything (`CrossSiteWriteMiddleware`).
+    /// a browser page on another site or origin may not use the API (`CrossSiteRequestMiddleware`).
     public var corsOrigins: [String] = []
     /// Names clients reach the server by, beside IP addresses and `localhost`: a request whose
     /// `Host` is any other name is `421 unknown-host` (DNS rebinding).

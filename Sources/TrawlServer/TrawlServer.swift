@@ -85,7 +85,7 @@ public struct TrawlServer: Sendable {
     /// Every request (outermost first): the client's address (trusted proxies), metrics, CORS,
     /// JSON errors, the `Host` check, the canonical path, the URL length. Then by route: the
     /// page and `/healthz` are open; `/metrics` needs the token (a wrong one is charged to the
-    /// rate limit); `/v1/…` is rate-limited, then needs the token, then refuses writes from
+    /// rate limit); `/v1/…` is rate-limited, then needs the token, then refuses requests from
     /// other sites' pages. The checks are attached to the routes the router matched, never to
     /// a spelling of a path.
     public func makeRouter() -> Router<ServerRequestContext> {
@@ -112,7 +112,7 @@ public struct TrawlServer: Sendable {
         let api = router.group()
         if let limiter { api.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         if let token = limits.token { api.add(middleware: BearerAuthMiddleware(token: token)) }
-        api.add(middleware: CrossSiteWriteMiddleware(corsOrigins: limits.corsOrigins))
+        api.add(middleware: CrossSiteRequestMiddleware(corsOrigins: limits.corsOrigins))
         let run = ResolveRun(
             providers: .init(plain: provider, probing: probingProviders.0, probingKeepingDead: probingProviders.1),
             slots: ResolveSlots(limit: limits.maxConcurrentResolves, perClientLimit: limits.maxConcurrentResolvesPerClient), metrics: metrics,
@@ -140,7 +140,8 @@ public struct TrawlServer: Sendable {
                 configuration: .init(
                     additionalChannelHandlers: [connections.handler(), MalformedRequestAnswer()],
                     idleTimeout: .nanoseconds(idleTimeout.components.seconds * 1_000_000_000 + idleTimeout.components.attoseconds / 1_000_000_000))),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "trawl"),
+            // The address the bind check judged, not the name again: a second lookup could answer otherwise.
+            configuration: ApplicationConfiguration(address: .hostname(configuration.listeningHost(), port: configuration.port), serverName: "trawl"),
             onServerRunning: { channel in await onListening(host, channel.localAddress?.port ?? 0) },
             logger: logger)
         application.addServices(SessionService(registry: sessions))
@@ -150,7 +151,12 @@ public struct TrawlServer: Sendable {
 
     /// Serves until SIGTERM or SIGINT, then stops gracefully: no new connections, requests in
     /// flight finish, running batches put their work in flight back in their stores.
+    /// - Throws: ``ListenError`` when the address cannot be had or bound, in a sentence.
     public func run(onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) async throws {
-        try await makeApplication(onListening: onListening).runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        do {
+            try await makeApplication(onListening: onListening).runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch {
+            throw ListenError.from(error, host: configuration.host, port: configuration.port) ?? error
+        }
     }
 }

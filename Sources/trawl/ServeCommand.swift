@@ -267,9 +267,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             await opened?.close()
             // Before the socket was bound, the failure is the address's (a taken port, a name
-            // that does not resolve): say which.
+            // that does not resolve): say which (a `ListenError` says so itself).
             let shown = host.contains(":") ? "[\(host)]" : host
-            let prefix = listening.withLock { $0 } ? "" : "cannot listen on \(shown):\(port): "
+            let prefix = listening.withLock { $0 } || error is ListenError ? "" : "cannot listen on \(shown):\(port): "
             Diagnostics.write("trawl serve: " + prefix + ErrorSentence.describe(error))
             throw ExitCode(ExitStatus.failure.rawValue)
         }

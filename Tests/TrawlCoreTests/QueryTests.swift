@@ -36,6 +36,20 @@ struct QueryTests {
         #expect(query.command == "tenor")
     }
 
+    @Test func theTermsSchemeIsReadAsABrowserReadsIt() {
+        for (text, scheme) in [
+            ("!web data:text/html,<b> hi</b>", "data"), ("!web DATA:text/html,x", "data"), (#"!web " data:text/html,x""#, "data"),
+            ("!web \"\u{01}\u{1F}File:///etc/passwd\"", "file"), ("rating:g data:text/html,a b", "data"), ("!web javascript:alert(1)", "javascript"),
+            ("lang:en view-source:http://a.test/", "view-source"), ("!web \"ja\tvascript:alert(1)\"", "javascript"),
+            ("https://a.test/x", "https"), ("cats", nil), ("cats: the musical", "cats"), ("!web 1x:y", nil), ("a b:c", nil),
+        ] as [(String, String?)] {
+            #expect(Query(parsing: text).termScheme == scheme, "\(text)")
+        }
+        // A scheme a browser acts on is never a filter.
+        #expect(Query(parsing: "!web javascript:alert(1)").parameters.isEmpty)
+        #expect(Query(parsing: "rating:g view-source:http://a.test/").parameters == ["rating": "g"])
+    }
+
     @Test func paginationTokensRoundTrip() {
         for value in [Pagination.offset(25), .cursor("CAgQ1w"), .cursor("25"), .start] {
             #expect(Pagination(token: value.token) == value)

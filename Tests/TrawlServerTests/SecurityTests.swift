@@ -111,6 +111,61 @@ struct SecurityTests {
         }
     }
 
+    /// `--host anyaddr.localhost` may resolve to `0.0.0.0`: the check judges the addresses a
+    /// name binds, not the name, and what is bound is what was judged.
+    @Test func theBindCheckJudgesTheAddressesBoundNotTheName() throws {
+        func addresses(_ texts: String...) -> [IPAddress] { texts.compactMap { IPAddress(literal: $0) } }
+        #expect(ServerConfiguration.isLoopbackOnly(addresses("127.0.0.1", "::1", "127.0.0.53")))
+        for list in [addresses("0.0.0.0"), addresses("::"), addresses("127.0.0.1", "0.0.0.0"), addresses("::1", "192.0.2.10"), []] {
+            #expect(!ServerConfiguration.isLoopbackOnly(list), "\(list)")
+        }
+        var configuration = ServerConfiguration()
+        configuration.host = "anyaddr.localhost"
+        let everywhere: (String) throws -> [IPAddress] = { _ in addresses("0.0.0.0") }
+        #expect(!configuration.bindsLoopbackOnly(resolving: everywhere))
+        let refusal = #expect(throws: ServerConfigurationError.self) { try configuration.checkSafety(resolving: everywhere) }
+        #expect(refusal?.message.contains("anyaddr.localhost (it resolves to 0.0.0.0)") == true, "\(String(describing: refusal))")
+        #expect(configuration.listeningHost(resolving: everywhere) == "0.0.0.0")
+        let loopback: (String) throws -> [IPAddress] = { _ in addresses("::1", "127.0.0.1") }
+        #expect(configuration.bindsLoopbackOnly(resolving: loopback))
+        #expect(throws: Never.self) { try configuration.checkSafety(resolving: loopback) }
+        #expect(configuration.listeningHost(resolving: loopback) == "127.0.0.1")
+        // A name that does not resolve is not shown to be loopback.
+        struct NoAddress: Error {}
+        #expect(!configuration.bindsLoopbackOnly(resolving: { _ in throw NoAddress() }))
+        // Address literals are judged as they are, never looked up; other names are public without a lookup.
+        for host in ["::1", "[::1]", "127.0.0.1", "0.0.0.0", "trawl.example.org"] {
+            configuration.host = host
+            let notLookedUp: (String) throws -> [IPAddress] = { name in
+                Issue.record("\(host) was looked up as \(name)")
+                return []
+            }
+            let loopbackOnly = ["::1", "[::1]", "127.0.0.1"].contains(host)
+            #expect(configuration.bindsLoopbackOnly(resolving: notLookedUp) == loopbackOnly, "\(host)")
+            #expect((try? configuration.checkSafety(resolving: notLookedUp)) != nil || !loopbackOnly, "\(host)")
+        }
+        configuration.host = "::1"
+        #expect(configuration.listeningHost(resolving: { _ in [] }) == "::1")
+    }
+
+    /// A port already taken is said in words, without the networking library's type names.
+    @Test func aBindThatFailsIsASentence() async throws {
+        let first = try ServerFixture.replaying()
+        try await ServerFixture.application(first).test(.live) { client in
+            let port = try #require(client.port)
+            let second = try ServerFixture.replaying { $0.port = port }
+            do {
+                try await second.run()
+                Issue.record("a second server listened on \(port)")
+            } catch {
+                let sentence = ErrorSentence.describe(error)
+                #expect(error is ListenError, "\(error)")
+                #expect(sentence.contains("address already in use"), "\(sentence)")
+                for word in ["IOError", "SocketAddressError", "descriptor:", "errno"] { #expect(!sentence.contains(word), "\(sentence)") }
+            }
+        }
+    }
+
     @Test func aHostHeaderNamingAnotherServerIsRefused() async throws {
         let server = try ServerFixture.replaying { $0.limits.publicHosts = ["trawl.example.org"] }
         try await ServerFixture.application(server).test(.live) { client in
@@ -151,6 +206,51 @@ struct SecurityTests {
         }
     }
 
+    /// An `<img src>` or a `fetch` on another site's page is a `GET` too: it would make the
+    /// server fetch and write its index. Whatever the method, a request a browser says comes
+    /// from another site is refused before anything is fetched.
+    @Test func requestsFromAnotherSitesPageAreRefusedWhateverTheMethod() async throws {
+        let site = try LoopbackServer { request in ServerFixture.page(request.path) }
+        defer { site.shutdown() }
+        let server = try ServerFixture.live(site: site, hosts: ["a.test"]) { $0.limits.corsOrigins = ["https://app.example"] }
+        try await ServerFixture.application(server).test(.live) { client in
+            let port = try #require(client.port)
+            let raw = RawHTTP(port: port)
+            let resolve = "/v1/resolve?q=\(encoded("http://a.test/cat"))"
+            let foreign: [[(String, String)]] = [
+                [("Sec-Fetch-Site", "cross-site")],  // <img src> on another site's page: no Origin
+                [("Sec-Fetch-Site", "same-site")],  // a page on another port of this host
+                [("Sec-Fetch-Site", "CROSS-SITE"), ("Sec-Fetch-Mode", "no-cors"), ("Sec-Fetch-Dest", "image")],
+                [("Origin", "https://attacker.example")],
+                [("Origin", "null")],
+                [("Origin", "http://127.0.0.1:\(port + 1)"), ("Sec-Fetch-Site", "same-site")],
+            ]
+            for headers in foreign {
+                for (method, target) in [
+                    ("GET", resolve), ("HEAD", resolve), ("GET", "/v1/sessions/0123456789abcdef0123456789abcdef/events"),
+                    ("GET", "/v1/batches/0123456789abcdef"), ("POST", "/v1/sessions"),
+                ] {
+                    let answer = try await raw.send(method, target, headers: headers)
+                    #expect(answer.status == 403, "\(method) \(target) with \(headers): \(answer.status) \(answer.body)")
+                    if method != "HEAD" { #expect(answer.errorCode == "cross-origin-refused", "\(headers): \(answer.body)") }
+                }
+            }
+            #expect(site.requests.isEmpty, "the server fetched \(site.requests.map(\.path)) for another site's page")
+            // Its own page, an allowed app, an address typed into the browser, and clients that are not browsers.
+            let served: [[(String, String)]] = [
+                [("Sec-Fetch-Site", "same-origin")], [("Origin", "http://127.0.0.1:\(port)"), ("Sec-Fetch-Site", "same-origin")],
+                [("Origin", "https://app.example"), ("Sec-Fetch-Site", "cross-site")], [("Sec-Fetch-Site", "none")], [],
+            ]
+            for headers in served {
+                let answer = try await raw.send("GET", resolve, headers: headers)
+                #expect(answer.status == 200, "\(headers): \(answer.status) \(answer.body)")
+            }
+            // The page and /healthz are not the API: another site may link to them.
+            #expect(try await raw.send("GET", "/healthz", headers: [("Sec-Fetch-Site", "cross-site")]).status == 200)
+            #expect(try await raw.send("GET", "/", headers: [("Sec-Fetch-Site", "cross-site")]).status == 200)
+        }
+    }
+
     @Test func aBatchListIsTextOrJSONNothingElse() async throws {
         let site = try LoopbackServer { request in ServerFixture.page(request.path) }
         defer { site.shutdown() }
@@ -176,14 +276,28 @@ struct SecurityTests {
             for input in [
                 "data:text/html,<b> hi</b>", "DATA:text/html;base64,PGI+", "javascript:alert(1)", "file:///etc/passwd", "view-source:http://a.test/",
                 "about:blank", "blob:http://a.test/x", "chrome://version", "ws://a.test/", "ftp://a.test/x.gif",
+                // The term's scheme counts, after a command or a filter, in any case, with blanks before it.
+                "!web data:text/html,<img src=\"https://media.test/x.gif\"> with spaces", "!WEB DATA:text/html,<b> hi</b>", "!url data:text/html,a b",
+                "!web   data:text/html,a b", "!web \" data:text/html,a b\"", "!web \"\u{01}data:text/html,a b\"", "rating:g data:text/html,<b> hi</b>",
+                "!web rating:g data:text/html,<b> hi</b>", "!web lang:en Data:text/html;base64,PGI+IGhp", "!web file:///etc/passwd",
+                "!web file:///etc/passwd and more", "!web FILE:/etc/passwd", "!web javascript:alert(1)", "!web view-source:http://a.test/",
+                "!web rating:g javascript:alert(1)", "!giphy data:text/html,a b", "!web /etc/passwd", "!web ~/page.html",
             ] {
                 let response = try await client.execute(uri: "/v1/resolve?q=\(encoded(input))", method: .get)
                 #expect(response.status == .badRequest, "\(input): \(response.status)")
                 #expect(try response.errorCode() == "unsupported-scheme", "\(input): \(response.text)")
             }
             // Search words with a colon are searches, not schemes.
-            let search = try await client.execute(uri: "/v1/resolve?q=\(encoded("rating:g cats"))", method: .get)
-            #expect(try search.errorCode() != "unsupported-scheme")
+            for input in ["rating:g cats", "!giphy cats: the musical", "cats data:text/html,x"] {
+                let search = try await client.execute(uri: "/v1/resolve?q=\(encoded(input))", method: .get)
+                #expect(try search.errorCode() != "unsupported-scheme", "\(input): \(search.text)")
+            }
+            // A session's queries are judged the same way.
+            let opened = try await client.execute(uri: "/v1/sessions", method: .post)
+            let id = try #require(try opened.json()["id"] as? String)
+            let typed = try await client.execute(uri: "/v1/sessions/\(id)/query?q=\(encoded("!web DATA:text/html,<b> hi</b>"))", method: .post)
+            #expect(typed.status == .badRequest, "\(typed.text)")
+            #expect(try typed.errorCode() == "unsupported-scheme")
         }
     }
 
@@ -262,6 +376,47 @@ struct SecurityTests {
             let garbage = try RawHTTP.parse(bytes)
             #expect(garbage.status == 400)
             #expect(garbage.errorCode == "malformed-request")
+            #expect(!garbage.body.contains("invalid") && !garbage.body.contains("HTTPParserError"), "\(garbage.body)")
+        }
+    }
+
+    /// A body HTTP cannot read is the client's mistake, answered as a head it cannot read is:
+    /// `400 malformed-request`, in words that do not name the parser's states.
+    @Test func aBodyHTTPCannotReadIsA400() async throws {
+        let site = try LoopbackServer { request in ServerFixture.page(request.path) }
+        defer { site.shutdown() }
+        let server = try ServerFixture.live(site: site, hosts: ["a.test"])
+        try await ServerFixture.application(server).test(.live) { client in
+            let raw = RawHTTP(port: try #require(client.port))
+            for chunks in ["zz\r\nhttp://a.test/one\r\n0\r\n\r\n", "5\r\nhttp://a.test/one\r\n0\r\n\r\n", "-1\r\nx\r\n0\r\n\r\n"] {
+                let request =
+                    "POST /v1/batches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                    + chunks
+                let bytes = try await offPool("raw-http") { try raw.exchange(Array(request.utf8)) }
+                let answer = try RawHTTP.parse(bytes)
+                #expect(answer.status == 400, "\(chunks.debugDescription): \(answer.status) \(answer.body)")
+                #expect(answer.errorCode == "malformed-request", "\(answer.body)")
+                for word in ["HTTPParserError", "invalid", "Chunk", "chunk size"] {
+                    #expect(!answer.body.contains(word), "\(answer.body)")
+                }
+            }
+        }
+    }
+
+    /// Two `Host` headers: a proxy in front may have read the other one.
+    @Test func twoHostHeadersAreMalformed() async throws {
+        let server = try ServerFixture.replaying()
+        try await ServerFixture.application(server).test(.live) { client in
+            let port = try #require(client.port)
+            let raw = RawHTTP(port: port)
+            for hosts in [["127.0.0.1:\(port)", "attacker.example"], ["127.0.0.1:\(port)", "127.0.0.1:\(port)"], ["localhost", "LOCALHOST"]] {
+                for target in ["/healthz", Self.page] {
+                    let answer = try await raw.send("GET", target, headers: hosts.map { ("Host", $0) })
+                    #expect(answer.status == 400, "\(hosts) \(target): \(answer.status) \(answer.body)")
+                    #expect(answer.errorCode == "malformed-request", "\(answer.body)")
+                }
+            }
+            #expect(try await raw.send("GET", "/healthz", headers: [("Host", "127.0.0.1:\(port)")]).status == 200)
         }
     }
 

@@ -28,7 +28,7 @@ package struct SystemHostResolver: HostResolver {
     }
 
     /// One blocking `getaddrinfo`; its list is freed before returning.
-    static func lookUp(_ host: String, port: Int) throws -> [IPAddress] {
+    package static func lookUp(_ host: String, port: Int) throws -> [IPAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
