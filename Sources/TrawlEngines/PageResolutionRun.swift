@@ -122,9 +122,11 @@ struct PageResolutionRun {
     }
 
     /// Step 4½: the images the markup could not decide, read for their first bytes within the
-    /// environment's budget (``BytesEvidence``); nothing when the environment reads no bytes.
+    /// environment's budget (``BytesEvidence``); nothing when the environment reads no bytes or
+    /// the page is not a web page (a saved file).
     mutating func readBytes() async {
-        guard let evidence = environment.bytesEvidence else { return }
+        // A page read from disk is read as saved: its images are not fetched for it.
+        guard let evidence = environment.bytesEvidence, ["http", "https"].contains(url.scheme?.lowercased()) else { return }
         let candidates = page.bytesCandidates(limit: evidence.maxCandidates)
         guard !candidates.isEmpty else { return }
         let probes = await evidence.read(candidates.map(\.url), for: request, clock: environment.clock)

@@ -76,8 +76,16 @@ struct BytesEvidenceTests {
         }
     }
 
+    /// Limits whose budget no loaded machine reaches: these tests are about what the bytes say,
+    /// not about time (the budget has a test of its own, on a test clock).
+    static let patient: TrawlConfiguration.BytesEvidenceLimits = {
+        var limits = TrawlConfiguration.BytesEvidenceLimits()
+        limits.budget = .seconds(90)
+        return limits
+    }()
+
     static func resolve(
-        _ path: String, on server: LoopbackServer, bytesEvidence: TrawlConfiguration.BytesEvidenceLimits? = .init(), explain: Bool = false
+        _ path: String, on server: LoopbackServer, bytesEvidence: TrawlConfiguration.BytesEvidenceLimits? = patient, explain: Bool = false
     ) async throws -> (media: [Media], dropped: [Media]) {
         var configuration = TrawlConfiguration(loader: LoaderConfiguration(timeout: .seconds(10), connectTo: ["::\(server.host):\(server.port)"]))
         configuration.bytesEvidence = bytesEvidence
