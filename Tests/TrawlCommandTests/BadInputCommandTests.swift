@@ -73,6 +73,16 @@ struct BadInputCommandTests {
         }
     }
 
+    /// An input of a scheme no page is read from, a Windows path or a lone `-` is a usage error
+    /// naming it, never a search.
+    @Test(arguments: ["javascript:alert(1)", "mailto:someone@example.com", "about:blank", "view-source:https://x.example/", #"C:\Users\me\a.html"#, "-"])
+    func inputsThatAreNoPageAreUsageErrors(input: String) async throws {
+        let run = try await trawl(["resolve", "--browser", "never", input])
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("'\(input)'"), "\(run.stderr)")
+        #expect(!run.stderr.contains("tenor") && !run.stderr.contains("giphy"), "\(run.stderr)")
+    }
+
     /// A missing input file is a usage error for every command that reads one, named once.
     @Test func aMissingListIsAUsageErrorAsAMissingPageIs() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trawl-missing-\(UUID().uuidString)")
