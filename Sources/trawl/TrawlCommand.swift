@@ -107,7 +107,7 @@ enum ExitStatus: Int32 {
     case interrupted = 130
 
     static let documentation = """
-        Exit codes, in every command: 0 everything asked for was done; 1 the command ran but some input gave nothing (no media, a failed URL, a smoke case not passing); 2 usage error (the message names the option or input); 3 a runtime failure (a fetch, a parse, a file that cannot be read; the message names it); 130 interrupted with Ctrl-C after stopping cleanly.
+        Exit codes, in every command: 0 everything asked for was done; 1 the command ran but some input gave nothing (no media, a failed URL, a smoke case not passing); 2 usage error (the message names the option or input, or the input file that is not there); 3 a runtime failure (a fetch, a parse, a file that is there but cannot be read; the message names it); 130 interrupted with Ctrl-C after stopping cleanly.
         """
 }
 
