@@ -97,7 +97,8 @@ public enum BatchSummaryText {
         var head = "\(Counted(p.total, "URL")): \(p[.done]) done, \(p[.failed]) failed"
         if p[.retryLater] > 0 { head += ", \(p[.retryLater]) waiting to retry" }
         if p[.pending] + p[.running] > 0 { head += ", \(p[.pending] + p[.running]) not yet tried" }
-        if p.duplicates > 0 { head += " (\(p.duplicates) duplicate lines coalesced)" }
+        // Said as what it is: a list that names a URL twice, not a fault.
+        if p.duplicates > 0 { head += "; \(Counted(p.duplicates, "line")) named a URL listed before (each URL is fetched once)" }
         lines.append(head)
         lines.append("media found: \(p.mediaFound)")
         lines.append("pages rendered in the browser: \(p.pagesRendered)")

@@ -60,7 +60,7 @@ struct QueueStatusCommand: AsyncParsableCommand {
         var out = ""
         let order = ["pending", "retry-later", "running", "done", "failed"]
         out += "jobs: \(status.total) (" + order.map { "\($0) \(status.states[$0] ?? 0)" }.joined(separator: ", ") + ")"
-        if status.duplicates > 0 { out += ", \(status.duplicates) duplicate lines coalesced" }
+        if status.duplicates > 0 { out += ", \(status.duplicates) lines naming a URL listed before (each URL is fetched once)" }
         out += status.intakeComplete ? "\n" : "; lists still being pushed\n"
         if !status.hosts.isEmpty {
             out +=
