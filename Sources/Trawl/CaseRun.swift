@@ -11,6 +11,9 @@ public struct CaseRun: Sendable {
     public var verdict: CaseVerdict
 
     public var media: [Media] { MediaCollection(sets.flatMap(\.media)).media }
+    /// The warnings the run's result sets carried (a render that failed, a follow-up that did):
+    /// what a failing case's line should say beside its verdict.
+    public var warnings: [String] { sets.flatMap(\.diagnostics).filter { $0.level == .warning }.map(\.description) }
 }
 
 extension CaseRun {
@@ -27,6 +30,15 @@ extension CaseRun {
         configuration.recorder = recorder
         if recordedCase.recordingCase.browser {
             if configuration.browser == .never { configuration.browser = .auto }
+            if replay {
+                // A replay has no network to wait for: the browser's limits are there to stop a
+                // hang, and on a machine busy with other work (a test suite beside it) Chromium's
+                // start alone can pass the live defaults.
+                var browser = configuration.browserConfiguration
+                browser.commandTimeout = max(browser.commandTimeout, .seconds(60))
+                browser.pageBudget = max(browser.pageBudget, .seconds(60))
+                configuration.browserConfiguration = browser
+            }
         } else if replay {
             configuration.browser = .never
         }

@@ -37,7 +37,7 @@ struct DemoCommand: AsyncParsableCommand {
             throw ValidationError("no cases in '\(folder.path)'; run from the repository's top folder or pass --recordings")
         }
         let format = OutputFormat.choose(json: json, stream: false, table: table)
-        var failed: [(name: String, verdict: CaseVerdict)] = []
+        var failed: [(name: String, verdict: CaseVerdict, warnings: [String])] = []
         var notRecorded: [String] = []
         for recorded in cases {
             guard recorded.hasRecording else {
@@ -47,11 +47,12 @@ struct DemoCommand: AsyncParsableCommand {
             }
             let run = await CaseRun(recorded)
             let input = recorded.recordingCase.input
-            if run.verdict.outcome == .fail { failed.append((recorded.name, run.verdict)) }
+            if run.verdict.outcome == .fail { failed.append((recorded.name, run.verdict, run.warnings)) }
             if format == .table {
                 // A case that needs a browser was replayed through Chromium, its requests answered from the HAR.
                 let rendered = run.media.contains { $0.provenance.origin.isRendered } ? " (rendered offline in Chromium)" : ""
                 print("\(symbol(run.verdict.outcome)) \(recorded.name): \(run.verdict)\(rendered)")
+                if run.verdict.outcome == .fail { for warning in run.warnings { print("  " + Redaction.text(warning)) } }
                 print("  " + Redaction.text(input))
                 for line in Self.mediaList(run.media) { print(line) }
                 print("")
@@ -71,7 +72,9 @@ struct DemoCommand: AsyncParsableCommand {
             // The JSON lines carry each failure, but a log's tail (a CI job's) may show only the
             // last cases: the failing ones are named again where a reader of the tail sees them.
             Diagnostics.write("trawl demo: \(failed.count) of \(Counted(cases.count - notRecorded.count, "case")) failed")
-            for failure in failed { Diagnostics.write("  \(failure.name): \(failure.verdict)") }
+            for failure in failed {
+                Diagnostics.write("  \(failure.name): \(failure.verdict)" + failure.warnings.map { "; \($0)" }.joined())
+            }
         }
         throw ExitCode(failed.isEmpty ? ExitStatus.found.rawValue : ExitStatus.nothingFound.rawValue)
     }
