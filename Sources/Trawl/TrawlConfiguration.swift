@@ -48,7 +48,7 @@ public struct TrawlConfiguration: Sendable {
     /// `--probe`: each media URL checked with a ranged GET for its first bytes before its
     /// result set is handed on (``MediaProber``); `nil`: media as the pages claim them.
     public var probe: MediaProber.Options?
-    /// Bytes as evidence (``BytesEvidence``): the images a page shows without its markup saying
+    /// Bytes as evidence (`BytesEvidence`): the images a page shows without its markup saying
     /// what they are — no size, no media host, no larger file beside them — are read for their
     /// first bytes when the page is an article or a listing or names nothing, and kept when those
     /// prove an animation well above icon size. Through the same transport as the page (the

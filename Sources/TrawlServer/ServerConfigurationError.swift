@@ -12,7 +12,7 @@ public struct ServerConfigurationError: Error, Sendable, Hashable, CustomStringC
 
 extension ServerConfiguration {
     /// Whether ``host`` binds only addresses this machine alone can reach (see
-    /// ``bindAddresses(resolving:)``).
+    /// `bindAddresses(resolving:)`).
     public var bindsLoopbackOnly: Bool { bindsLoopbackOnly(resolving: Self.systemLookUp) }
 
     /// Whether every one of `addresses` is loopback (`127.0.0.0/8`, `::1`), and there is at
@@ -38,7 +38,7 @@ extension ServerConfiguration {
         Self.isLoopbackOnly(judgedAddresses(resolving: lookUp) ?? [])
     }
 
-    /// The addresses the bind check judges: ``bindAddresses(resolving:)`` for an address literal
+    /// The addresses the bind check judges: `bindAddresses(resolving:)` for an address literal
     /// and for `localhost` or a name under it; `nil` for any other name (never looked up).
     func judgedAddresses(resolving lookUp: (String) throws -> [IPAddress]) -> [IPAddress]? {
         IPAddress(literal: Self.bare(host)) != nil || isLoopbackName ? bindAddresses(resolving: lookUp) : nil
