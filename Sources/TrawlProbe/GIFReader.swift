@@ -1,7 +1,7 @@
 /// GIF87a/GIF89a: the logical screen's size, the frames (image descriptors) within the bytes,
 /// the NETSCAPE2.0 loop count, and — when the trailer is reached — the running time from the
-/// frames' delays. A file cut before its first frame has unknown frames; one whose looping
-/// extension was read is animated even when its second frame lies past the bytes.
+/// frames' delays. A file cut before its first frame has unknown frames and unknown animation
+/// (a looping extension does not prove a second frame: a whole one-frame GIF may carry one).
 enum GIFReader {
     static func read(_ bytes: [UInt8]) -> MediaFacts? {
         var reader = ByteReader(bytes)
@@ -60,10 +60,6 @@ enum GIFReader {
             facts.animated = true
         } else if complete {
             facts.animated = false
-        } else if facts.loopCount != nil {
-            // The looping extension is written for animations: it promises a second frame the
-            // bytes read do not reach.
-            facts.animated = true
         }
         if complete, frames >= 2 { facts.durationSeconds = Double(delay) / 100 }
         return facts
