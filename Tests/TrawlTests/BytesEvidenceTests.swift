@@ -36,17 +36,8 @@ struct BytesEvidenceTests {
         </article></body></html>
         """
 
-    final class Hits: @unchecked Sendable {
-        // Guarded by `lock`: the server's handler runs on its own threads.
-        private let lock = NSLock()
-        private var paths: [String] = []
-        func add(_ path: String) { lock.withLock { paths.append(path) } }
-        var all: [String] { lock.withLock { paths } }
-    }
-
-    static func server(hits: Hits) throws -> LoopbackServer {
+    static func server() throws -> LoopbackServer {
         try LoopbackServer { request in
-            hits.add(request.path)
             switch request.path {
             case "/listicle": return .html(listicle)
             case "/one-gif": return .html("<html><head><title>a gif</title></head><body><p><img src=\"http://media.test/gifs/solo.gif\"></p></body></html>")
@@ -101,8 +92,7 @@ struct BytesEvidenceTests {
     }
 
     @Test func aGIFListicleKeepsEveryGIFItsBytesProveAndNotTheTinyOneOrTheStill() async throws {
-        let hits = Hits()
-        let server = try Self.server(hits: hits)
+        let server = try Self.server()
         defer { server.shutdown() }
         let (media, dropped) = try await Self.resolve("/listicle", on: server, explain: true)
         #expect(media.map(\.url) == Self.listicleGIFs)
@@ -119,17 +109,15 @@ struct BytesEvidenceTests {
     }
 
     @Test func withoutBytesTheListicleLosesItsGIFs() async throws {
-        let hits = Hits()
-        let server = try Self.server(hits: hits)
+        let server = try Self.server()
         defer { server.shutdown() }
         let (media, _) = try await Self.resolve("/listicle", on: server, bytesEvidence: nil)
         #expect(media.filter { Self.listicleGIFs.contains($0.url) }.count < 2)
-        #expect(!hits.all.contains { $0.hasPrefix("/gifs/") })
+        #expect(!server.requests.map(\.path).contains { $0.hasPrefix("/gifs/") })
     }
 
     @Test func aPageWhoseOnlyMediaIsOneUnsizedGIF() async throws {
-        let hits = Hits()
-        let server = try Self.server(hits: hits)
+        let server = try Self.server()
         defer { server.shutdown() }
         let (media, _) = try await Self.resolve("/one-gif", on: server)
         #expect(media.map(\.url) == ["http://media.test/gifs/solo.gif"])
@@ -139,8 +127,7 @@ struct BytesEvidenceTests {
     /// Bytes that end before a GIF's first frame say nothing either way: it is not dropped as a
     /// still, it stays undecided.
     @Test func aGIFWhoseFirstFrameIsPastTheBytesReadStaysUndecided() async throws {
-        let hits = Hits()
-        let server = try Self.server(hits: hits)
+        let server = try Self.server()
         defer { server.shutdown() }
         let (media, dropped) = try await Self.resolve("/late-frame", on: server, explain: true)
         #expect(media.isEmpty)
@@ -150,13 +137,12 @@ struct BytesEvidenceTests {
     }
 
     @Test func anItemPageThatNamesItsItemReadsNoOtherImagesBytes() async throws {
-        let hits = Hits()
-        let server = try Self.server(hits: hits)
+        let server = try Self.server()
         defer { server.shutdown() }
         let (media, _) = try await Self.resolve("/post", on: server)
         #expect(media.map(\.url) == ["http://media.test/clip.mp4"])
         #expect(media.first?.pageKind == PageKind(.item, reason: "og:type video.other"))
-        #expect(!hits.all.contains { $0.hasPrefix("/gifs/") }, "\(hits.all)")
+        #expect(!server.requests.map(\.path).contains { $0.hasPrefix("/gifs/") }, "\(server.requests.map(\.path))")
     }
 
     /// A file that never answers costs the page its budget, no more: when the budget's time has
